@@ -1,0 +1,757 @@
+"""Build pycparser c_ast nodes, with exact spans, straight from the LALR parse.
+
+Stage 5 of the frontend. The lark parser calls this Transformer inline (no parse tree is built;
+that halves parse time), with every token kept, so each method sees its rule's whole extent and
+sets `node.coord = Span(source, start, end)` from its first and last child. Method names are the
+grammar's rule names and aliases (grammar/cuda.lark).
+
+Declarations follow pycparser's own model: declaration specifiers are collected into Specs; a
+declarator is a chain of ArrayDecl/PtrDecl/FuncDecl/RefDecl ending in a TypeDecl, and the base
+type is attached at the bottom when the declaration is complete.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lark import Token, Transformer
+from pycparser import c_ast
+from pycparser.ast_transforms import fix_switch_cases
+
+from . import cxx_ast as X
+from .cxx_ast import Span
+
+_CUDA_FUNCTION_WORDS = ("__global__", "__device__", "__host__")
+
+
+@dataclass
+class Specs:
+    """Declaration specifiers, sorted into pycparser's buckets."""
+
+    storage: list = field(default_factory=list)
+    funcspec: list = field(default_factory=list)
+    quals: list = field(default_factory=list)
+    types: list = field(default_factory=list)  # words ('unsigned', 'int') or one type node
+    align: list = field(default_factory=list)
+    launch_bounds: list | None = None
+    start: int = 0
+    end: int = 0
+
+    def add(self, item) -> None:
+        kind, value = item[0], item[1]
+        if kind == "launch_bounds":
+            self.launch_bounds = value
+        else:
+            getattr(self, kind).append(value)
+
+
+@dataclass
+class ParsedFunction:
+    """The result of the function_definition entry point."""
+
+    funcdef: c_ast.FuncDef
+    template_params: list
+    launch_bounds: list | None
+    specs: Specs
+    statement_spans: dict = field(default_factory=dict)
+
+
+def _bottom(chain):
+    node = chain
+    while not isinstance(node, c_ast.TypeDecl):
+        node = node.type
+    return node
+
+
+def _modify(chain, modifier):
+    """Insert `modifier` (an ArrayDecl/PtrDecl/FuncDecl/RefDecl with type None) just above the
+    TypeDecl at the bottom of `chain` (pycparser's _type_modify_decl)."""
+    if isinstance(chain, c_ast.TypeDecl):
+        modifier.type = chain
+        return modifier
+    node = chain
+    while not isinstance(node.type, c_ast.TypeDecl):
+        node = node.type
+    modifier.type = node.type
+    node.type = modifier
+    return chain
+
+
+class Builder(Transformer):
+    """lark inline transformer producing c_ast. `source` and `base` are set before each parse:
+    token offsets are relative to the parsed text, which starts at `base` in `source`."""
+
+    def __init__(self):
+        super().__init__(visit_tokens=False)
+        self.source = None
+        self.base = 0
+        # Decl node -> Span of its whole declaration statement (specifiers to ';'), which c_ast
+        # has no node for; the rewriter needs it to replace `extern __shared__` declarations.
+        self.statement_spans: dict = {}
+
+    # -- spans ---------------------------------------------------------------------------
+    def _bounds(self, item):
+        if isinstance(item, Token):
+            return item.start_pos + self.base, item.end_pos + self.base
+        if isinstance(item, Span):
+            return item.start, item.end
+        if isinstance(item, Specs):
+            return item.start, item.end
+        if isinstance(item, (list, tuple)):
+            lo = hi = None
+            for sub in item:
+                b = self._bounds(sub)
+                if b is None:
+                    continue
+                lo = b[0] if lo is None else min(lo, b[0])
+                hi = b[1] if hi is None else max(hi, b[1])
+            return None if lo is None else (lo, hi)
+        coord = getattr(item, "coord", None)
+        if isinstance(coord, Span):
+            return coord.start, coord.end
+        return None
+
+    def _span(self, children) -> Span:
+        b = self._bounds(children)
+        if b is None:
+            return Span(self.source, self.base, self.base)
+        return Span(self.source, b[0], b[1])
+
+    def _place(self, node, children):
+        node.coord = self._span(children)
+        return node
+
+    @staticmethod
+    def _nodes(children):
+        return [c for c in children if not isinstance(c, Token)]
+
+    # -- entry points ----------------------------------------------------------------------
+    def function_definition(self, c):
+        template_params = []
+        if isinstance(c[0], tuple) and c[0][0] == "template_head":
+            template_params = c[0][1]
+            c = c[1:]
+        specs, chain, body = c[0], c[1], c[-1]
+        decl = self._declaration(specs, chain, None, whole=c)
+        funcdef = c_ast.FuncDef(decl, None, body)
+        funcdef.coord = self._span(c)
+        return ParsedFunction(funcdef, template_params, specs.launch_bounds, specs,
+                              self.statement_spans)
+
+    def file_declaration(self, c):
+        if isinstance(c[0], tuple) and c[0][0] == "template_head":
+            return c[1]
+        return c[0]
+
+    def expression_entry(self, c):
+        return c[0]
+
+    def function_suffix(self, c):
+        return c[0]
+
+    def template_head(self, c):
+        params = next((x for x in c if isinstance(x, list)), [])
+        return ("template_head", params)
+
+    def template_parameter_list(self, c):
+        return self._nodes(c)
+
+    def template_type_parameter(self, c):
+        name = None
+        default = None
+        for x in c:
+            if isinstance(x, Token) and x.type == "IDENTIFIER":
+                name = x.value
+            elif not isinstance(x, Token):
+                default = x
+        return self._place(X.TemplateParam("type", name, None, default), c)
+
+    def template_value_parameter(self, c):
+        specs = c[0]
+        chain = c[1] if len(c) > 1 and not isinstance(c[1], Token) else None
+        default = c[-1] if len(c) > 2 and isinstance(c[-2], Token) and c[-2].value == "=" else None
+        if chain is None:
+            chain = c_ast.TypeDecl(None, [], None, None)
+        decl = self._declaration(specs, chain, None, whole=c[:2])
+        return self._place(X.TemplateParam("value", decl.name, decl, default), c)
+
+    # -- declaration specifiers --------------------------------------------------------------
+    def decl_specifiers(self, c):
+        specs = Specs()
+        for item in c:
+            specs.add(item)
+        b = self._bounds([item[2] for item in c if len(item) > 2])
+        specs.start, specs.end = b if b else (self.base, self.base)
+        return specs
+
+    specifier_qualifier_list = decl_specifiers
+
+    def storage_class_specifier(self, c):
+        if c[0].type == "EXTERN" and len(c) > 1:
+            return ("storage", "extern " + c[1].value, c)
+        return ("storage", c[0].value, c)
+
+    def function_specifier(self, c):
+        return ("funcspec", c[0].value, c)
+
+    def launch_bounds(self, c):
+        args = next((x for x in c if isinstance(x, c_ast.ExprList)), None)
+        return ("launch_bounds", list(args.exprs) if args else [], c)
+
+    def cuda_specifier(self, c):
+        return ("storage", c[0].value, c)
+
+    def align_specifier(self, c):
+        return ("align", c_ast.Alignas(c[2], coord=self._span(c)), c)
+
+    def type_qualifier(self, c):
+        return ("quals", c[0].value, c)
+
+    def type_specifier(self, c):
+        x = c[0]
+        if isinstance(x, Token):
+            return ("types", x.value, c)
+        return ("types", x, c)
+
+    def typename_specifier(self, c):
+        return ("types", c[1].value, c)
+
+    def decltype_specifier(self, c):
+        node = self._place(c_ast.IdentifierType(["decltype(...)"]), c)
+        return ("types", node, c)
+
+    def struct_key(self, c):
+        return c[0]
+
+    def base_clause(self, c):
+        return ("base_clause", c)
+
+    def struct_or_union_specifier(self, c):
+        key = c[0].value
+        name = None
+        decls = None
+        for x in c[1:]:
+            if isinstance(x, Token) and x.type in ("IDENTIFIER", "TYPE_NAME"):
+                name = x.value
+            elif isinstance(x, Token) and x.value == "{":
+                decls = []
+            elif isinstance(x, list) and decls is not None:
+                decls.extend(x)
+        cls = c_ast.Union if key == "union" else c_ast.Struct
+        return self._place(cls(name, decls), c)
+
+    def struct_declaration(self, c):
+        specs = c[0]
+        out = []
+        declarators = c[1] if len(c) > 2 else []
+        if not declarators:
+            return [self._declaration(specs, c_ast.TypeDecl(None, [], None, None), None, whole=c)]
+        for chain, bitsize, whole in declarators:
+            decl = self._declaration(specs, chain, None, whole=whole)
+            decl.bitsize = bitsize
+            out.append(decl)
+        return out
+
+    def struct_declarator_list(self, c):
+        return self._nodes(c)
+
+    def struct_declarator(self, c):
+        chain = None
+        bitsize = None
+        if not isinstance(c[0], Token):
+            chain = c[0]
+            if len(c) > 2:
+                bitsize = c[2]
+        else:
+            bitsize = c[1]
+            chain = c_ast.TypeDecl(None, [], None, None)
+        return (chain, bitsize, c)
+
+    def enum_specifier(self, c):
+        name = None
+        values = None
+        for x in c[1:]:
+            if isinstance(x, Token) and x.type in ("IDENTIFIER", "TYPE_NAME"):
+                name = x.value
+            elif isinstance(x, c_ast.EnumeratorList):
+                values = x
+        return self._place(c_ast.Enum(name, values), c)
+
+    def enumerator_list(self, c):
+        return self._place(c_ast.EnumeratorList(self._nodes(c)), c)
+
+    def enumerator(self, c):
+        value = c[2] if len(c) > 2 else None
+        return self._place(c_ast.Enumerator(c[0].value, value), c)
+
+    # -- declarators ---------------------------------------------------------------------
+    def init_declarator_list(self, c):
+        return [x for x in c if isinstance(x, tuple)]
+
+    def init_declarator(self, c):
+        init = c[2] if len(c) > 2 else None
+        return (c[0], init, c)
+
+    def init_declarator_braced(self, c):
+        return (c[0], c[1], c)
+
+    def declarator(self, c):
+        if len(c) == 1:
+            return c[0]
+        ops, chain = c[0], c[1]
+        for op in reversed(ops):
+            chain = _modify(chain, op)
+        chain.coord = self._span(c) if not isinstance(chain, c_ast.TypeDecl) else chain.coord
+        return chain
+
+    def pointer(self, c):
+        return list(c)
+
+    def pointer_star(self, c):
+        quals = [q[1] for q in c[1:]]
+        return self._place(c_ast.PtrDecl(quals, None), c)
+
+    def pointer_ref(self, c):
+        return self._place(X.RefDecl([], False, None), c)
+
+    def pointer_rref(self, c):
+        return self._place(X.RefDecl([], True, None), c)
+
+    def declarator_name(self, c):
+        return self._place(c_ast.TypeDecl(c[0].value, [], None, None), c)
+
+    def declarator_paren(self, c):
+        return c[1]
+
+    def declarator_array(self, c):
+        dim = c[2] if len(c) > 3 else None
+        node = self._place(c_ast.ArrayDecl(None, dim, []), c)
+        return _modify(c[0], node)
+
+    def declarator_function(self, c):
+        params = next((x for x in c[1:] if isinstance(x, c_ast.ParamList)), None)
+        node = self._place(c_ast.FuncDecl(params, None), c)
+        return _modify(c[0], node)
+
+    def abstract_declarator(self, c):
+        if len(c) == 1 and isinstance(c[0], list):
+            chain = c_ast.TypeDecl(None, [], None, None)
+            for op in reversed(c[0]):
+                chain = _modify(chain, op)
+            return chain
+        if len(c) == 1:
+            return c[0]
+        ops, chain = c[0], c[1]
+        for op in reversed(ops):
+            chain = _modify(chain, op)
+        return chain
+
+    def abstract_paren(self, c):
+        return c[1]
+
+    def abstract_array(self, c):
+        inner = c[0] if not isinstance(c[0], Token) else c_ast.TypeDecl(None, [], None, None)
+        rest = c[1:] if not isinstance(c[0], Token) else c
+        dim = rest[1] if len(rest) > 2 else None
+        return _modify(inner, self._place(c_ast.ArrayDecl(None, dim, []), c))
+
+    def abstract_function(self, c):
+        inner = c[0] if not isinstance(c[0], Token) else c_ast.TypeDecl(None, [], None, None)
+        params = next((x for x in c if isinstance(x, c_ast.ParamList)), None)
+        return _modify(inner, self._place(c_ast.FuncDecl(params, None), c))
+
+    def parameter_type_list(self, c):
+        params = []
+        for x in c:
+            if isinstance(x, Token) and x.type == "ELLIPSIS":
+                params.append(self._place(c_ast.EllipsisParam(), [x]))
+            elif not isinstance(x, Token):
+                params.append(x)
+        return self._place(c_ast.ParamList(params), c)
+
+    def parameter(self, c):
+        init = c[3] if len(c) > 3 else None
+        return self._declaration(c[0], c[1], init, whole=c)
+
+    def parameter_abstract(self, c):
+        specs = c[0]
+        chain = c_ast.TypeDecl(None, [], None, None)
+        init = None
+        rest = c[1:]
+        if rest and not isinstance(rest[0], Token):
+            chain = rest[0]
+            rest = rest[1:]
+        if len(rest) == 2:
+            init = rest[1]
+        decl = self._declaration(specs, chain, init, whole=c)
+        return decl
+
+    def type_name(self, c):
+        specs = c[0]
+        chain = c[1] if len(c) > 1 else c_ast.TypeDecl(None, [], None, None)
+        bottom = _bottom(chain)
+        bottom.quals = list(specs.quals)
+        bottom.type = self._base_type(specs, c)
+        if bottom.coord is None:
+            bottom.coord = self._span(c)
+        node = c_ast.Typename(None, list(specs.quals), None, chain)
+        return self._place(node, c)
+
+    # -- declarations ----------------------------------------------------------------------
+    def _base_type(self, specs: Specs, whole):
+        nodes = [t for t in specs.types if not isinstance(t, str)]
+        if nodes:
+            return nodes[0]
+        words = [t for t in specs.types if isinstance(t, str)] or ["int"]
+        node = c_ast.IdentifierType(words)
+        node.coord = Span(self.source, specs.start, specs.end)
+        return node
+
+    def _declaration(self, specs: Specs, chain, init, whole):
+        bottom = _bottom(chain)
+        bottom.quals = list(specs.quals)
+        bottom.type = self._base_type(specs, whole)
+        if bottom.coord is None:
+            bottom.coord = self._span(whole)
+        is_function = isinstance(chain, c_ast.FuncDecl)
+        storage = list(specs.storage)
+        funcspec = list(specs.funcspec)
+        if not is_function:
+            storage += [f for f in funcspec if f in _CUDA_FUNCTION_WORDS]
+            funcspec = [f for f in funcspec if f not in _CUDA_FUNCTION_WORDS]
+        if "typedef" in storage:
+            node = c_ast.Typedef(bottom.declname, list(specs.quals),
+                                 [s for s in storage if s != "typedef"], chain)
+        else:
+            node = c_ast.Decl(bottom.declname, list(specs.quals), list(specs.align), storage,
+                              funcspec, chain, init, None)
+        node.coord = self._span(whole)
+        return node
+
+    def declaration(self, c):
+        specs = c[0]
+        if len(c) > 1 and isinstance(c[1], list):
+            decls = [self._declaration(specs, chain, init, whole) for chain, init, whole in c[1]]
+        else:
+            # `struct S {...};` or `enum E {...};`: a declaration with no declarator
+            decls = [self._declaration(specs, c_ast.TypeDecl(None, [], None, None), None,
+                                       whole=c)]
+        statement = self._span(c)
+        for decl in decls:
+            self.statement_spans[decl] = statement
+        return decls
+
+    def using_alias(self, c):
+        return [self._place(X.UsingAlias(c[1].value, c[3]), c)]
+
+    def static_assert(self, c):
+        message = next((x.value for x in c if isinstance(x, c_ast.Constant)
+                        and x.type == "string"), None)
+        return [self._place(X.StaticAssert(c[2], message), c)]
+
+    def initializer(self, c):
+        return c[0]
+
+    def braced_init_list(self, c):
+        return self._place(c_ast.InitList(self._nodes(c)), c)
+
+    def initializer_item(self, c):
+        if len(c) == 2:
+            return self._place(c_ast.NamedInitializer(c[0], c[1]), c)
+        return c[0]
+
+    def designation(self, c):
+        return self._nodes(c)
+
+    def designator_index(self, c):
+        return c[1]
+
+    def designator_field(self, c):
+        return self._place(c_ast.ID(c[1].value), c)
+
+    # -- statements ------------------------------------------------------------------------
+    def compound_statement(self, c):
+        items = []
+        for x in c[1:-1]:
+            if isinstance(x, list):
+                items.extend(x)
+            elif x is not None:
+                items.append(x)
+        return self._place(c_ast.Compound(items), c)
+
+    def label(self, c):
+        return self._place(c_ast.Label(c[0].value, c[2]), c)
+
+    def case(self, c):
+        return self._place(c_ast.Case(c[1], [c[3]]), c)
+
+    def default(self, c):
+        return self._place(c_ast.Default([c[2]]), c)
+
+    def expression_statement(self, c):
+        if len(c) == 1:
+            return self._place(c_ast.EmptyStatement(), c)
+        return c[0]
+
+    def if_statement(self, c):
+        cond, iftrue = c[2], self._stmt(c[4])
+        iffalse = self._stmt(c[6]) if len(c) > 6 else None
+        return self._place(c_ast.If(cond, iftrue, iffalse), c)
+
+    def switch_statement(self, c):
+        node = self._place(c_ast.Switch(c[2], self._stmt(c[4])), c)
+        if isinstance(node.stmt, c_ast.Compound):
+            fix_switch_cases(node)
+        return node
+
+    def while_statement(self, c):
+        return self._place(c_ast.While(c[2], self._stmt(c[4])), c)
+
+    def do_statement(self, c):
+        return self._place(c_ast.DoWhile(c[4], self._stmt(c[1])), c)
+
+    def for_statement(self, c):
+        init = c[2]
+        if isinstance(init, list):
+            init = self._place(c_ast.DeclList(init), init)
+        elif isinstance(init, c_ast.EmptyStatement):
+            init = None
+        rest = c[3:]
+        cond = nxt = None
+        # rest: [cond?] ';' [next?] ')' stmt
+        k = 0
+        if not isinstance(rest[k], Token):
+            cond = rest[k]
+            k += 1
+        k += 1  # ';'
+        if not isinstance(rest[k], Token):
+            nxt = rest[k]
+            k += 1
+        k += 1  # ')'
+        return self._place(c_ast.For(init, cond, nxt, self._stmt(rest[k])), c)
+
+    def _stmt(self, x):
+        """A declaration used as a statement body (`if (c) int x = 1;`) becomes a Compound."""
+        if isinstance(x, list):
+            node = c_ast.Compound(x)
+            node.coord = self._span(x)
+            return node
+        return x
+
+    def condition_declaration(self, c):
+        return self._declaration(c[0], c[1], c[3], whole=c)
+
+    def goto(self, c):
+        return self._place(c_ast.Goto(c[1].value), c)
+
+    def __default_token__(self, token):  # pragma: no cover - tokens are not visited
+        return token
+
+    def _jump(self, cls, c):
+        return self._place(cls(), c)
+
+    def continue_(self, c):
+        return self._jump(c_ast.Continue, c)
+
+    def break_(self, c):
+        return self._jump(c_ast.Break, c)
+
+    def return_(self, c):
+        expr = c[1] if len(c) > 2 else None
+        return self._place(c_ast.Return(expr), c)
+
+    def pragma(self, c):
+        text = c[0].value.strip()
+        body = text[1:].strip()[len("pragma"):].strip()
+        return self._place(c_ast.Pragma(body), c)
+
+    def asm_statement(self, c):
+        qualifiers = [x[1] for x in c if isinstance(x, tuple) and x[0] == "asm_qualifier"]
+        template = next(x for x in c if isinstance(x, c_ast.Constant))
+        sections = [x for x in c if isinstance(x, list)]
+        outputs = sections[0] if len(sections) > 0 else []
+        inputs = sections[1] if len(sections) > 1 else []
+        clobbers = [x.value for x in sections[2]] if len(sections) > 2 else []
+        return self._place(X.Asm(template.value, qualifiers, outputs, inputs, clobbers), c)
+
+    def asm_qualifier(self, c):
+        return ("asm_qualifier", c[0].value)
+
+    def asm_section(self, c):
+        return self._nodes(c)
+
+    def asm_operand(self, c):
+        symbolic = None
+        nodes = self._nodes(c)
+        for k, x in enumerate(c):
+            if isinstance(x, Token) and x.value == "[":
+                symbolic = c[k + 1].value
+        constraint, expr = nodes[0], nodes[1]
+        return self._place(X.AsmOperand(symbolic, constraint.value, expr), c)
+
+    def asm_clobber(self, c):
+        return c[0]
+
+    # -- expressions ---------------------------------------------------------------------
+    def comma(self, c):
+        left, right = c[0], c[2]
+        # left-recursive: `a, b, c` arrives as ((a, b), c); flatten it (comma is associative)
+        exprs = list(left.exprs) if isinstance(left, c_ast.ExprList) else [left]
+        exprs.append(right)
+        return self._place(c_ast.ExprList(exprs), c)
+
+    def assignment(self, c):
+        return self._place(c_ast.Assignment(c[1], c[0], c[2]), c)
+
+    def _op(self, c):
+        return c[0].value
+
+    assign_op = or_op = and_op = bitor_op = xor_op = bitand_op = eq_op = rel_op = shift_op = \
+        add_op = mul_op = unary_op = _op
+
+    def ternary(self, c):
+        return self._place(c_ast.TernaryOp(c[0], c[2], c[4]), c)
+
+    def binary(self, c):
+        return self._place(c_ast.BinaryOp(c[1], c[0], c[2]), c)
+
+    def cast(self, c):
+        return self._place(c_ast.Cast(c[1], c[3]), c)
+
+    def pre_increment(self, c):
+        return self._place(c_ast.UnaryOp("++", c[1]), c)
+
+    def pre_decrement(self, c):
+        return self._place(c_ast.UnaryOp("--", c[1]), c)
+
+    def unary(self, c):
+        return self._place(c_ast.UnaryOp(c[0], c[1]), c)
+
+    def sizeof_expression(self, c):
+        return self._place(c_ast.UnaryOp("sizeof", c[1]), c)
+
+    def sizeof_type(self, c):
+        return self._place(c_ast.UnaryOp("sizeof", c[2]), c)
+
+    def sizeof_pack(self, c):
+        return self._place(c_ast.UnaryOp("sizeof...", c_ast.ID(c[3].value)), c)
+
+    def alignof_type(self, c):
+        return self._place(c_ast.UnaryOp("_Alignof", c[2]), c)
+
+    def array_ref(self, c):
+        return self._place(c_ast.ArrayRef(c[0], c[2]), c)
+
+    def call(self, c):
+        args = c[2] if len(c) > 3 else None
+        return self._place(c_ast.FuncCall(c[0], args), c)
+
+    def member(self, c):
+        return self._place(c_ast.StructRef(c[0], ".", self._member_name(c[2])), c)
+
+    def pointer_member(self, c):
+        return self._place(c_ast.StructRef(c[0], "->", self._member_name(c[2])), c)
+
+    def _member_name(self, x):
+        if isinstance(x, Token):
+            return self._place(c_ast.ID(x.value), [x])
+        return x
+
+    def member_name(self, c):
+        return c[-1]
+
+    def post_increment(self, c):
+        return self._place(c_ast.UnaryOp("p++", c[0]), c)
+
+    def post_decrement(self, c):
+        return self._place(c_ast.UnaryOp("p--", c[0]), c)
+
+    def compound_literal(self, c):
+        return self._place(c_ast.CompoundLiteral(c[1], c[3]), c)
+
+    def cxx_cast(self, c):
+        return self._place(X.CxxCast(c[0].value, c[2], c[5]), c)
+
+    def functional_cast(self, c):
+        head = c[0]
+        if isinstance(head, Token):
+            ident = c_ast.IdentifierType([head.value])
+            ident.coord = self._span([head])
+            tdecl = c_ast.TypeDecl(None, [], None, ident)
+            tdecl.coord = ident.coord
+            typename = c_ast.Typename(None, [], None, tdecl)
+            typename.coord = ident.coord
+            name_node = self._place(c_ast.ID(head.value), [head])
+        else:
+            typename = head
+            name_node = head
+        args = next((x for x in c[1:] if isinstance(x, (c_ast.ExprList, c_ast.InitList))), None)
+        exprs = list(args.exprs) if args is not None else []
+        if len(exprs) == 1 and isinstance(args, c_ast.ExprList):
+            return self._place(c_ast.Cast(typename, exprs[0]), c)
+        return self._place(c_ast.FuncCall(name_node, args), c)
+
+    def argument_expression_list(self, c):
+        return self._place(c_ast.ExprList(self._nodes(c)), c)
+
+    def identifier(self, c):
+        return self._place(c_ast.ID(c[0].value), c)
+
+    def integer(self, c):
+        value = c[0].value
+        lower = value.lower()
+        if "u" in lower.lstrip("0x") and "ll" in lower:
+            kind = "unsigned long long int"
+        elif "ll" in lower:
+            kind = "long long int"
+        elif "u" in lower.replace("0x", "") and not lower.startswith("0x") or \
+                (lower.startswith("0x") and lower.endswith("u")) or lower.endswith("ul") or \
+                lower.endswith("lu"):
+            kind = "unsigned int"
+        elif lower.endswith("l"):
+            kind = "long int"
+        else:
+            kind = "int"
+        return self._place(c_ast.Constant(kind, value), c)
+
+    def floating(self, c):
+        value = c[0].value
+        kind = "float" if value[-1] in "fF" else "double"
+        return self._place(c_ast.Constant(kind, value), c)
+
+    def character(self, c):
+        return self._place(c_ast.Constant("char", c[0].value), c)
+
+    def string_literal(self, c):
+        value = " ".join(t.value for t in c)
+        return self._place(c_ast.Constant("string", value), c)
+
+    def boolean(self, c):
+        return self._place(c_ast.Constant("bool", c[0].value), c)
+
+    def null_pointer(self, c):
+        return self._place(c_ast.Constant("nullptr", "nullptr"), c)
+
+    def primary_expression(self, c):
+        # "(" expression ")": keep the inner node (pycparser drops parentheses too)
+        return c[1]
+
+    def func_template_id(self, c):
+        args = next((x for x in c if isinstance(x, list)), [])
+        return self._place(X.TemplateId(c[0].value, args), c)
+
+    type_template_id = func_template_id
+
+    def template_argument_list(self, c):
+        return self._nodes(c)
+
+    def scoped_member(self, c):
+        scope = c[0]
+        if isinstance(scope, Token):
+            scope = self._place(c_ast.ID(scope.value), [scope])
+        return self._place(X.ScopedMember(scope, c[1].value), c)
+
+
+# Rule aliases that clash with Python keywords.
+setattr(Builder, "continue", Builder.continue_)
+setattr(Builder, "break", Builder.break_)
+setattr(Builder, "return", Builder.return_)

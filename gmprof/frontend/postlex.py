@@ -1,0 +1,325 @@
+"""The post-lexer: C's "lexer hack" plus template angle brackets, between lark's lexer and parser.
+
+Takes lark's token stream for one function (or declaration) and rewrites:
+  IDENTIFIER -> TYPE_NAME            when the oracle (or a local typedef, template parameter,
+                                     `struct X`) says it names a type, or when the tokens around it
+                                     can only be a declaration (`DATA_TYPE x`, `T *p = ...`)
+  IDENTIFIER -> FUNC_TEMPLATE_NAME / TYPE_TEMPLATE_NAME
+                                     when template arguments follow (`f<32>(a)`, `Vec<float> v`)
+  '<' '>' '>>' -> TLT TGT            for those template arguments (`>>` is split in two)
+  '::name' after TGT -> SCOPE_MEMBER (std::numeric_limits<float>::max)
+and drops `__attribute__((...))` groups, which never matter to gmprof.
+"""
+from __future__ import annotations
+
+from lark import Token
+
+from .oracle import TypeOracle
+
+_DECL_KEYWORDS = {
+    "const", "volatile", "static", "extern", "register", "__shared__", "__device__",
+    "__constant__", "__restrict__", "__restrict", "constexpr", "inline", "__forceinline__",
+    "__host__", "__global__", "typedef", "__managed__",
+}
+_STOP_TEMPLATE_SCAN = {";", "{", "}", "&&", "||", "?", "=", "==", "!=", "<=", ">=", "+=", "-=",
+                       "return", "if", "while", "for", "|", "^", "%"}
+_TEMPLATE_ARG_OK_OPS = {",", "*", "&", "(", ")", "+", "-", "/", "<", ">", ">>", "[", "]", "::",
+                        ".", "~", "!"}
+_LITERAL_TYPES = {"INTEGER", "FLOATING", "CHARACTER", "STRING", "TRUE", "FALSE"}
+_TYPE_KEYWORD_TYPES = {"VOID", "CHAR", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE", "SIGNED",
+                       "UNSIGNED", "BOOL", "AUTO", "CONST", "VOLATILE", "RESTRICT"}
+
+
+class PostLexer:
+    """lark postlex object: `process(stream)` yields rewritten tokens."""
+
+    always_accept = ()
+
+    def __init__(self, terminal_for: dict[str, str]):
+        # terminal_for maps a punctuation string ('>') to lark's terminal name for it.
+        self.terminal_for = terminal_for
+        self.keyword_for: dict[str, str] = {}
+        self.oracle = TypeOracle()
+
+    def process(self, stream):
+        keyword_for = self.keyword_for
+        toks = [Token.new_borrow_pos(keyword_for[t.value], t.value, t)
+                if t.type == "IDENTIFIER" and t.value in keyword_for else t for t in stream]
+        return _Rewriter(self, toks).run()
+
+
+class _Frame:
+    __slots__ = ("depth", "is_head", "is_cast")
+
+    def __init__(self, is_head: bool, is_cast: bool):
+        self.depth = 0
+        self.is_head = is_head
+        self.is_cast = is_cast
+
+
+class _Rewriter:
+    def __init__(self, owner: PostLexer, toks: list[Token]):
+        self.owner = owner
+        self.oracle = owner.oracle
+        self.toks = toks
+        self.types = set()  # names declared in this function (typedefs, template params, tags)
+        self.out: list[Token] = []
+        self.frames: list[_Frame] = []
+        self.tlt_at: set[int] = set()  # indices of '<' tokens that open template arguments
+        self.in_header = True  # before the function body's '{'
+        self.typedef_pending = False
+        self.typedef_last: str | None = None
+        self.brace_depth = 0
+        self.bracket_depth = 0
+
+    # -- helpers -------------------------------------------------------------------------
+    def is_type(self, name: str) -> bool:
+        return name in self.types or self.oracle.is_type(name)
+
+    def tok(self, i: int) -> Token | None:
+        return self.toks[i] if 0 <= i < len(self.toks) else None
+
+    def val(self, i: int) -> str:
+        t = self.tok(i)
+        return t.value if t is not None else ""
+
+    def typ(self, i: int) -> str:
+        t = self.tok(i)
+        return t.type if t is not None else ""
+
+    def emit(self, tok: Token, type_: str | None = None) -> None:
+        if type_ is not None and type_ != tok.type:
+            tok = Token.new_borrow_pos(type_, tok.value, tok)
+        self.out.append(tok)
+
+    # -- main loop ---------------------------------------------------------------------------
+    def run(self) -> list[Token]:
+        toks = self.toks
+        i = 0
+        n = len(toks)
+        while i < n:
+            t = toks[i]
+            v = t.value
+            ty = t.type
+            if ty == "IDENTIFIER":
+                if v in ("__attribute__", "__declspec"):
+                    i = self.skip_group(i + 1)
+                    continue
+                self.identifier(i)
+            elif v == "<" and i in self.tlt_at:
+                self.frames.append(_Frame(is_head=self.val(i - 1) == "template",
+                                          is_cast=self.typ(i - 1) == "CXX_CAST"))
+                self.emit(t, "TLT")
+            elif ty in ("TEMPLATE", "CXX_CAST") and self.val(i + 1) == "<":
+                self.tlt_at.add(i + 1)
+                self.emit(t)
+            elif self.frames and v in (">", ">>") and self.frames[-1].depth == 0:
+                self.close_angle(t)
+            else:
+                self.punctuation(t)
+            i += 1
+        return self.out
+
+    def skip_group(self, i: int) -> int:
+        """Skip `( ... )` starting at toks[i]; return the index after it."""
+        if self.val(i) != "(":
+            return i
+        depth = 0
+        while i < len(self.toks):
+            if self.val(i) == "(":
+                depth += 1
+            elif self.val(i) == ")":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        return i
+
+    def punctuation(self, t: Token) -> None:
+        v = t.value
+        frame = self.frames[-1] if self.frames else None
+        if v in ("(", "[", "{"):
+            if frame:
+                frame.depth += 1
+            if v == "{":
+                self.brace_depth += 1
+                self.in_header = False
+            elif v == "[":
+                self.bracket_depth += 1
+        elif v in (")", "]", "}"):
+            if frame:
+                frame.depth -= 1
+            if v == "}":
+                self.brace_depth -= 1
+            elif v == "]":
+                self.bracket_depth -= 1
+        elif v == ";" and self.typedef_pending:
+            if self.typedef_last:
+                self.types.add(self.typedef_last)
+            self.typedef_pending = False
+            self.typedef_last = None
+        elif t.type == "TYPEDEF":
+            self.typedef_pending = True
+            self.typedef_last = None
+        self.emit(t)
+
+    def close_angle(self, t: Token) -> None:
+        self.frames.pop()
+        if t.value == ">":
+            self.emit(t, "TGT")
+            return
+        # '>>' closing two template argument lists (or one, then a shift that cannot be).
+        first = Token("TGT", ">", t.start_pos, t.line, t.column, t.line, t.column + 1,
+                      t.start_pos + 1)
+        second_type = "TGT" if self.frames and self.frames[-1].depth == 0 else \
+            self.owner.terminal_for[">"]
+        if second_type == "TGT":
+            self.frames.pop()
+        second = Token(second_type, ">", t.start_pos + 1, t.line, t.column + 1, t.end_line,
+                       t.end_column, t.end_pos)
+        self.out.append(first)
+        self.out.append(second)
+
+    # -- identifiers ---------------------------------------------------------------------
+    def identifier(self, i: int) -> None:
+        t = self.toks[i]
+        v = t.value
+        prev = self.out[-1] if self.out else None
+        prev_v = prev.value if prev is not None else ""
+        prev_t = prev.type if prev is not None else ""
+
+        if self.typedef_pending and self.bracket_depth == 0:
+            self.typedef_last = v
+
+        if prev_t == "TGT" and v.startswith("::"):
+            self.emit(t, "SCOPE_MEMBER")
+            return
+        if prev_v in (".", "->"):
+            if self.val(i + 1) == "<" and (v in self.oracle.func_templates
+                                           or self.template_ahead(i) == "func"):
+                self.tlt_at.add(i + 1)
+                self.emit(t, "FUNC_TEMPLATE_NAME")
+            else:
+                self.emit(t)
+            return
+        if prev_t in ("TYPENAME", "CLASS") and self.frames and self.frames[-1].is_head \
+                and self.frames[-1].depth == 0:
+            self.types.add(v)  # a template type parameter being declared
+            self.emit(t)
+            return
+        if prev_t == "TYPENAME":
+            self.emit(t, "TYPE_NAME")  # typename T::value_type
+            return
+        if prev_t in ("STRUCT", "UNION", "CLASS", "ENUM"):
+            self.types.add(v)
+            self.emit(t, "TYPE_NAME" if self.oracle.is_type(v) else None)
+            return
+        if prev_t == "USING" and self.val(i + 1) == "=":
+            self.types.add(v)
+            self.emit(t)
+            return
+        if self.val(i + 1) == "<":
+            kind = self.template_kind(i)
+            if kind is not None:
+                self.tlt_at.add(i + 1)
+                self.emit(t, "FUNC_TEMPLATE_NAME" if kind == "func" else "TYPE_TEMPLATE_NAME")
+                return
+        if self.is_type(v):
+            # A known type name used as a variable name in a declaration (`float2 float2;`) is
+            # not worth supporting; but a member of a struct named like a type can only follow
+            # '.' or '->', handled above.
+            self.emit(t, "TYPE_NAME")
+            return
+        if self.looks_like_type(i, prev_v, prev_t):
+            self.emit(t, "TYPE_NAME")
+            return
+        self.emit(t)
+
+    def template_kind(self, i: int) -> str | None:
+        v = self.val(i)
+        if v in self.oracle.type_templates:
+            return "type"
+        if v in self.oracle.func_templates:
+            return "func"
+        return self.template_ahead(i)
+
+    def template_ahead(self, i: int) -> str | None:
+        """Guess from the tokens whether toks[i] '<' ... '>' is a template-id, and which kind."""
+        toks = self.toks
+        j = i + 2
+        depth = 1
+        paren = 0
+        limit = min(len(toks), i + 60)
+        while j < limit:
+            t = toks[j]
+            v = t.value
+            if v in _STOP_TEMPLATE_SCAN and paren == 0:
+                return None
+            if v == "(":
+                paren += 1
+            elif v == ")":
+                paren -= 1
+                if paren < 0:
+                    return None
+            elif paren == 0 and v == "<":
+                depth += 1
+            elif paren == 0 and v in (">", ">>"):
+                depth -= 1 if v == ">" else 2
+                if depth <= 0:
+                    break
+            elif t.type not in ("IDENTIFIER",) and t.type not in _LITERAL_TYPES \
+                    and t.type not in _TYPE_KEYWORD_TYPES and v not in _TEMPLATE_ARG_OK_OPS \
+                    and t.type not in ("TYPENAME", "STRUCT", "CXX_CAST", "SIZEOF"):
+                return None
+            j += 1
+        else:
+            return None
+        after = self.val(j + 1)
+        after_t = self.typ(j + 1)
+        if after == "(":
+            return "type" if self.is_type(self.val(i)) else "func"
+        if after.startswith("::") and after_t == "IDENTIFIER":
+            return "type"
+        if after_t == "IDENTIFIER":
+            return "type"
+        if after in ("*", "&") and self.typ(j + 2) == "IDENTIFIER":
+            return "type"
+        return None
+
+    def looks_like_type(self, i: int, prev_v: str, prev_t: str) -> bool:
+        """An unknown identifier that can only be a type where it stands."""
+        nxt = self.tok(i + 1)
+        if nxt is None:
+            return False
+        nv, nt = nxt.value, nxt.type
+        frame = self.frames[-1] if self.frames else None
+        if frame is not None and frame.is_cast and frame.depth == 0:
+            return True  # static_cast<DATA_TYPE *>(...)
+        if nt == "IDENTIFIER" and not nv.startswith("::"):
+            return True  # DATA_TYPE x / cg::thread_block b
+        statement_start = prev_v in (";", "{", "}") or prev_t in ("CONST", "VOLATILE", "STATIC",
+                                                                   "EXTERN", "SHARED", "REGISTER",
+                                                                   "CONSTEXPR", "DEVICE",
+                                                                   "CONSTANT", "RESTRICT")
+        in_params = self.in_header and prev_v in ("(", ",")
+        if (statement_start or in_params) and nv in ("*", "&", "&&"):
+            # T *p = ...; / T &r = ...; / f(T *a, ...) — an expression statement `a * b;` would
+            # compute nothing.
+            k = i + 1
+            while self.val(k) in ("*", "&", "&&") or self.typ(k) in ("CONST", "RESTRICT",
+                                                                      "VOLATILE"):
+                k += 1
+            return self.typ(k) == "IDENTIFIER" and self.val(k + 1) in ("=", ";", ",", "[", ")")
+        if prev_t in ("CONST", "STATIC", "SHARED", "EXTERN", "CONSTEXPR") and nv in ("*", "&"):
+            return True  # const DATA_TYPE *p
+        if prev_v == "(" and nv in ("*", "&") and self.val(i + 2) == ")":
+            return True  # (T *) x
+        if prev_v == "(" and nv == ")":
+            after = self.tok(i + 2)
+            if after is not None and (after.type in ("IDENTIFIER",) or after.type in _LITERAL_TYPES):
+                k = i - 2
+                callee = self.val(k)
+                # `f(x) y` cannot happen; `(x) y` is a cast unless '(' belongs to a call/keyword
+                if self.typ(k) != "IDENTIFIER" and callee not in (")", "]", "sizeof"):
+                    return True
+        return False

@@ -1,0 +1,205 @@
+"""Conditional compilation without macro expansion.
+
+Stage 3 of the frontend. Real kernels hold `#if`/`#ifdef` blocks at file scope and inside
+function bodies. gmprof resolves them with the user's -D flags and the file's own `#define`s
+(expressions evaluated by pcpp, in-process) but never expands macros in the code it parses: a
+macro stays an identifier (`BLOCK_SIZE`) or a call (`IDX(i, j)`), so positions and the user's
+text survive.
+
+Takes the directives in file order; answers which code is active, keeps a record of every macro
+(for the type oracle and for the analyses, which may substitute a macro's body), and produces a
+function's *parse view*: its text with directive lines and inactive branches blanked to spaces
+(newlines kept), so every offset in the view is the same offset in the file. `#pragma` lines in
+active code are kept: the grammar has a statement for them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pcpp
+
+from ..errors import GmprofError, Location
+from .scan import Tok, directive_body, directive_name
+
+
+@dataclass(frozen=True)
+class Macro:
+    name: str
+    params: tuple[str, ...] | None  # None for an object-like macro
+    body: str
+    location: Location | None  # None for -D on the command line
+
+    @property
+    def function_like(self) -> bool:
+        return self.params is not None
+
+
+_DEFINE = re.compile(r"([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)", re.S)
+
+
+def parse_define(body: str, location: Location | None) -> Macro | None:
+    m = _DEFINE.match(body)
+    if not m:
+        return None
+    params = None
+    if m.group(2) is not None:
+        params = tuple(p.strip() for p in m.group(3).split(",") if p.strip())
+    return Macro(m.group(1), params, m.group(4).strip(), location)
+
+
+class _Evaluator(pcpp.Preprocessor):
+    """pcpp used only as an #if expression evaluator and define table; errors become ours."""
+
+    def __init__(self):
+        super().__init__()
+        self.errors: list[str] = []
+
+    def on_error(self, file, line, msg):  # noqa: D401 - pcpp hook
+        self.errors.append(msg)
+
+    def on_unknown_macro_in_expr(self, ident):
+        return 0  # the C rule: an unknown identifier in #if is 0
+
+
+@dataclass
+class _Frame:
+    parent_active: bool
+    active: bool
+    taken: bool
+    location: Location | None
+
+
+class Conditionals:
+    """The state of conditional compilation as a translation unit is read in order."""
+
+    def __init__(self, defines: dict[str, str | None] | None = None):
+        self._eval = _Evaluator()
+        self.macros: dict[str, Macro] = {}
+        self._stack: list[_Frame] = []
+        for name, value in (defines or {}).items():
+            self.define_command_line(name, value)
+
+    # -- state ---------------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        return not self._stack or self._stack[-1].active
+
+    @property
+    def depth(self) -> int:
+        return len(self._stack)
+
+    def define_command_line(self, name: str, value: str | None) -> None:
+        text = f"{name} {1 if value is None else value}"
+        macro = parse_define(text, None)
+        if macro is None:
+            raise GmprofError(f"bad -D definition: {name!r}")
+        self._eval.define(text)
+        self.macros[macro.name] = macro
+
+    def is_defined(self, name: str) -> bool:
+        return name in self._eval.macros
+
+    def evaluate(self, expression: str, location: Location | None) -> bool:
+        self._eval.errors.clear()
+        tokens = self._eval.tokenize(expression)
+        try:
+            value, _ = self._eval.evalexpr(tokens)
+        except Exception as exc:  # pcpp raises on malformed input in places
+            raise GmprofError(f"cannot evaluate #if expression {expression!r}: {exc}", location)
+        if self._eval.errors:
+            raise GmprofError(f"cannot evaluate #if expression {expression!r}: "
+                              f"{self._eval.errors[0]}", location)
+        return bool(value)
+
+    # -- directives ------------------------------------------------------------------------
+    def directive(self, text: str, location: Location | None) -> str:
+        """Apply one directive line; return its name. `#include` is left to the caller."""
+        name = directive_name(text)
+        body = directive_body(text)
+        if name in ("if", "ifdef", "ifndef"):
+            parent = self.active
+            if not parent:
+                value = False  # not evaluated: inactive code may hold anything
+            elif name == "if":
+                value = self.evaluate(body, location)
+            else:
+                ident = body.split()[0] if body.split() else ""
+                value = self.is_defined(ident) == (name == "ifdef")
+            self._stack.append(_Frame(parent, parent and value, value, location))
+        elif name in ("elif", "elifdef", "elifndef"):
+            frame = self._top(name, location)
+            if frame.taken or not frame.parent_active:
+                frame.active = False
+            else:
+                if name == "elif":
+                    value = self.evaluate(body, location)
+                else:
+                    value = self.is_defined(body.split()[0] if body.split() else "") == (
+                        name == "elifdef")
+                frame.active = value
+                frame.taken = value
+        elif name == "else":
+            frame = self._top(name, location)
+            frame.active = frame.parent_active and not frame.taken
+            frame.taken = True
+        elif name == "endif":
+            self._top(name, location)
+            self._stack.pop()
+        elif name == "define" and self.active:
+            macro = parse_define(body, location)
+            if macro is not None:
+                self._eval.define(body)
+                self.macros[macro.name] = macro
+        elif name == "undef" and self.active:
+            ident = body.split()[0] if body.split() else ""
+            if ident in self._eval.macros:
+                self._eval.undef(self._eval.tokenize(ident))
+            self.macros.pop(ident, None)
+        elif name == "error" and self.active:
+            raise GmprofError(f"#error {body}", location)
+        return name
+
+    def _top(self, name: str, location: Location | None) -> _Frame:
+        if not self._stack:
+            raise GmprofError(f"#{name} without #if", location)
+        return self._stack[-1]
+
+    def open_location(self) -> Location | None:
+        return self._stack[-1].location if self._stack else None
+
+    # -- function bodies -------------------------------------------------------------------
+    def parse_view(self, text: str, base: int, tokens: list[Tok], locate) -> str:
+        """The text of the span [base, base + len(text)) with directives and inactive code
+        blanked. `tokens` are the scan tokens inside the span; `locate(offset)` -> Location."""
+        depth = self.depth
+        pieces: list[str] = []
+        pos = 0  # offset into text
+        for tok in tokens:
+            start, end = tok.start - base, tok.end - base
+            if tok.kind == "dir":
+                active_before = self.active
+                name = self.directive(tok.text, locate(tok.start))
+                keep = name == "pragma" and active_before
+                pieces.append(_blank_unless(text[pos:start], self_active=active_before))
+                pieces.append(text[start:end] if keep else _blank(text[start:end]))
+                pos = end
+                continue
+            if not self.active:
+                pieces.append(_blank(text[pos:end]))
+                pos = end
+        pieces.append(text[pos:] if self.active else _blank(text[pos:]))
+        if self.depth != depth:
+            where = self.open_location()
+            # Restore the outer state so the rest of the file is read sensibly.
+            del self._stack[depth:]
+            raise GmprofError("#if without #endif inside this function", where)
+        return "".join(pieces)
+
+
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
+
+
+def _blank_unless(text: str, self_active: bool) -> str:
+    return text if self_active else _blank(text)

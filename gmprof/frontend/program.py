@@ -1,0 +1,292 @@
+"""Load a translation unit: files, segments, macros, types, and the AST of every device function.
+
+The frontend's driver. Takes a .cu path (or text) with -D/-I options; returns a TranslationUnit:
+the main file and the local headers it includes (`#include "x.cuh"`, followed relative to the
+including file, then the -I directories), each cut into segments; the macros in effect; the type
+oracle; every active `__global__`/`__device__` function with its c_ast (or the reason it could
+not be parsed, as a warning); and file-scope CUDA variables.
+
+Only device code is parsed. Host code is segmented and kept verbatim.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pycparser import c_ast
+
+from ..errors import Diagnostic, GmprofError, Location
+from . import segment as S
+from .build import ParsedFunction
+from .oracle import TypeOracle
+from .parser import get_parser
+from .preprocess import Conditionals, Macro
+from .scan import Tok, directive_body, scan
+from .source import SourceFile, read_source
+
+_MAX_INCLUDE_DEPTH = 40
+
+
+@dataclass
+class Function:
+    """A device function (`__global__`, `__device__` or `__host__ __device__`)."""
+
+    name: str
+    space: str  # 'global', 'device', 'host_device'
+    source: SourceFile
+    segment: S.Segment
+    view: str  # the parse view (directives and inactive code blanked)
+    parsed: ParsedFunction | None = None
+    error: GmprofError | None = None
+
+    @property
+    def is_kernel(self) -> bool:
+        return self.space == "global"
+
+    @property
+    def funcdef(self) -> c_ast.FuncDef | None:
+        return self.parsed.funcdef if self.parsed else None
+
+    @property
+    def template_params(self) -> list:
+        return self.parsed.template_params if self.parsed else []
+
+    @property
+    def params(self) -> list:
+        if not self.parsed:
+            return []
+        plist = self.parsed.funcdef.decl.type.args
+        if plist is None:
+            return []
+        return [p for p in plist.params if isinstance(p, (c_ast.Decl, c_ast.Typename))
+                and not _is_void_param(p)]
+
+    @property
+    def location(self) -> Location:
+        return self.source.location(self.segment.start)
+
+    def __repr__(self) -> str:
+        return f"Function({self.name!r}, {self.space}, parsed={self.parsed is not None})"
+
+
+def _is_void_param(p) -> bool:
+    t = p.type
+    return (isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType)
+            and t.type.names == ["void"] and p.name is None)
+
+
+@dataclass
+class FileVariable:
+    """A file-scope `__device__` / `__constant__` / `__managed__` / `extern __shared__` variable."""
+
+    name: str | None
+    space: str
+    source: SourceFile
+    segment: S.Segment
+    decl: c_ast.Decl | None = None
+
+
+@dataclass
+class Include:
+    directive: S.Segment
+    source: SourceFile  # the including file
+    target: SourceFile | None  # None when it could not be found (system or host header)
+    name: str
+
+
+@dataclass
+class TranslationUnit:
+    main: SourceFile
+    files: list[SourceFile] = field(default_factory=list)
+    segments: dict = field(default_factory=dict)  # SourceFile -> list[Segment]
+    active: dict = field(default_factory=dict)  # Segment -> bool (is it in active code)
+    functions: list[Function] = field(default_factory=list)
+    variables: list[FileVariable] = field(default_factory=list)
+    includes: list[Include] = field(default_factory=list)
+    macros: dict[str, Macro] = field(default_factory=dict)
+    oracle: TypeOracle = field(default_factory=TypeOracle)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    defines: dict = field(default_factory=dict)
+    include_dirs: list = field(default_factory=list)
+
+    def function(self, name: str) -> Function | None:
+        for f in self.functions:
+            if f.name == name and f.parsed is not None:
+                return f
+        for f in self.functions:
+            if f.name == name:
+                return f
+        return None
+
+    @property
+    def kernels(self) -> list[Function]:
+        return [f for f in self.functions if f.is_kernel]
+
+
+def parse_define_option(text: str) -> tuple[str, str | None]:
+    """'-D' argument 'NAME' or 'NAME=VALUE' -> (name, value)."""
+    name, eq, value = text.partition("=")
+    if not name or not (name[0].isalpha() or name[0] == "_") or \
+            not all(ch.isalnum() or ch == "_" for ch in name):
+        raise GmprofError(f"bad -D option {text!r}: expected NAME or NAME=VALUE")
+    return name, (value if eq else None)
+
+
+def load(path: str | Path | None = None, *, text: str | None = None, name: str | None = None,
+         defines: dict[str, str | None] | None = None,
+         include_dirs: list[str | Path] | None = None) -> TranslationUnit:
+    """Read and parse a translation unit from a path, or from `text` (named `name`)."""
+    include_dirs = [Path(d) for d in (include_dirs or [])]
+    for d in include_dirs:
+        if not d.is_dir():
+            raise GmprofError(f"-I {d}: no such directory")
+    if text is not None:
+        main = SourceFile(name or "<string>", text, Path(name) if name else None)
+    else:
+        main = read_source(path)
+    tu = TranslationUnit(main, defines=dict(defines or {}), include_dirs=include_dirs)
+    loader = _Loader(tu)
+    loader.walk_file(main, depth=0)
+    tu.macros = dict(loader.cond.macros)
+    tu.oracle.add_macros(tu.macros)
+    parser = get_parser()
+    for fn in tu.functions:
+        _parse_function(tu, parser, fn)
+    for var in tu.variables:
+        _parse_variable(tu, parser, var)
+    return tu
+
+
+class _Loader:
+    def __init__(self, tu: TranslationUnit):
+        self.tu = tu
+        self.cond = Conditionals(tu.defines)
+        self.once: set[str] = set()
+        self.tokens: dict[SourceFile, list[Tok]] = {}
+
+    def walk_file(self, source: SourceFile, depth: int) -> None:
+        tu = self.tu
+        tu.files.append(source)
+        toks = scan(source.text)
+        self.tokens[source] = toks
+        tu.oracle.scan_tokens(toks)
+        segs = S.segment(source, toks)
+        tu.segments[source] = segs
+        depth_at_start = self.cond.depth
+        tok_index = 0
+        for seg in segs:
+            active = self.cond.active
+            tu.active[seg] = active
+            if seg.kind == S.DIRECTIVE:
+                text = seg.text(source)
+                name = self.cond.directive(text, source.location(seg.start))
+                if name == "include" and active:
+                    self.include(source, seg, text, depth)
+                elif name == "pragma" and "once" in text.split() and source.path is not None:
+                    self.once.add(str(source.path.resolve()))
+                continue
+            if not active:
+                continue
+            if seg.kind == S.FUNCTION and seg.is_device_function:
+                # the tokens of this segment (for conditionals inside the body)
+                while tok_index < len(toks) and toks[tok_index].start < seg.start:
+                    tok_index += 1
+                k = tok_index
+                while k < len(toks) and toks[k].end <= seg.end:
+                    k += 1
+                body_tokens = toks[tok_index:k]
+                text = seg.text(source)
+                fn = Function(seg.name or "<anonymous>", seg.space, source, seg, text)
+                try:
+                    fn.view = self.cond.parse_view(text, seg.start, body_tokens, source.location)
+                except GmprofError as exc:
+                    fn.error = exc
+                tu.functions.append(fn)
+            elif seg.kind == S.VARIABLE and seg.space != "host":
+                tu.variables.append(FileVariable(seg.name, seg.space, source, seg))
+        if self.cond.depth != depth_at_start and depth > 0:
+            # An included file may legitimately open a conditional that the includer closes
+            # (rare); report it but carry on.
+            tu.warnings.append(Diagnostic("unbalanced-conditional",
+                                          f"{source.name} leaves an #if open",
+                                          self.cond.open_location()))
+
+    def include(self, source: SourceFile, seg: S.Segment, text: str, depth: int) -> None:
+        tu = self.tu
+        body = directive_body(text)
+        if not body.startswith('"'):
+            tu.includes.append(Include(seg, source, None, body))
+            return
+        name = body[1:body.find('"', 1)] if '"' in body[1:] else body[1:]
+        where = source.location(seg.start)
+        candidates = []
+        if source.path is not None:
+            candidates.append(source.path.parent / name)
+        candidates.extend(d / name for d in tu.include_dirs)
+        target = next((c for c in candidates if c.is_file()), None)
+        if target is None:
+            tu.includes.append(Include(seg, source, None, name))
+            tu.warnings.append(Diagnostic(
+                "include-not-found",
+                f"#include \"{name}\" not found (searched {', '.join(str(c.parent) for c in candidates) or 'nowhere'}); "
+                "its declarations are unknown to gmprof", where))
+            return
+        key = str(target.resolve())
+        if key in self.once:
+            tu.includes.append(Include(seg, source, None, name))
+            return
+        if depth >= _MAX_INCLUDE_DEPTH:
+            raise GmprofError(f"#include nested more than {_MAX_INCLUDE_DEPTH} deep", where)
+        display = os.path.relpath(target) if not target.is_absolute() else str(target)
+        included = read_source(target, display_name=display, included_from=where)
+        tu.includes.append(Include(seg, source, included, name))
+        self.walk_file(included, depth + 1)
+
+
+def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
+    if fn.error is not None:
+        tu.warnings.append(_unparsed_warning(fn, fn.error))
+        return
+    try:
+        fn.parsed = parser.parse_function(fn.view, fn.source, fn.segment.start, tu.oracle)
+    except GmprofError as exc:
+        fn.error = exc
+        tu.warnings.append(_unparsed_warning(fn, exc))
+    except RecursionError:
+        fn.error = GmprofError("function too deeply nested to parse", fn.location)
+        tu.warnings.append(_unparsed_warning(fn, fn.error))
+    except Exception as exc:  # a builder bug must not stop the rest of the file
+        fn.error = GmprofError(f"internal error while building the AST: "
+                               f"{exc.__class__.__name__}: {exc}", fn.location)
+        tu.warnings.append(Diagnostic("internal", _unparsed_message(fn, fn.error),
+                                      fn.error.location))
+
+
+def _unparsed_message(fn: Function, exc: GmprofError) -> str:
+    return f"{fn.name}: cannot parse this function ({exc.message}); it is left untouched"
+
+
+def _unparsed_warning(fn: Function, exc: GmprofError) -> Diagnostic:
+    return Diagnostic("unparsed-function", _unparsed_message(fn, exc), exc.location or fn.location)
+
+
+def _parse_variable(tu: TranslationUnit, parser, var: FileVariable) -> None:
+    text = var.segment.text(var.source)
+    try:
+        decls = parser.parse(text, "file_declaration", var.source, var.segment.start, tu.oracle)
+    except GmprofError as exc:
+        tu.warnings.append(Diagnostic("unparsed-variable",
+                                      f"cannot parse the declaration of {var.name}: "
+                                      f"{exc.message}", exc.location))
+        return
+    except Exception as exc:
+        tu.warnings.append(Diagnostic("internal", f"cannot build the declaration of {var.name}: "
+                                      f"{exc}", var.source.location(var.segment.start)))
+        return
+    for decl in decls:
+        if isinstance(decl, c_ast.Decl) and decl.name == var.name:
+            var.decl = decl
+            return
+    if decls and isinstance(decls[0], c_ast.Decl):
+        var.decl = decls[0]
