@@ -87,6 +87,9 @@ class Builder(Transformer):
         # Decl node -> Span of its whole declaration statement (specifiers to ';'), which c_ast
         # has no node for; the rewriter needs it to replace `extern __shared__` declarations.
         self.statement_spans: dict = {}
+        # node -> (start, end) including the parentheses around it, which c_ast drops: the
+        # span of `*(a + i)` must end at its ')'.
+        self.paren_extent: dict = {}
 
     # -- spans ---------------------------------------------------------------------------
     def _bounds(self, item):
@@ -105,6 +108,9 @@ class Builder(Transformer):
                 lo = b[0] if lo is None else min(lo, b[0])
                 hi = b[1] if hi is None else max(hi, b[1])
             return None if lo is None else (lo, hi)
+        extent = self.paren_extent.get(item)
+        if extent is not None:
+            return extent
         coord = getattr(item, "coord", None)
         if isinstance(coord, Span):
             return coord.start, coord.end
@@ -600,10 +606,11 @@ class Builder(Transformer):
         return self._place(c_ast.ExprList(exprs), c)
 
     def assignment(self, c):
-        return self._place(c_ast.Assignment(c[1], c[0], c[2]), c)
+        return self._place(c_ast.Assignment(str(c[1]), c[0], c[2]), c)
 
     def _op(self, c):
-        return c[0].value
+        # the Token itself (a str): it keeps its position for the enclosing node's span
+        return c[0]
 
     assign_op = or_op = and_op = bitor_op = xor_op = bitand_op = eq_op = rel_op = shift_op = \
         add_op = mul_op = unary_op = _op
@@ -612,7 +619,7 @@ class Builder(Transformer):
         return self._place(c_ast.TernaryOp(c[0], c[2], c[4]), c)
 
     def binary(self, c):
-        return self._place(c_ast.BinaryOp(c[1], c[0], c[2]), c)
+        return self._place(c_ast.BinaryOp(str(c[1]), c[0], c[2]), c)
 
     def cast(self, c):
         return self._place(c_ast.Cast(c[1], c[3]), c)
@@ -624,7 +631,7 @@ class Builder(Transformer):
         return self._place(c_ast.UnaryOp("--", c[1]), c)
 
     def unary(self, c):
-        return self._place(c_ast.UnaryOp(c[0], c[1]), c)
+        return self._place(c_ast.UnaryOp(str(c[0]), c[1]), c)
 
     def sizeof_expression(self, c):
         return self._place(c_ast.UnaryOp("sizeof", c[1]), c)
@@ -732,8 +739,11 @@ class Builder(Transformer):
         return self._place(c_ast.Constant("nullptr", "nullptr"), c)
 
     def primary_expression(self, c):
-        # "(" expression ")": keep the inner node (pycparser drops parentheses too)
-        return c[1]
+        # "(" expression ")": keep the inner node (pycparser drops parentheses too), but
+        # remember the parentheses for the span of whatever encloses it
+        inner = c[1]
+        self.paren_extent[inner] = (c[0].start_pos + self.base, c[-1].end_pos + self.base)
+        return inner
 
     def func_template_id(self, c):
         args = next((x for x in c if isinstance(x, list)), [])

@@ -56,6 +56,7 @@ class CudaParser:
         self.builder.source = source
         self.builder.base = base
         self.builder.statement_spans = {}
+        self.builder.paren_extent = {}
         self._postlex.oracle = oracle
         try:
             return self._lark.parse(text, start=start)

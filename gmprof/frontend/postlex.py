@@ -25,6 +25,8 @@ _STOP_TEMPLATE_SCAN = {";", "{", "}", "&&", "||", "?", "=", "==", "!=", "<=", ">
                        "return", "if", "while", "for", "|", "^", "%"}
 _TEMPLATE_ARG_OK_OPS = {",", "*", "&", "(", ")", "+", "-", "/", "<", ">", ">>", "[", "]", "::",
                         ".", "~", "!"}
+_DECLARATOR_BEFORE = {"TYPE_NAME", "VOID", "CHAR", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE",
+                      "SIGNED", "UNSIGNED", "BOOL", "AUTO", "RESTRICT", "CONST", "TGT"}
 _LITERAL_TYPES = {"INTEGER", "FLOATING", "CHARACTER", "STRING", "TRUE", "FALSE"}
 _TYPE_KEYWORD_TYPES = {"VOID", "CHAR", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE", "SIGNED",
                        "UNSIGNED", "BOOL", "AUTO", "CONST", "VOLATILE", "RESTRICT"}
@@ -63,6 +65,7 @@ class _Rewriter:
         self.oracle = owner.oracle
         self.toks = toks
         self.types = set()  # names declared in this function (typedefs, template params, tags)
+        self.variables = set()  # names declared as variables or parameters in this function
         self.out: list[Token] = []
         self.frames: list[_Frame] = []
         self.tlt_at: set[int] = set()  # indices of '<' tokens that open template arguments
@@ -233,6 +236,9 @@ class _Rewriter:
         if self.looks_like_type(i, prev_v, prev_t):
             self.emit(t, "TYPE_NAME")
             return
+        if (prev_t in _DECLARATOR_BEFORE or prev_v in ("*", "&")) and \
+                self.val(i + 1) in ("=", ";", ",", "[", ")"):
+            self.variables.add(v)  # a declarator: a variable or parameter being declared
         self.emit(t)
 
     def template_kind(self, i: int) -> str | None:
@@ -241,6 +247,8 @@ class _Rewriter:
             return "type"
         if v in self.oracle.func_templates:
             return "func"
+        if v in self.variables:
+            return None  # a variable: `a < b > (c)` is a comparison
         return self.template_ahead(i)
 
     def template_ahead(self, i: int) -> str | None:

@@ -154,7 +154,7 @@ def _declaration(toks: list[Tok], i: int) -> tuple[Segment, int]:
             words = [h.text for h in head if h.kind == "id"]
             if _is_scope_head(head):
                 return Segment(SCOPE_OPEN, start, t.end, keywords=frozenset(words)), j + 1
-            if _has_depth0(head, "="):
+            if _has_depth0(_strip_template_prefix(head), "="):
                 # An initializer: `__device__ int x[] = {1, 2};` — skip the braces, go on to ';'.
                 j = _matching(toks, j, "{", "}") + 1
                 continue

@@ -1,0 +1,431 @@
+"""FindAccesses: every memory access site of a device function, its object and its kind.
+
+Read-only analysis. Takes a parsed Function, its Names and MemoryObjects; returns AccessSites in
+source order. An access site is one expression that reads or writes one element of a memory
+object:
+  s[i][j]          a full subscript of a declared array (partial subscripts are addresses)
+  p[i], p[i].x     a subscript of a pointer (a member of the element counts as that element)
+  *(p + i), *p     a dereference;  p->x  a member through a pointer
+  counter          a scalar file-scope __device__ / __shared__ variable used as a value
+  &a[i] passed to atomicAdd & co.: a read-write access (the atomic reads and writes it)
+Its kind is read, write (the target of `=`), or read-write (`+=`, `++`, atomics).
+
+Pointers are followed through local aliases (`float *row = A + i * n; row[j]` is an access to A)
+when every definition of the alias points into the same object; otherwise the site is kept with
+object None and the reason, and the runtime finds the object from the address.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from gmprof.errors import Location
+from gmprof.frontend import cxx_ast as X
+from gmprof.frontend.program import Function
+
+from .scopes import GLOBAL, LOCAL, PARAM, Names
+from .symbols import LOCAL_ARRAY, MemoryObject
+
+READ = "read"
+WRITE = "write"
+READ_WRITE = "read-write"
+
+ATOMIC_FUNCTIONS = frozenset(
+    f"{base}{suffix}"
+    for base in ("atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc",
+                 "atomicDec", "atomicCAS", "atomicAnd", "atomicOr", "atomicXor")
+    for suffix in ("", "_block", "_system")
+)
+
+
+@dataclass(eq=False)
+class AccessSite:
+    node: c_ast.Node  # the access expression (outermost ArrayRef, the '*' UnaryOp, ...)
+    object: MemoryObject | None
+    kind: str  # READ / WRITE / READ_WRITE
+    subscripts: tuple  # index expressions as written, outermost first ([i][j] -> (i, j))
+    via: str | None  # the local pointer the access went through, if any
+    form: str  # 'subscript' a[i], 'deref' *(p + i), 'arrow' p->x, 'scalar' x, 'pointer' (the
+    # pointer argument of an atomic: atomicAdd(p + i, v))
+    function: Function
+    unresolved: str | None = None  # why the object is unknown (when object is None)
+    atomic: str | None = None  # the atomic function, for atomic accesses
+    id: int = -1  # index within the translation unit's sites, set by the caller
+
+    @property
+    def location(self) -> Location:
+        return self.node.coord.location()
+
+    @property
+    def text(self) -> str:
+        return X.span(self.node).text
+
+    @property
+    def index_text(self) -> str:
+        if self.form == "subscript":
+            return "".join(f"[{X.span(s).text}]" for s in self.subscripts)
+        if self.subscripts:
+            return " + ".join(X.span(s).text for s in self.subscripts)
+        return "0"
+
+    @property
+    def object_name(self) -> str:
+        if self.object is not None:
+            return self.object.name
+        return "?"
+
+    @property
+    def profiled(self) -> bool:
+        """Whether gmprof counts this site (local arrays live in registers / local memory)."""
+        return self.object is None or self.object.space != LOCAL_ARRAY
+
+    def __repr__(self) -> str:
+        return f"AccessSite({self.text!r}, {self.object_name}, {self.kind})"
+
+
+def parent_map(root) -> dict:
+    """node -> parent, for every node under root (keyed by node object)."""
+    parents = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for _, child in node.children():
+            parents[child] = node
+            stack.append(child)
+    return parents
+
+
+class FindAccesses:
+    def __init__(self, function: Function, names: Names, objects: list[MemoryObject]):
+        self.function = function
+        self.names = names
+        self.by_symbol = {obj.symbol: obj for obj in objects}
+        self.objects = objects
+        self.parents = parent_map(function.funcdef.body)
+        self.sites: list[AccessSite] = []
+        self._claimed: set = set()  # nodes already inside a recorded access's base
+        self._alias_cache: dict = {}
+        # `T &r = a[i];` binds a reference to an element: the binding is not an access, every
+        # use of r is an access to a[i].
+        self.references: dict = {}  # Symbol -> the bound element expression
+        self._reference_inits: set = set()
+        for sym in names.locals:
+            decl = sym.decl
+            if isinstance(decl, c_ast.Decl) and isinstance(decl.type, X.RefDecl) and \
+                    decl.init is not None and isinstance(decl.init, (c_ast.ArrayRef,
+                                                                     c_ast.UnaryOp)):
+                self.references[sym] = decl.init
+                self._reference_inits.add(decl.init)
+
+    # -- pointer resolution --------------------------------------------------------------
+    def resolve_pointer(self, expr, depth: int = 0):
+        """(object, via, reason) for a pointer-valued expression."""
+        if depth > 12:
+            return None, None, "pointer defined through too many steps"
+        if isinstance(expr, c_ast.ID):
+            sym = self.names[expr]
+            if sym is None:
+                return None, None, f"unknown name {expr.name}"
+            if sym in self.by_symbol:
+                return self.by_symbol[sym], None, None
+            if sym.kind == LOCAL and isinstance(sym.decl, c_ast.Decl):
+                obj, reason = self.resolve_alias(sym, depth)
+                return obj, sym.name, reason
+            if sym.kind == PARAM:
+                return None, None, f"{sym.name} is not a pointer"
+            return None, None, f"{expr.name} is not a known memory object"
+        if isinstance(expr, (c_ast.Cast, X.CxxCast)):
+            return self.resolve_pointer(expr.expr, depth + 1)
+        if isinstance(expr, c_ast.BinaryOp) and expr.op in ("+", "-"):
+            left = self.resolve_pointer(expr.left, depth + 1)
+            if left[0] is not None or expr.op == "-":
+                return left
+            return self.resolve_pointer(expr.right, depth + 1)
+        if isinstance(expr, c_ast.UnaryOp) and expr.op == "&":
+            inner = expr.expr
+            while isinstance(inner, c_ast.ArrayRef):
+                inner = inner.name
+            if isinstance(inner, c_ast.StructRef):
+                inner = inner.name
+                while isinstance(inner, c_ast.ArrayRef):
+                    inner = inner.name
+            return self.resolve_pointer(inner, depth + 1)
+        if isinstance(expr, c_ast.UnaryOp) and expr.op in ("p++", "p--", "++", "--"):
+            return self.resolve_pointer(expr.expr, depth + 1)
+        if isinstance(expr, c_ast.ArrayRef):
+            # a row of a multi-dimensional array: s[i] used as a pointer
+            base = expr
+            while isinstance(base, c_ast.ArrayRef):
+                base = base.name
+            return self.resolve_pointer(base, depth + 1)
+        if isinstance(expr, c_ast.TernaryOp):
+            a = self.resolve_pointer(expr.iftrue, depth + 1)
+            b = self.resolve_pointer(expr.iffalse, depth + 1)
+            if a[0] is not None and a[0] is b[0]:
+                return a
+            return None, None, "the pointer is chosen by a condition between objects"
+        if isinstance(expr, c_ast.StructRef):
+            return None, None, f"pointer loaded from a structure member ({X.span(expr).text})"
+        if isinstance(expr, c_ast.FuncCall):
+            return None, None, "pointer returned by a call"
+        return None, None, "pointer expression not understood"
+
+    def resolve_alias(self, sym, depth):
+        """A local pointer aliases one object if every definition points into it."""
+        if sym in self._alias_cache:
+            return self._alias_cache[sym]
+        self._alias_cache[sym] = (None, f"{sym.name} is defined in terms of itself")
+        defs = [sym.decl.init] if sym.decl.init is not None else []
+        for node in self._assignments_to(sym):
+            if node.op in ("=",):
+                defs.append(node.rvalue)
+            # p += k, p++ keep pointing into the same object
+        result = (None, f"local {sym.name} is never given a value")
+        if defs:
+            targets = [self.resolve_pointer(d, depth + 1) for d in defs]
+            objs = {id(t[0]) for t in targets}
+            if all(t[0] is not None for t in targets) and len(objs) == 1:
+                result = (targets[0][0], None)
+            elif any(t[0] is None for t in targets):
+                bad = next(t for t in targets if t[0] is None)
+                result = (None, f"{sym.name}: {bad[2]}")
+            else:
+                result = (None, f"pointer aliasing: {sym.name} may point into "
+                          + " or ".join(sorted({t[0].name for t in targets})))
+        if self._address_taken(sym):
+            result = (None, f"the address of {sym.name} is taken, so it may change anywhere")
+        self._alias_cache[sym] = result
+        return result
+
+    def _uses(self, sym):
+        return [node for node, s in self.names.symbol_of.items() if s is sym]
+
+    def _assignments_to(self, sym):
+        out = []
+        for use in self._uses(sym):
+            parent = self.parents.get(use)
+            if isinstance(parent, c_ast.Assignment) and parent.lvalue is use:
+                out.append(parent)
+        return out
+
+    def _address_taken(self, sym) -> bool:
+        for use in self._uses(sym):
+            parent = self.parents.get(use)
+            if isinstance(parent, c_ast.UnaryOp) and parent.op == "&":
+                return True
+        return False
+
+    # -- kinds -----------------------------------------------------------------------------
+    def kind_of(self, node) -> tuple[str, str | None]:
+        """(kind, atomic function) for an access expression, from how its value is used."""
+        parent = self.parents.get(node)
+        child = node
+        # a member of the element: p[i].x = v writes element i
+        while isinstance(parent, c_ast.StructRef) and parent.name is child and parent.type == ".":
+            child, parent = parent, self.parents.get(parent)
+        if isinstance(parent, c_ast.Assignment) and parent.lvalue is child:
+            return (WRITE if parent.op == "=" else READ_WRITE), None
+        if isinstance(parent, c_ast.UnaryOp) and parent.op in ("++", "--", "p++", "p--"):
+            return READ_WRITE, None
+        return READ, None
+
+    # -- the walk ------------------------------------------------------------------------
+    def run(self) -> list[AccessSite]:
+        self._visit(self.function.funcdef.body)
+        self.sites.sort(key=lambda s: (s.node.coord.start, -s.node.coord.end))
+        return self.sites
+
+    def _visit(self, node):
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n not in self._claimed:
+                self._consider(n)
+            kids = [c for _, c in n.children()]
+            stack.extend(reversed(kids))
+
+    def _record(self, node, obj, kind, subscripts, via, form, reason=None, atomic=None):
+        if obj is None and reason is None:
+            reason = "unknown object"
+        self.sites.append(AccessSite(node, obj, kind, tuple(subscripts), via, form,
+                                     self.function, reason, atomic))
+
+    def _consider(self, n):
+        parent = self.parents.get(n)
+        if isinstance(n, c_ast.ArrayRef):
+            if isinstance(parent, c_ast.ArrayRef) and parent.name is n:
+                return  # inner part of a chain; the outermost decides
+            subs = []
+            base = n
+            while isinstance(base, c_ast.ArrayRef):
+                subs.append(base.subscript)
+                base = base.name
+            subs.reverse()
+            if self._is_local_value(base):
+                return  # an array member of a local struct: registers, not memory
+            obj, via, reason = self.resolve_pointer(base)
+            rank = self._rank(obj, base)
+            if rank is not None and len(subs) < rank:
+                return  # a partial subscript: an address (decays to a row pointer)
+            if self._address_use(n):
+                return
+            kind, atomic = self._atomic_or_kind(n)
+            if rank is not None and len(subs) > rank:
+                # e.g. float **a: a[i] reads a pointer from a; [j] goes through an unknown one
+                self._record(n, None, kind, subs[rank:], None, "subscript",
+                             "pointer loaded from memory")
+                return
+            self._record(n, obj, kind, subs, via, "subscript", reason, atomic)
+            # the subscript expressions hold their own accesses; the base does not
+            self._claim_base(base)
+        elif isinstance(n, c_ast.UnaryOp) and n.op == "*":
+            if self._address_use(n):
+                return
+            obj, via, reason = self.resolve_pointer(n.expr)
+            offsets = self._offsets(n.expr)
+            kind, atomic = self._atomic_or_kind(n)
+            self._record(n, obj, kind, offsets, via, "deref", reason, atomic)
+        elif isinstance(n, c_ast.StructRef) and n.type == "->":
+            obj, via, reason = self.resolve_pointer(n.name)
+            kind, atomic = self._atomic_or_kind(n)
+            self._record(n, obj, kind, self._offsets(n.name), via, "arrow", reason, atomic)
+        elif isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and \
+                n.name.name in ATOMIC_FUNCTIONS and n.args is not None and n.args.exprs:
+            # atomicAdd(p + i, v): the pointer itself is the first argument (`&a[i]` is
+            # handled where the subscript is)
+            ptr = n.args.exprs[0]
+            if isinstance(ptr, c_ast.UnaryOp) and ptr.op == "&":
+                return
+            obj, via, reason = self.resolve_pointer(ptr)
+            self._record(ptr, obj, READ_WRITE, self._offsets(ptr), via, "pointer", reason,
+                         n.name.name)
+            self._claim_base(ptr)
+        elif isinstance(n, c_ast.ID):
+            sym = self.names[n]
+            if sym in self.references:
+                self._reference_use(n, sym)
+                return
+            if sym is None or sym not in self.by_symbol:
+                return
+            obj = self.by_symbol[sym]
+            if obj.dims or obj.is_pointer:
+                return  # an array or pointer named without a subscript: an address
+            if isinstance(parent, c_ast.UnaryOp) and parent.op == "&":
+                kind, atomic = self._atomic_or_kind(n, through_address=True)
+                if atomic is None:
+                    return
+                self._record(n, obj, kind, (), None, "scalar", None, atomic)
+                return
+            kind, atomic = self.kind_of(n)
+            self._record(n, obj, kind, (), None, "scalar")
+
+    def _reference_use(self, n, sym) -> None:
+        bound = self.references[sym]
+        if isinstance(bound, c_ast.ArrayRef):
+            subs = []
+            base = bound
+            while isinstance(base, c_ast.ArrayRef):
+                subs.append(base.subscript)
+                base = base.name
+            subs.reverse()
+            form = "subscript"
+        else:
+            base = bound.expr
+            subs = self._offsets(base)
+            form = "deref"
+        obj, _, reason = self.resolve_pointer(base)
+        kind, atomic = self._atomic_or_kind(n)
+        self._record(n, obj, kind, subs, sym.name, form, reason, atomic)
+
+    def _is_local_value(self, base) -> bool:
+        """Whether `base` is a member of a local (non-pointer) variable: `v.arr`."""
+        if not (isinstance(base, c_ast.StructRef) and base.type == "."):
+            return False
+        root = base
+        while isinstance(root, (c_ast.StructRef, c_ast.ArrayRef)):
+            if isinstance(root, c_ast.StructRef) and root.type == "->":
+                return False
+            root = root.name
+        if not isinstance(root, c_ast.ID):
+            return False
+        sym = self.names[root]
+        return sym is not None and sym.kind in (LOCAL, PARAM) and sym not in self.by_symbol \
+            and not isinstance(sym.type, c_ast.PtrDecl)
+
+    def _claim_base(self, base):
+        for node in X.walk(base):
+            self._claimed.add(node)
+
+    def _rank(self, obj, base) -> int | None:
+        """How many subscripts a full access of `base` takes (None when unknown)."""
+        if obj is None:
+            return None
+        if isinstance(base, (c_ast.Cast, X.CxxCast, c_ast.BinaryOp)) or (
+                isinstance(base, c_ast.ID) and self.names[base] is not None
+                and self.names[base] not in self.by_symbol):
+            return 1  # through a cast or an alias: one subscript per element of the new type
+        if obj.is_pointer:
+            return len(obj.dims)
+        return max(len(obj.dims), 1)
+
+    def _address_use(self, node) -> bool:
+        """`&a[i]` not passed to an atomic is address arithmetic, not an access; nor is the
+        element a reference is bound to."""
+        if node in self._reference_inits:
+            return True
+        parent = self.parents.get(node)
+        if isinstance(parent, c_ast.UnaryOp) and parent.op == "&":
+            return self._atomic_of_address(parent) is None
+        return False
+
+    def _atomic_of_address(self, amp) -> str | None:
+        parent = self.parents.get(amp)
+        if isinstance(parent, c_ast.ExprList):
+            call = self.parents.get(parent)
+            if isinstance(call, c_ast.FuncCall) and parent.exprs and parent.exprs[0] is amp:
+                name = call.name.name if isinstance(call.name, c_ast.ID) else None
+                if name in ATOMIC_FUNCTIONS:
+                    return name
+        return None
+
+    def _atomic_or_kind(self, node, through_address=False):
+        parent = self.parents.get(node)
+        if isinstance(parent, c_ast.UnaryOp) and parent.op == "&":
+            atomic = self._atomic_of_address(parent)
+            if atomic is not None:
+                return READ_WRITE, atomic
+        return self.kind_of(node)
+
+    def _offsets(self, expr) -> list:
+        """The element offsets added to a pointer: *(p + i + j) -> [i, j]."""
+        out = []
+        while True:
+            if isinstance(expr, c_ast.BinaryOp) and expr.op in ("+", "-"):
+                if self.resolve_pointer(expr.left)[0] is not None or not \
+                        self._looks_integral(expr.left):
+                    out.append(expr.right)
+                    expr = expr.left
+                else:
+                    out.append(expr.left)
+                    expr = expr.right
+            elif isinstance(expr, (c_ast.Cast, X.CxxCast)):
+                expr = expr.expr
+            else:
+                break
+        out.reverse()
+        return out
+
+    @staticmethod
+    def _looks_integral(expr) -> bool:
+        return isinstance(expr, c_ast.Constant)
+
+
+def find_accesses(function: Function, names: Names, objects: list[MemoryObject]) -> list[AccessSite]:
+    if function.funcdef is None:
+        return []
+    return FindAccesses(function, names, objects).run()
+
+
+__all__ = ["AccessSite", "find_accesses", "parent_map", "READ", "WRITE", "READ_WRITE",
+           "ATOMIC_FUNCTIONS", "GLOBAL"]
