@@ -80,6 +80,24 @@ def cmd_parse(args) -> int:
     return 0
 
 
+def cmd_analyze(args) -> int:
+    from .passes.pipeline import analyze
+    from .report.analysis import analysis, render_text
+
+    tu = load_tu(args)
+    program = analyze(tu)
+    if args.kernel is not None and args.kernel not in program.extra["kernels"]:
+        raise GmprofError(f"no kernel named {args.kernel!r} in {args.file} (kernels: "
+                          f"{', '.join(program.extra['kernels']) or 'none'})")
+    data = analysis(program, args.kernel)
+    if args.json:
+        print(json.dumps(data, indent=2, default=str))
+    else:
+        render_text(data, _console(), verbose=args.verbose)
+        _print_warnings(tu.warnings)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gmprof", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -88,6 +106,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_frontend_options(p)
     p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.parse/1)")
     p.set_defaults(run=cmd_parse)
+
+    p = sub.add_parser("analyze", help="classify every access site (static, tid-invariant, "
+                                       "warp-uniform, loop-invariant) with reasons")
+    _add_frontend_options(p)
+    p.add_argument("--kernel", help="only this kernel")
+    p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.analyze/1)")
+    p.add_argument("-v", "--verbose", action="store_true", help="also say why classes fail")
+    p.set_defaults(run=cmd_analyze)
 
     from . import cli_commands
 

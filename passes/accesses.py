@@ -164,7 +164,10 @@ class FindAccesses:
             b = self.resolve_pointer(expr.iffalse, depth + 1)
             if a[0] is not None and a[0] is b[0]:
                 return a
-            return None, None, "the pointer is chosen by a condition between objects"
+            names = sorted({t[0].name for t in (a, b) if t[0] is not None})
+            if len(names) == 2:
+                return None, None, f"pointer aliasing: it may point into {names[0]} or {names[1]}"
+            return None, None, "the pointer is chosen by a condition"
         if isinstance(expr, c_ast.StructRef):
             return None, None, f"pointer loaded from a structure member ({X.span(expr).text})"
         if isinstance(expr, c_ast.FuncCall):

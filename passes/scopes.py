@@ -59,6 +59,7 @@ class Names:
     declared: dict = field(default_factory=dict)  # Decl node -> Symbol
     params: list = field(default_factory=list)  # Symbols, in order
     locals: list = field(default_factory=list)  # Symbols, in declaration order
+    template_params: list = field(default_factory=list)  # Symbols, in order
 
     def __getitem__(self, node) -> Symbol | None:
         return self.symbol_of.get(node)
@@ -81,6 +82,7 @@ class ResolveNames(c_ast.NodeVisitor):
         for tp in fn.template_params:
             if tp.name:
                 scope[tp.name] = Symbol(tp.name, TEMPLATE_PARAM, tp, function=fn)
+                self.result.template_params.append(scope[tp.name])
         for index, param in enumerate(fn.params):
             if isinstance(param, c_ast.Decl) and param.name:
                 sym = Symbol(param.name, PARAM, param, index=index, function=fn)

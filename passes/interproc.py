@@ -1,0 +1,158 @@
+"""ClassifyKernels: classify every access a kernel makes, following calls into device functions.
+
+Read-only analysis. For each kernel, its own sites are classified in the kernel's context; for
+each call to a parsed `__device__` function, the callee's sites are classified in a context
+where its parameters hold the call's argument values and its pointer parameters are bound to
+the caller's objects (so `image[i]` inside a helper counts against the kernel's `image`). Calls
+are followed to a fixed depth; recursion stops there.
+
+Returns, per kernel, a KernelAnalysis: the SiteClass of every (site, call chain), and each
+SiteClass's target object (the kernel-level object its counts go to).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pycparser import c_ast
+
+from .classify import Classifier, Frame, SiteClass
+from .control import ControlGuards
+from .symbols import DEVICE
+from .values import Context, ValueAnalysis
+
+_MAX_CALL_DEPTH = 6
+
+
+@dataclass
+class Binding:
+    """A callee's pointer parameter bound to a caller-level object plus a byte offset."""
+
+    object: object
+    offset: object  # Value
+
+
+@dataclass
+class KernelAnalysis:
+    kernel: object  # FunctionFacts
+    classes: list[SiteClass] = field(default_factory=list)
+    targets: dict = field(default_factory=dict)  # SiteClass -> (MemoryObject | None, Value|None)
+    calls: list = field(default_factory=list)  # (chain, callee FunctionFacts)
+
+    def of_site(self, site) -> list[SiteClass]:
+        return [c for c in self.classes if c.site is site]
+
+
+class ClassifyKernels:
+    def __init__(self, program):
+        self.program = program
+
+    def run(self) -> dict:
+        out = {}
+        for facts in self.program.functions:
+            if facts.function.is_kernel:
+                out[facts.name] = self.kernel(facts)
+        return out
+
+    def kernel(self, facts) -> KernelAnalysis:
+        result = KernelAnalysis(facts)
+        values = self.program.values(facts, Context(facts))
+        frame_tail: list[Frame] = []
+        self._function(result, facts, values, frame_tail, chain=(), bindings={})
+        return result
+
+    def _function(self, result, facts, values, caller_frames, chain, bindings):
+        guards = self.program.guards(facts)
+        for site in facts.sites:
+            frames = [Frame(facts, values, guards, site.node)] + caller_frames
+            sc = Classifier(frames).classify(site, chain)
+            result.classes.append(sc)
+            result.targets[sc] = self._target(site, sc, bindings, values)
+        if len(chain) >= _MAX_CALL_DEPTH:
+            return
+        for call in self._calls(facts):
+            callee = self._callee(facts, call)
+            if callee is None:
+                continue
+            args = call.args.exprs if call.args is not None else []
+            params = {}
+            new_bindings = {}
+            from .address import AddressOf, _Lost
+            for k, sym in enumerate(callee.names.params):
+                if k >= len(args):
+                    break
+                params[sym] = values.value(args[k])
+                obj = callee.names and _param_object(callee, sym)
+                if obj is not None:
+                    try:
+                        offset, _ = AddressOf(values).pointer(args[k])
+                        target = self._pointer_target(facts, args[k], bindings, values)
+                        if target is not None:
+                            tobj, toff = target
+                            new_bindings[obj] = Binding(
+                                tobj, values._arith("+", toff, offset) if toff is not None
+                                else offset)
+                    except _Lost:
+                        pass
+            from gmprof.frontend import cxx_ast as X
+            if isinstance(call.name, X.TemplateId):
+                for k, sym in enumerate(callee.names.template_params):
+                    if k < len(call.name.args) and not isinstance(call.name.args[k],
+                                                                   c_ast.Typename):
+                        params[sym] = values.value(call.name.args[k])
+            ctx = Context(callee, params, values.context, call, values.context.depth + 1)
+            callee_values = self.program.values(callee, ctx)
+            frame = Frame(facts, values, self.program.guards(facts), call)
+            result.calls.append((chain + (call,), callee))
+            self._function(result, callee, callee_values, [frame] + caller_frames,
+                           chain + (call,), new_bindings)
+
+    def _pointer_target(self, facts, expr, bindings, values):
+        """(kernel-level object, extra offset) a caller's pointer expression refers to."""
+        from .accesses import FindAccesses
+
+        finder = FindAccesses(facts.function, facts.names, facts.objects)
+        obj, _, _ = finder.resolve_pointer(expr)
+        if obj is None:
+            return None
+        if obj in bindings:
+            b = bindings[obj]
+            return b.object, b.offset
+        return obj, None
+
+    def _target(self, site, sc: SiteClass, bindings, values):
+        obj = site.object
+        if obj is None:
+            return (None, None)
+        if obj in bindings:
+            b = bindings[obj]
+            offset = values._arith("+", b.offset, sc.address.offset) if b.offset is not None \
+                else sc.address.offset
+            return (b.object, offset)
+        if obj.space == DEVICE and obj.function != site.function.name:
+            return (None, None)
+        return (obj, sc.address.offset)
+
+    def _calls(self, facts):
+        from gmprof.frontend import cxx_ast as X
+
+        return [n for n in X.walk(facts.function.funcdef.body) if isinstance(n, c_ast.FuncCall)]
+
+    def _callee(self, facts, call):
+        name = call.name
+        if isinstance(name, c_ast.ID):
+            sym = facts.names[name]
+            if sym is not None and sym.kind == "function" and sym.decl is not None:
+                return self.program.facts(sym.name)
+            return None
+        from gmprof.frontend import cxx_ast as X
+
+        if isinstance(name, X.TemplateId):
+            return self.program.facts(name.name)
+        return None
+
+
+def _param_object(callee_facts, sym):
+    for obj in callee_facts.objects:
+        if obj.symbol is sym:
+            return obj
+    return None
