@@ -102,15 +102,15 @@ def test_cxx_constructs_parse():
     assert [str(e.value) for e in kernel.parsed.launch_bounds] == ["256", "2"]
     sites, facts, _ = sites_of("cxx.cu", "cxx_kernel")
     assert sites == [
-        (26, "out", "write", "[i]"),  # through the reference `float &ref = out[i]`
-        (26, "in", "read", "[i]"),
-        (29, "out", "write", "[n - 1]"),
-        (30, "out", "write", "[0]"),
-        (30, "in", "read", "[1]"),
+        (28, "out", "write", "[i]"),  # through the reference `float &ref = out[i]`
+        (28, "in", "read", "[i]"),
+        (31, "out", "write", "[n - 1]"),
+        (32, "out", "write", "[0]"),
+        (32, "in", "read", "[1]"),
     ]
     assert facts.sites[0].via == "ref"
     sum_sites, _, _ = sites_of("cxx.cu", "sum_n")
-    assert sum_sites == [(17, "x", "read", "[i]")]
+    assert sum_sites == [(19, "x", "read", "[i]")]
 
 
 def test_atomics_scalars_and_file_scope_variables():

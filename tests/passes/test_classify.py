@@ -74,61 +74,61 @@ def test_jacobi_tile_live_ranges(paper):
 
 def test_access_under_if_inside_loop_is_not_loop_invariant(negative):
     c = classes(negative, "negatives")
-    s0 = c[(12, "s[0]")]
+    s0 = c[(13, "s[0]")]
     assert invariant_loops(s0) == []
     assert "under a condition inside the loop" in s0.loops[0].reason
-    s1 = c[(13, "s[1]")]
+    s1 = c[(14, "s[1]")]
     assert invariant_loops(s1) == ["for k"] and s1.tid_invariant
 
 
 def test_index_through_variable_written_in_loop_is_not_invariant(negative):
-    aj = classes(negative, "negatives")[(14, "a[j]")]
+    aj = classes(negative, "negatives")[(15, "a[j]")]
     assert invariant_loops(aj) == [] and "changes with 'for k'" in aj.loops[0].reason
     assert not aj.static
 
 
 def test_threadidx_through_a_temporary_is_not_tid_invariant(negative):
-    btmp = classes(negative, "negatives")[(18, "b[tmp]")]
+    btmp = classes(negative, "negatives")[(19, "b[tmp]")]
     assert not btmp.tid_invariant and not btmp.warp_uniform
     assert "threadIdx.x" in btmp.tid_reason
     assert btmp.static  # still affine: 2*threadIdx.x
 
 
 def test_pointer_that_may_alias_is_conservative(negative):
-    p0 = classes(negative, "negatives")[(20, "p[0]")]
+    p0 = classes(negative, "negatives")[(21, "p[0]")]
     assert p0.site.object is None and "may point into a or b" in p0.site.unresolved
     assert not (p0.static or p0.tid_invariant or p0.warp_uniform)
 
 
 def test_unknown_call_and_data_dependent_index_are_conservative(negative):
     c = classes(negative, "negatives")
-    call = c[(21, "b[opaque(3)]")]
+    call = c[(22, "b[opaque(3)]")]
     assert not (call.static or call.tid_invariant or call.warp_uniform)
-    data = c[(22, "b[idx[t]]")]
+    data = c[(23, "b[idx[t]]")]
     assert not data.static and not data.tid_invariant
 
 
 def test_read_of_an_object_the_kernel_writes_is_not_uniform(negative):
     c = classes(negative, "negatives")
-    st = c[(23, "s[t]")]
+    st = c[(24, "s[t]")]
     assert not st.tid_invariant
-    b0 = c[(23, "b[0]")]
+    b0 = c[(24, "b[0]")]
     assert b0.tid_invariant  # its address is uniform; its value is not (b is written)
 
 
 def test_loop_with_break_is_not_invariant_and_not_static(negative):
     c = classes(negative, "negatives")
-    s2 = c[(27, "s[2]")]
+    s2 = c[(28, "s[2]")]
     assert invariant_loops(s2) == [] and "end an iteration early" in s2.loops[0].reason
     assert not s2.static
 
 
 def test_early_exit_becomes_a_static_constraint(negative):
-    out = classes(negative, "early_exit")[(35, "out[i]")]
+    out = classes(negative, "early_exit")[(36, "out[i]")]
     assert out.static and out.formula.constraints[0] == "not"
     assert not out.block_convergent  # the exit depends on the thread
 
 
 def test_while_loop_counter_is_an_iterator(negative):
-    ak = classes(negative, "while_counter")[(42, "a[k]")]
+    ak = classes(negative, "while_counter")[(43, "a[k]")]
     assert ak.static and ak.formula.loops  # a[k], k = 0, 1, ... n-1

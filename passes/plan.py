@@ -1,0 +1,348 @@
+"""PlanCounters: decide, for every access site, how it is counted; lay out the counters.
+
+A planning pass. Takes the analysed program and a Mode (the paper's optimisations as flags);
+returns a Plan:
+  objects   every profiled memory object with a slot in the launch's object table (device
+            pointer parameters of each kernel, file-scope variables, shared arrays, and one slot
+            for dynamic shared memory, which all `extern __shared__` declarations alias)
+  sites     per site: `static` (no code: its counts come from a formula at launch), `hook`
+            (a counter update, with a MODE: EACH thread, one lane per WARP or per UNIFORM
+            group, or one thread per BLOCK; optionally weighted by the trip counts of loops it
+            is invariant in and counted in their first iteration only), `lr_start` (enhanced
+            mode), or `none` (local arrays)
+  loops     the loops whose first iteration and trip count the hooks need
+
+    basic  every site: hook EACH                      (the paper's GMProf-basic)
+    SA     static sites: none; tid-invariant: BLOCK or UNIFORM; warp-uniform: WARP;
+           loop-invariant: weighted by the trip count, first iteration only
+    default = SA + SM, atomic, exact
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gmprof.errors import GmprofError
+
+from .symbols import CONSTANT, DEVICE, GLOBAL_VAR, LOCAL_ARRAY, SHARED, SHARED_DYNAMIC
+
+STATIC = "static"
+HOOK = "hook"
+LR_START = "lr_start"
+NONE = "none"
+
+
+@dataclass(frozen=True)
+class Mode:
+    """The paper's optimisations as flags, plus ours. Names: basic, SA, NA, SM, TH."""
+
+    sa: bool = True
+    na: bool = False
+    sm: bool = True
+    threshold: int | None = None
+    counter_bits: int = 32
+    enhanced: bool = False
+    sampling: float | None = None
+    sampler: str = "rng"  # 'rng' (a register generator) or 'paper' (a 0/1 sequence)
+    trace: bool = False
+    profile: str = "both"  # 'shm', 'dm' or 'both'
+
+    @property
+    def exact(self) -> bool:
+        return not self.na and self.sampling is None and self.threshold is None
+
+    @property
+    def name(self) -> str:
+        if self.trace:
+            return "trace"
+        parts = []
+        if self.sa:
+            parts.append("SA")
+        if self.na:
+            parts.append("NA")
+        if self.sm:
+            parts.append("SM")
+        if self.threshold is not None:
+            parts.append("TH")
+        base = "-".join(parts) or "basic"
+        if self == Mode():
+            base = "default"
+        extra = []
+        if self.counter_bits != 32:
+            extra.append(f"{self.counter_bits}-bit")
+        if self.enhanced:
+            extra.append("enhanced")
+        if self.sampling is not None:
+            extra.append(f"sampling {self.sampling:g} ({self.sampler})")
+        return base + (f" [{', '.join(extra)}]" if extra else "")
+
+    @staticmethod
+    def parse(text: str, *, threshold=None, counter_bits=32, enhanced=False, sampling=None,
+              sampler="rng", profile="both") -> "Mode":
+        """`default`, `basic`, `trace`, or flags joined by '-' or '+': SA, NA, SM, TH
+        (`SA-NA-SM-TH`, the paper's names)."""
+        text = (text or "default").strip()
+        if counter_bits not in (8, 16, 32):
+            raise GmprofError(f"--counter-bits must be 8, 16 or 32, not {counter_bits}")
+        if profile not in ("shm", "dm", "both"):
+            raise GmprofError(f"--profile must be shm, dm or both, not {profile!r}")
+        if sampling is not None and not (0.0 < sampling <= 1.0):
+            raise GmprofError(f"the sampling rate must be in (0, 1], not {sampling}")
+        if sampler not in ("rng", "paper"):
+            raise GmprofError(f"--sampler must be rng or paper, not {sampler!r}")
+        low = text.lower()
+        if low == "default":
+            flags = {"sa", "sm"}
+        elif low == "basic":
+            flags = set()
+        elif low == "trace":
+            return Mode(sa=False, sm=False, trace=True, profile=profile)
+        else:
+            flags = set()
+            for part in re.split(r"[-+, ]+", low):
+                if part in ("basic", ""):
+                    continue
+                if part not in ("sa", "na", "sm", "th"):
+                    raise GmprofError(f"unknown mode {part!r} in {text!r}: use default, basic, "
+                                      "trace, or SA, NA, SM, TH joined by '-'")
+                flags.add(part)
+        if "th" in flags and threshold is None:
+            threshold = 255 if counter_bits == 8 else 65535 if counter_bits == 16 else 255
+        if threshold is not None:
+            flags.add("th")
+            if threshold < 1:
+                raise GmprofError(f"the threshold must be at least 1, not {threshold}")
+            limit = (1 << counter_bits) - 1
+            if threshold > limit:
+                raise GmprofError(f"threshold {threshold} does not fit {counter_bits}-bit "
+                                  f"counters (at most {limit})")
+        elif counter_bits != 32:
+            raise GmprofError(f"{counter_bits}-bit counters need a threshold (--threshold N "
+                              "or mode TH)")
+        return Mode(sa="sa" in flags, na="na" in flags, sm="sm" in flags,
+                    threshold=threshold if "th" in flags else None, counter_bits=counter_bits,
+                    enhanced=enhanced, sampling=sampling, sampler=sampler, profile=profile)
+
+    def defines(self, sm: bool | None = None) -> dict:
+        """The GMPROF_* macros for this mode (SM may be overridden at launch)."""
+        use_sm = self.sm if sm is None else sm
+        return {
+            "GMPROF_SM": int(use_sm and not self.trace),
+            "GMPROF_ATOMIC": int(not self.na),
+            "GMPROF_COUNTER_BITS": self.counter_bits,
+            "GMPROF_THRESHOLD": self.threshold or 0,
+            "GMPROF_SAMPLING": int(self.sampling is not None),
+            "GMPROF_TRACE": int(self.trace),
+            "GMPROF_ENHANCED": int(self.enhanced),
+        }
+
+
+@dataclass(eq=False)
+class Slot:
+    """An entry of the launch's object table."""
+
+    index: int
+    name: str  # display name
+    kind: str  # 'device' or 'shared'
+    object: object  # the representative MemoryObject
+    objects: list = field(default_factory=list)  # every declaration it stands for
+    kernel: str | None = None  # the kernel whose parameter it is (None: any kernel)
+    dynamic: bool = False  # dynamic shared memory
+    live_ranges: bool = False  # enhanced mode keeps live-range statistics for it
+
+
+@dataclass(eq=False)
+class SitePlan:
+    site: object
+    strategy: str
+    mode: str = "EACH"  # EACH, WARP, UNIFORM, BLOCK
+    slot: Slot | None = None
+    weight_loops: list = field(default_factory=list)  # Loops counted once with their trips
+    reason: str = ""
+    classes: list = field(default_factory=list)  # SiteClass per context
+    lr_end_of: Slot | None = None  # enhanced: this device write ends a live range of that slot
+
+
+@dataclass
+class Plan:
+    mode: Mode
+    program: object
+    slots: list = field(default_factory=list)
+    sites: dict = field(default_factory=dict)  # AccessSite -> SitePlan
+    loops: dict = field(default_factory=dict)  # Loop -> id (loops needing first/trip state)
+    kernels: list = field(default_factory=list)  # kernel names
+
+    def slot_of(self, obj) -> Slot | None:
+        for slot in self.slots:
+            if obj in slot.objects:
+                return slot
+        return None
+
+    def kernel_slots(self, kernel: str) -> list[Slot]:
+        return [s for s in self.slots if s.kernel in (None, kernel)]
+
+    @property
+    def site_list(self) -> list:
+        return sorted(self.sites.values(), key=lambda p: p.site.id)
+
+
+class PlanCounters:
+    def __init__(self, program, mode: Mode):
+        self.program = program
+        self.mode = mode
+        self.plan = Plan(mode, program)
+
+    def run(self) -> Plan:
+        self._slots()
+        kernels = self.program.extra["kernels"]
+        self.plan.kernels = list(kernels)
+        by_site: dict = {}
+        for ka in kernels.values():
+            for sc in ka.classes:
+                by_site.setdefault(sc.site, []).append((ka, sc))
+        for facts in self.program.functions:
+            for site in facts.sites:
+                self.plan.sites[site] = self._site(site, by_site.get(site, []))
+        return self.plan
+
+    # -- objects -------------------------------------------------------------------------
+    def _slots(self) -> None:
+        slots = self.plan.slots
+        dynamic = None
+
+        def add(name, kind, obj, kernel=None, dyn=False):
+            slot = Slot(len(slots), name, kind, obj, [obj], kernel, dyn)
+            slots.append(slot)
+            return slot
+
+        globals_seen: dict = {}
+        for facts in self.program.functions:
+            fn = facts.function
+            for obj in facts.objects:
+                if obj.space == DEVICE and fn.is_kernel:
+                    add(obj.name, "device", obj, kernel=fn.name)
+                elif obj.space in (GLOBAL_VAR, CONSTANT):
+                    if obj.name in globals_seen:
+                        globals_seen[obj.name].objects.append(obj)
+                    else:
+                        globals_seen[obj.name] = add(obj.name, "device", obj)
+                elif obj.space == SHARED:
+                    add(obj.name if obj.function is None else obj.name, "shared", obj)
+                elif obj.space == SHARED_DYNAMIC:
+                    if dynamic is None:
+                        dynamic = add(obj.name, "shared", obj, dyn=True)
+                    else:
+                        dynamic.objects.append(obj)
+                        if obj.name not in dynamic.name.split("/"):
+                            dynamic.name += f"/{obj.name}"
+        if len(slots) > 64:
+            raise GmprofError(f"{len(slots)} memory objects in one translation unit: gmprof "
+                              "supports 64 (GMPROF_MAX_OBJECTS)")
+        if self.mode.enhanced:
+            for facts in self.program.functions:
+                lr = facts.extra.get("liveranges")
+                for obj in (lr.arrays() if lr else []):
+                    slot = self.plan.slot_of(obj)
+                    if slot is not None:
+                        slot.live_ranges = True
+
+    # -- sites ---------------------------------------------------------------------------
+    def _site(self, site, contexts) -> SitePlan:
+        mode = self.mode
+        obj = site.object
+        if obj is not None and obj.space == LOCAL_ARRAY:
+            return SitePlan(site, NONE, reason="a local array (registers or local memory)")
+        classes = [sc for _, sc in contexts]
+        slot, resolved = self._target_slot(site, contexts)
+        is_shared = slot.kind == "shared" if slot is not None else (
+            obj is not None and obj.is_shared)
+        if (mode.profile == "shm" and not is_shared) or (mode.profile == "dm" and is_shared):
+            return SitePlan(site, NONE, slot=slot, classes=classes,
+                            reason=f"not profiled (--profile {mode.profile})")
+        if not contexts:
+            return SitePlan(site, NONE, slot=slot, reason="not reachable from any kernel")
+        if is_shared and slot is None:
+            return SitePlan(site, NONE, reason="a shared-memory pointer gmprof cannot follow; "
+                            "its accesses are not counted")
+        plan = SitePlan(site, HOOK, "EACH", slot, classes=classes)
+        if mode.enhanced and slot is not None and slot.live_ranges:
+            lr = site.function and self.program.facts(site.function.name).extra["liveranges"]
+            starts = {x.site for xs in lr.starts.values() for x in xs} if lr else set()
+            if site in starts:
+                plan.strategy = LR_START
+                plan.reason = "starts a live range (enhanced mode)"
+                return plan
+        if mode.enhanced:
+            lr = self.program.facts(site.function.name).extra["liveranges"]
+            for shared, ends in (lr.ends.items() if lr else ()):
+                if any(x.site is site for x in ends):
+                    plan.lr_end_of = self.plan.slot_of(shared)
+        if mode.trace or not mode.sa:
+            plan.reason = "every access is counted (" + ("trace" if mode.trace else "basic") + ")"
+            return plan
+        keeps_live_ranges = mode.enhanced and slot is not None and slot.live_ranges
+        if all(sc.static for sc in classes) and resolved and not keeps_live_ranges:
+            plan.strategy = STATIC
+            plan.reason = "static: counted at launch from its formula"
+            return plan
+        if all(sc.tid_invariant and sc.block_convergent for sc in classes) and resolved:
+            plan.mode = "BLOCK"
+            plan.reason = "tid-invariant and executed by the whole block: one thread counts"
+        elif all(sc.tid_invariant for sc in classes) and resolved:
+            plan.mode = "UNIFORM"
+            plan.reason = "tid-invariant: one lane per warp counts its active lanes"
+        elif all(sc.warp_uniform for sc in classes) and resolved:
+            plan.mode = "WARP"
+            plan.reason = "warp-uniform: one lane per warp counts (when blockDim.x % 32 == 0)"
+        else:
+            reasons = [r for sc in classes for r in sc.dynamic_reasons]
+            plan.reason = "measured: " + (reasons[0] if reasons else "dynamic")
+        weights = self._weight_loops(site, classes)
+        if weights:
+            plan.weight_loops = weights
+            for loop in weights:
+                self.plan.loops.setdefault(loop, len(self.plan.loops))
+            plan.reason += "; counted once with the trip count of " + \
+                ", ".join(loop.label for loop in weights)
+        return plan
+
+    def _weight_loops(self, site, classes) -> list:
+        """Loops the site is invariant in, in every context, whose trip count the device can
+        compute at the first iteration (a counted loop: iterator, bound and step)."""
+        if not classes:
+            return []
+        first = classes[0]
+        out = []
+        for fact in first.loops:
+            loop = fact.loop
+            if not all(any(f.loop is loop and f.invariant for f in sc.loops) for sc in classes):
+                continue
+            if loop.iterator is None or loop.bound is None or loop.compare is None:
+                continue
+            if loop.kind == "do":
+                continue
+            out.append(loop)
+        return out
+
+    def _target_slot(self, site, contexts):
+        """(slot, resolved): the slot its counts go to, and whether that is certain at
+        compile time (otherwise the hook finds the object from the address at run time)."""
+        targets = set()
+        for ka, sc in contexts:
+            obj, _ = ka.targets.get(sc, (None, None))
+            targets.add(obj)
+        if site.object is not None and site.object.space in (SHARED, SHARED_DYNAMIC,
+                                                              GLOBAL_VAR, CONSTANT):
+            return self.plan.slot_of(site.object), True
+        if len(targets) == 1:
+            (obj,) = targets
+            if obj is not None:
+                return self.plan.slot_of(obj), True
+        shared_targets = {o for o in targets if o is not None and o.is_shared}
+        if shared_targets:
+            return None, False
+        return None, False
+
+
+def plan_counters(program, mode: Mode) -> Plan:
+    return PlanCounters(program, mode).run()

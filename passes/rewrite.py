@@ -1,0 +1,309 @@
+"""InstrumentSource: turn a Plan into text patches, and emit the instrumented translation unit.
+
+A rewrite pass. It collects its edits first (insertions at exact source offsets, and a few
+replacements), then applies them; the user's text, comments and macros are untouched between
+them, and no inserted text holds a newline, so every line keeps its number (only the inlined
+gmprof header and local includes get `#line` markers).
+
+    a[i] = s[tx];
+ -> (*::gmprof::dm<3, 0, ::gmprof::EACH>(&(a[i]), 1u, nullptr)) =
+        (*::gmprof::sm<4, 2, ::gmprof::WARP>(&(s[tx]), (const void *)(s), 1u, nullptr));
+
+Kernels get `::gmprof::enter();` after their opening brace (zeroes the block's counters in
+shared memory) and `::gmprof::leave();` before every return and their closing brace (the last
+thread out flushes the counters). A loop whose first iteration and trip count a site needs is
+wrapped: `{ bool __gmprof_first_0 = true; unsigned __gmprof_trip_0 = 0u; for (...) { if
+(__gmprof_first_0) __gmprof_trip_0 = ::gmprof::trips(...); ... __gmprof_first_0 = false; } }`.
+
+emit() writes either the whole file (host code kept: `gmprof instrument`, for nvcc) or the
+device-only translation unit (host code blanked line for line: for NVRTC and the CPU backend).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from gmprof._paths import runtime_cu_dir
+from gmprof.frontend import cxx_ast as X
+from gmprof.frontend import segment as S
+from gmprof.frontend.scan import directive_body
+
+from .plan import HOOK, LR_START, Plan
+
+_PREFIX, _SUFFIX, _REPLACE = 0, 1, 2
+
+# System headers NVRTC can compile (device-side); anything else in <...> is host-only.
+_NVRTC_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cooperative_groups", "cub/", "cuda/",
+                  "curand_kernel.h", "math_constants.h", "mma.h", "cuda_pipeline",
+                  "sm_", "vector_types.h", "vector_functions.h")
+_CPU_HEADERS = ("stdio.h", "stdlib.h", "math.h", "stdint.h", "assert.h", "limits.h", "float.h",
+                "cstdio", "cstdlib", "cmath", "cstdint", "cassert", "climits", "cfloat",
+                "string.h", "cstring")
+
+
+@dataclass
+class Patch:
+    offset: int
+    kind: int  # _PREFIX, _SUFFIX or _REPLACE
+    text: str
+    span: int  # length of the construct it belongs to: orders patches at one offset
+    end: int = 0  # for _REPLACE: the end of the replaced text
+
+
+class InstrumentSource:
+    def __init__(self, plan: Plan, cpu: bool = False):
+        self.plan = plan
+        self.program = plan.program
+        self.tu = self.program.tu
+        self.cpu = cpu
+        self.patches: dict = {}  # SourceFile -> [Patch]
+        self.needs_shared_bases = False
+
+    # -- patch helpers -------------------------------------------------------------------
+    def _add(self, source, patch: Patch) -> None:
+        self.patches.setdefault(source, []).append(patch)
+
+    def _wrap(self, node, prefix: str, suffix: str) -> None:
+        sp = X.span(node)
+        length = sp.end - sp.start
+        self._add(sp.source, Patch(sp.start, _PREFIX, prefix, length))
+        self._add(sp.source, Patch(sp.end, _SUFFIX, suffix, length))
+
+    def _insert_after_brace(self, compound, text: str) -> None:
+        sp = X.span(compound)
+        self._add(sp.source, Patch(sp.start + 1, _PREFIX, text, sp.end - sp.start))
+
+    def _insert_before_brace(self, compound, text: str) -> None:
+        sp = X.span(compound)
+        self._add(sp.source, Patch(sp.end - 1, _SUFFIX, text, sp.end - sp.start))
+
+    # -- the pass ------------------------------------------------------------------------
+    def run(self) -> dict:
+        mode = self.plan.mode
+        for facts in self.program.functions:
+            for site in facts.sites:
+                sp = self.plan.sites.get(site)
+                if sp is not None and sp.strategy in (HOOK, LR_START):
+                    self._site(sp)
+        for loop, k in self.plan.loops.items():
+            self._loop(loop, k)
+        for facts in self.program.functions:
+            if facts.function.is_kernel:
+                self._kernel(facts)
+            self._shared_declarations(facts)
+        for var in self.tu.variables:
+            if self.cpu and var.space == "__shared__" and var.decl is not None and \
+                    "extern" in (var.decl.storage or []):
+                self._dynamic_shared(var.decl, X.span(var.decl), var.source,
+                                     (var.segment.start, var.segment.end))
+        return self.patches
+
+    def _inc(self, sp) -> str:
+        if not sp.weight_loops:
+            return "1u"
+        ids = [self.plan.loops[loop] for loop in sp.weight_loops]
+        first = " && ".join(f"__gmprof_first_{k}" for k in ids)
+        trips = " * ".join(f"__gmprof_trip_{k}" for k in ids)
+        return f"(({first}) ? ({trips}) : 0u)"
+
+    def _sampler(self, site) -> str:
+        if self.plan.mode.sampling is not None and site.function.is_kernel:
+            return "&__gmprof_sampler"
+        return "nullptr"
+
+    def _site(self, sp) -> None:
+        site = sp.site
+        slot = sp.slot
+        obj_index = slot.index if slot is not None else -1
+        mode = f"::gmprof::{sp.mode}"
+        tail = f", {self._inc(sp)}, {self._sampler(site)})"
+        if slot is not None and slot.kind == "shared":
+            base = self._shared_base(site, slot)
+            if sp.strategy == LR_START:
+                head = f"::gmprof::lr_start<{site.id}, {obj_index}>("
+                tail = f", (const void *)({base}))"
+            else:
+                head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
+                tail = f", (const void *)({base}){tail[0:]}"
+        else:
+            head = f"::gmprof::dm<{site.id}, {obj_index}, {mode}>("
+        end_prefix = end_suffix = ""
+        if sp.lr_end_of is not None:
+            end_prefix = f"(::gmprof::lr_clock({sp.lr_end_of.index}, 1), "
+            end_suffix = ")"
+        if site.form == "pointer":  # atomicAdd(p + i, v): the pointer argument itself
+            self._wrap(site.node, end_prefix + head, tail + end_suffix)
+        else:
+            self._wrap(site.node, f"{end_prefix}(*{head}&(", f"){tail}){end_suffix}")
+
+    def _shared_base(self, site, slot) -> str:
+        obj = site.object
+        if obj is not None and obj in slot.objects:
+            return obj.name
+        self.needs_shared_bases = True
+        return f"::gmprof::shared_base({slot.index})"
+
+    def _loop(self, loop, k: int) -> None:
+        iterator = loop.iterator.name
+        bound = X.span(loop.bound).text
+        step = X.span(loop.step).text if loop.step is not None else "1"
+        cmp = {"<": 0, "<=": 1, ">": 2, ">=": 3, "!=": 4}[loop.compare]
+        top = (f" if (__gmprof_first_{k}) __gmprof_trip_{k} = ::gmprof::trips("
+               f"(long long)({iterator}), (long long)({bound}), "
+               f"{'-' if loop.step_sign < 0 else ''}(long long)({step}), {cmp});")
+        bottom = f" __gmprof_first_{k} = false; "
+        self._wrap(loop.node, f"{{ bool __gmprof_first_{k} = true; unsigned __gmprof_trip_{k} = 0u; ",
+                   " }")
+        body = loop.node.stmt
+        if isinstance(body, c_ast.Compound):
+            self._insert_after_brace(body, top)
+            self._insert_before_brace(body, bottom)
+        else:
+            self._wrap(body, "{" + top + " ", bottom + "}")
+
+    def _kernel(self, facts) -> None:
+        body = facts.function.funcdef.body
+        prologue = " ::gmprof::enter();"
+        if self.plan.mode.sampling is not None:
+            prologue += " ::gmprof::Sampler __gmprof_sampler;"
+        self._insert_after_brace(body, prologue)
+        for node in X.walk(body):
+            if isinstance(node, c_ast.Return):
+                self._wrap(node, "{ ::gmprof::leave(); ", " }")
+        self._insert_before_brace(body, " ::gmprof::leave(); ")
+
+    def _shared_declarations(self, facts) -> None:
+        """Register shared arrays' addresses where a device function needs them, and (CPU)
+        rewrite `extern __shared__ T s[];` for the CPU backend."""
+        spans = facts.function.parsed.statement_spans
+        for obj in facts.objects:
+            if not obj.is_shared or obj.function is None:
+                continue
+            decl = obj.symbol.decl
+            statement = spans.get(decl)
+            if statement is None:
+                continue
+            if self.cpu and "extern" in (decl.storage or []):
+                self._dynamic_shared(decl, statement, statement.source,
+                                     (statement.start, statement.end))
+            slot = self.plan.slot_of(obj)
+            if slot is not None:
+                self._add(statement.source,
+                          Patch(statement.end, _SUFFIX,
+                                f" ::gmprof::register_shared({slot.index}, "
+                                f"(const void *)({obj.name}));", statement.end - statement.start))
+
+    def _dynamic_shared(self, decl, span, source, extent) -> None:
+        from .symbols import type_text
+
+        t = decl.type
+        while isinstance(t, c_ast.ArrayDecl):
+            t = t.type
+        elem = type_text(t) if not isinstance(t, c_ast.TypeDecl) else type_text(t)
+        text = f"GMPROF_DYNAMIC_SHARED({elem}, {decl.name});"
+        self._add(source, Patch(extent[0], _REPLACE, text, extent[1] - extent[0], end=extent[1]))
+
+
+def apply_patches(text: str, patches: list[Patch], base: int = 0, end: int | None = None) -> str:
+    """Apply patches whose offsets fall in [base, end) to text[base:end]."""
+    end = len(text) if end is None else end
+    mine = [p for p in patches if base <= p.offset <= end and
+            (p.kind != _REPLACE or p.end <= end)]
+    # At one offset: suffixes of inner constructs first, then prefixes of outer ones; a
+    # replacement replaces the text from its offset.
+    def key(p):
+        if p.kind == _SUFFIX:
+            return (p.offset, 0, p.span)
+        if p.kind == _REPLACE:
+            return (p.offset, 1, 0)
+        return (p.offset, 2, -p.span)
+
+    out = []
+    pos = base
+    for p in sorted(mine, key=key):
+        if p.offset < pos:
+            continue  # inside a replaced stretch
+        out.append(text[pos:p.offset])
+        out.append(p.text)
+        pos = p.end if p.kind == _REPLACE else p.offset
+    out.append(text[pos:end])
+    return "".join(out)
+
+
+def _blank_keep_lines(text: str) -> str:
+    return "\n" * text.count("\n")
+
+
+def _keep_system_include(body: str, cpu: bool) -> bool:
+    name = body.strip()[1:-1].strip() if body.strip().startswith("<") else ""
+    allowed = _CPU_HEADERS if cpu else _NVRTC_HEADERS
+    return any(name == h or name.startswith(h) for h in allowed)
+
+
+def emit(program, patches: dict, *, device_only: bool, cpu: bool = False,
+         header: bool = True, defines: dict | None = None, extra: str = "") -> str:
+    """The instrumented translation unit as one text (local includes inlined)."""
+    tu = program.tu
+    out = []
+    if header:
+        for name, value in (defines or {}).items():
+            out.append(f"#define {name} {value}\n")
+        header_path = runtime_cu_dir() / "gmprof.cuh"
+        out.append(f'#line 1 "{header_path}"\n')
+        out.append(header_path.read_text())
+        out.append(f'\n#line 1 "{tu.main.name}"\n')
+    out.append(_emit_file(tu, tu.main, patches, device_only, cpu, set()))
+    if extra:
+        out.append("\n" + extra)
+    return "".join(out)
+
+
+def _emit_file(tu, source, patches, device_only, cpu, seen) -> str:
+    seen = seen | {source}
+    file_patches = patches.get(source, [])
+    includes = {inc.directive: inc for inc in tu.includes if inc.source is source}
+    pieces = []
+    for seg in tu.segments[source]:
+        text = seg.text(source)
+        if seg.kind == S.DIRECTIVE and seg in includes:
+            inc = includes[seg]
+            if inc.target is not None and inc.target not in seen and tu.active.get(seg, True):
+                line = source.line_col(seg.end)[0] + 1
+                pieces.append(f'#line 1 "{inc.target.name}"\n')
+                pieces.append(_emit_file(tu, inc.target, patches, device_only, cpu, seen))
+                pieces.append(f'\n#line {line - 1} "{source.name}"\n')
+                continue
+            if inc.target is None and device_only and not inc.name.startswith('"'):
+                body = directive_body(text)
+                if body.startswith("<") and not _keep_system_include(body, cpu):
+                    pieces.append(_blank_keep_lines(text))
+                    continue
+            if inc.target is None and device_only and not directive_body(text).startswith("<"):
+                pieces.append(_blank_keep_lines(text))  # a local header we could not find
+                continue
+        if seg.kind == S.DIRECTIVE and directive_body(text).startswith("once") and \
+                source is not tu.main:
+            pieces.append(_blank_keep_lines(text))
+            continue
+        if device_only and not _is_device(seg):
+            pieces.append(_blank_keep_lines(text))
+            continue
+        pieces.append(apply_patches(source.text, file_patches, seg.start, seg.end)
+                      if file_patches else text)
+    return "".join(pieces)
+
+
+def _is_device(seg) -> bool:
+    if seg.kind in (S.DIRECTIVE, S.TYPE, S.CONSTANT, S.SCOPE_OPEN, S.SCOPE_CLOSE, S.GAP):
+        return True
+    if seg.kind == S.FUNCTION or seg.kind == S.PROTOTYPE:
+        return seg.space in ("global", "device", "host_device")
+    if seg.kind == S.VARIABLE:
+        return seg.space != "host"
+    return False
+
+
+def instrument(plan: Plan, cpu: bool = False) -> tuple[dict, "InstrumentSource"]:
+    rewriter = InstrumentSource(plan, cpu=cpu)
+    return rewriter.run(), rewriter

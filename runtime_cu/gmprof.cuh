@@ -1,0 +1,572 @@
+// gmprof device runtime: the counters that instrumented kernels update.
+//
+// Included once at the top of every instrumented translation unit (GPU through NVRTC/nvcc, CPU
+// through the CPU backend's header). Every helper is a template over the accessed type, so
+// instrumented template kernels work for every instantiation, and over compile-time site and
+// object numbers, so each call compiles to straight-line code.
+//
+// The launch's description lives in constant memory (`__gmprof_launch`): the host fills it
+// before each launch with the objects' addresses, sizes and counter buffers. Counters are
+//   * per 4-byte word of each shared array, per block, in a counter area that is either in
+//     dynamic shared memory after the user's own dynamic bytes (SM mode: GMPROF_SM=1) or in
+//     device memory (one counter per word for all blocks, as the paper's basic design);
+//   * per element of each device object (per 4-byte word for elements smaller than 4 bytes),
+//     in a shadow array in device memory, with an out-of-range counter per object: a counter is
+//     never written outside its buffer, whatever address the kernel computes;
+//   * per access site, in the block's counter area, for the per-site execution counts.
+// Compile-time switches (the modes of the paper, set by gmprof):
+//   GMPROF_SM            shared-memory counters live in shared memory (flushed at block exit)
+//   GMPROF_ATOMIC        0: non-atomic updates (the paper's NA; approximate)
+//   GMPROF_COUNTER_BITS  8, 16 or 32 (8 and 16 need a threshold)
+//   GMPROF_THRESHOLD     saturate counters at this value (the paper's TH); 0: none
+//   GMPROF_SAMPLING      1: count only sampled accesses (rate and sampler in the launch)
+//   GMPROF_TRACE         1: log every access to a buffer instead of counting (the test oracle)
+//   GMPROF_ENHANCED      1: live-range statistics per shared word (Algorithm 2)
+#ifndef GMPROF_CUH
+#define GMPROF_CUH
+
+#ifndef GMPROF_SM
+#define GMPROF_SM 1
+#endif
+#ifndef GMPROF_ATOMIC
+#define GMPROF_ATOMIC 1
+#endif
+#ifndef GMPROF_COUNTER_BITS
+#define GMPROF_COUNTER_BITS 32
+#endif
+#ifndef GMPROF_THRESHOLD
+#define GMPROF_THRESHOLD 0
+#endif
+#ifndef GMPROF_SAMPLING
+#define GMPROF_SAMPLING 0
+#endif
+#ifndef GMPROF_TRACE
+#define GMPROF_TRACE 0
+#endif
+#ifndef GMPROF_ENHANCED
+#define GMPROF_ENHANCED 0
+#endif
+#ifndef GMPROF_MAX_OBJECTS
+#define GMPROF_MAX_OBJECTS 64
+#endif
+
+#if GMPROF_COUNTER_BITS != 32 && GMPROF_THRESHOLD == 0
+#error "gmprof: 8- and 16-bit counters need a threshold (GMPROF_THRESHOLD)"
+#endif
+#if GMPROF_COUNTER_BITS == 8 && GMPROF_THRESHOLD > 255
+#error "gmprof: the threshold does not fit 8-bit counters"
+#endif
+#if GMPROF_COUNTER_BITS == 16 && GMPROF_THRESHOLD > 65535
+#error "gmprof: the threshold does not fit 16-bit counters"
+#endif
+
+namespace gmprof {
+
+#if GMPROF_COUNTER_BITS == 8
+typedef unsigned char counter_t;
+#elif GMPROF_COUNTER_BITS == 16
+typedef unsigned short counter_t;
+#else
+typedef unsigned int counter_t;
+#endif
+
+// Object kinds, as the host writes them in Object::kind.
+enum { KIND_NONE = 0, KIND_DEVICE = 1, KIND_SHARED = 2 };
+// Launch::flags
+enum { FLAG_WARP_UNIFORM_OK = 1 };
+// The leading words of the block's counter area (before the sites' and objects' counters).
+enum { AREA_EXITED = 0, AREA_CLOCK = 1, AREA_HEADER = 2 };
+// Enhanced mode: per-array live-range statistics in the counter area (after the objects):
+// [0] live ranges closed, [1] accesses in them, [2..2+LR_BINS) histogram of accesses per range
+enum { LR_BINS = 12, LR_STRIDE = 2 + LR_BINS };
+
+// Layout shared with the host (gmprof/runtime/layout.py): plain 4- and 8-byte fields only.
+struct Object {
+  unsigned long long base;        // device objects: address of the first byte
+  unsigned long long bytes;       // device objects: size of the allocation
+  unsigned long long counters;    // device objects: address of the shadow counters
+  unsigned long long oor;         // address of this object's out-of-range counter
+  unsigned int kind;              // KIND_*
+  unsigned int n_counters;        // counters in the shadow / shared area
+  unsigned int area_offset;       // shared objects: first counter in the block's area
+  unsigned int lr_offset;         // shared objects (enhanced): their statistics' first word
+  unsigned int unit;              // device objects: bytes per counter (the element size, >= 4)
+  unsigned int unit_shift;        // log2(unit) when unit is a power of two, else 255
+  unsigned int reserved[2];
+};
+
+// The block's counter area, in 32-bit words:
+//   [0, AREA_HEADER)                      header (exited threads, logical clock)
+//   [AREA_HEADER, AREA_HEADER + n_sites)  per-site execution counts
+//   [.., + obj_words)                     shared objects' counters (counter_t each, packed)
+//   [lr_offset, area_words)               enhanced mode: live-range statistics per array
+struct Launch {
+  unsigned int flags;
+  unsigned int area_words;        // words in one block's area
+  unsigned int dyn_user_bytes;    // the user's dynamic shared memory (our area follows it)
+  unsigned int n_sites;
+  unsigned int obj_counters;      // counter_t values for the shared objects
+  unsigned int lr_offset;         // first word of the live-range statistics (0: none)
+  unsigned long long sample_state; // per-thread sampler state (device functions), u32 each
+  unsigned long long area_global; // the area in device memory when not SM: area_words counters
+  unsigned long long unknown_oor; // accesses whose object gmprof could not find
+  unsigned long long trace;       // trace buffer: 4 x u64 per access
+  unsigned long long trace_capacity;
+  unsigned long long trace_count; // address of a u64 counter of trace records (may exceed capacity)
+  unsigned long long sample_seq;  // paper sampler: address of the 0/1 sequence (bytes)
+  unsigned int sample_seq_len;    // its length (a power of two)
+  unsigned int sample_threshold;  // rng sampler: sample when rng < threshold (rate * 2^32)
+  unsigned int sampler;           // 0: rng, 1: the paper's sequence
+  unsigned int seed;
+  unsigned long long clock_log;   // enhanced: (block, array, clock, kind) records
+  unsigned long long clock_capacity;
+  unsigned long long clock_count; // address of a u64 counter of clock records
+  Object obj[GMPROF_MAX_OBJECTS];
+};
+
+}  // namespace gmprof
+
+__constant__ gmprof::Launch __gmprof_launch;
+
+namespace gmprof {
+
+__device__ __forceinline__ const Launch &L() { return __gmprof_launch; }
+
+__device__ __forceinline__ unsigned linear_tid() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+__device__ __forceinline__ unsigned n_threads() { return blockDim.x * blockDim.y * blockDim.z; }
+
+__device__ __forceinline__ unsigned long long linear_bid() {
+  return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+}
+
+__device__ __forceinline__ unsigned lane_id() {
+#if defined(__CUDA_ARCH__)
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return lane;
+#else
+  return linear_tid() & 31u;
+#endif
+}
+
+// ---------------------------------------------------------------- the block's counter area
+
+#if GMPROF_SM
+extern __shared__ __align__(16) unsigned char __gmprof_dynamic_smem[];
+#endif
+
+// Header and site counters are always 32-bit; object counters are counter_t.
+__device__ __forceinline__ unsigned *area_words() {
+#if GMPROF_SM
+  return reinterpret_cast<unsigned *>(__gmprof_dynamic_smem + ((L().dyn_user_bytes + 15u) & ~15u));
+#else
+  return reinterpret_cast<unsigned *>(L().area_global);
+#endif
+}
+
+// Where an object's counters start. The header and sites take whole 32-bit words; the shared
+// objects' counters follow, counter_t each.
+__device__ __forceinline__ counter_t *area_counters() {
+  return reinterpret_cast<counter_t *>(area_words() + AREA_HEADER + L().n_sites);
+}
+
+// ---------------------------------------------------------------- counter updates
+
+template <class C>
+__device__ __forceinline__ void add_to(C *c, unsigned inc) {
+#if GMPROF_COUNTER_BITS == 32
+#if GMPROF_THRESHOLD
+  // The paper's TH: stop updating once the threshold is reached (a read, then no atomic).
+  if (*(volatile unsigned *)c >= (unsigned)GMPROF_THRESHOLD) return;
+#endif
+#if GMPROF_ATOMIC
+  atomicAdd((unsigned *)c, inc);
+#else
+  *(volatile unsigned *)c = *(volatile unsigned *)c + inc;
+#endif
+#else
+  // 8/16-bit saturating counters: atomic through a CAS on the aligned 32-bit word.
+#if GMPROF_ATOMIC
+  unsigned *word = (unsigned *)((unsigned long long)c & ~3ull);
+  const unsigned shift = (unsigned)((unsigned long long)c & 3ull) * 8u;
+  const unsigned mask = ((1u << GMPROF_COUNTER_BITS) - 1u) << shift;
+  unsigned old = *(volatile unsigned *)word, assumed;
+  do {
+    unsigned cur = (old & mask) >> shift;
+    if (cur >= (unsigned)GMPROF_THRESHOLD) return;
+    unsigned nv = cur + inc;
+    if (nv > (unsigned)GMPROF_THRESHOLD) nv = GMPROF_THRESHOLD;
+    assumed = old;
+    old = atomicCAS(word, assumed, (old & ~mask) | (nv << shift));
+  } while (old != assumed);
+#else
+  unsigned cur = *(volatile C *)c;
+  if (cur >= (unsigned)GMPROF_THRESHOLD) return;
+  cur += inc;
+  *(volatile C *)c = (C)(cur > (unsigned)GMPROF_THRESHOLD ? GMPROF_THRESHOLD : cur);
+#endif
+#endif
+}
+
+__device__ __forceinline__ void add_word(unsigned *c, unsigned inc) {
+  // per-site and header words: always 32-bit, always atomic (exact)
+  atomicAdd(c, inc);
+}
+
+// Per-site execution counts, aggregated over the converged lanes of a warp: one shared atomic
+// per warp instead of 32 on the same word (same-address contention is the real cost, see
+// shared/notes/counter-costs-h100.md).
+__device__ __forceinline__ void count_site(int site, unsigned inc) {
+#if !GMPROF_TRACE
+  unsigned *w = area_words() + AREA_HEADER + site;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned mask = __activemask();
+  const unsigned sum = __reduce_add_sync(mask, inc);
+  if (lane_id() == (unsigned)(__ffs(mask) - 1)) add_word(w, sum);
+#else
+  add_word(w, inc);  // the CPU backend has no contention to avoid
+#endif
+#endif
+}
+
+// ---------------------------------------------------------------- sampling
+
+__device__ __forceinline__ unsigned hash32(unsigned x) {
+  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
+  return x;
+}
+
+// Per-thread sampler (section 6.2). In a kernel body the state lives in a register
+// (`gmprof::Sampler __gmprof_sampler` declared at the top by the rewriter); in device functions
+// it lives in a per-thread word in device memory. Two samplers: the paper's (a per-thread
+// counter over a pre-generated random 0/1 sequence, read with __ldg) and a cheaper one (a
+// xorshift generator in a register).
+struct Sampler {
+  unsigned state;
+  __device__ __forceinline__ Sampler() {
+    const unsigned g = linear_tid() + n_threads() * (unsigned)linear_bid();
+    state = hash32(L().seed ^ hash32(g + 0x9e3779b9u));
+    if (L().sampler == 1) state &= (L().sample_seq_len - 1u);
+    if (!state) state = 1u;
+  }
+  __device__ __forceinline__ bool take() { return step(state); }
+  static __device__ __forceinline__ bool step(unsigned &st) {
+    if (L().sampler == 1) {
+      const unsigned char *seq = (const unsigned char *)L().sample_seq;
+      return __ldg(seq + ((st++) & (L().sample_seq_len - 1u))) != 0;
+    }
+    st ^= st << 13; st ^= st >> 17; st ^= st << 5;  // xorshift32
+    return st < L().sample_threshold;
+  }
+};
+
+__device__ __forceinline__ bool sample_global() {
+  unsigned *st = reinterpret_cast<unsigned *>(L().sample_state) +
+                 (linear_tid() + n_threads() * (unsigned)linear_bid());
+  unsigned v = *st;
+  if (!v) { Sampler fresh; v = fresh.state; }
+  const bool take = Sampler::step(v);
+  *st = v;
+  return take;
+}
+
+// ---------------------------------------------------------------- trace (the test oracle)
+
+#if GMPROF_TRACE
+__device__ __forceinline__ void trace(int site, int obj, const void *addr, unsigned bytes) {
+  unsigned long long *count = (unsigned long long *)L().trace_count;
+  unsigned long long i = atomicAdd(count, 1ull);
+  if (i >= L().trace_capacity) return;  // counted, not stored: the host reports the overflow
+  unsigned long long *rec = (unsigned long long *)L().trace + 4 * i;
+  rec[0] = ((unsigned long long)(unsigned)site << 32) | (unsigned)(obj & 0xffff) | ((unsigned long long)bytes << 16);
+  rec[1] = (unsigned long long)addr;
+  rec[2] = linear_bid();
+  rec[3] = linear_tid();
+}
+#endif
+
+// ---------------------------------------------------------------- finding the counter
+
+// Device memory: the element (o.unit bytes each) holding `addr`, or null when outside.
+__device__ __forceinline__ counter_t *device_counter(const Object &o, const void *addr,
+                                                     unsigned long long *elem_out) {
+  const unsigned long long a = (unsigned long long)addr;
+  if (a < o.base || a - o.base >= o.bytes) return nullptr;
+  // element sizes are almost always powers of two: a shift, not a 64-bit division
+  const unsigned long long e = o.unit_shift < 64u ? (a - o.base) >> o.unit_shift
+                                                  : (a - o.base) / o.unit;
+  *elem_out = e;
+  return reinterpret_cast<counter_t *>(o.counters) + e;
+}
+
+__device__ __forceinline__ void out_of_range(int obj) {
+  unsigned long long p = obj >= 0 ? L().obj[obj].oor : L().unknown_oor;
+  if (p) atomicAdd(reinterpret_cast<unsigned *>(p), 1u);
+}
+
+// Find a device object by address (pointers gmprof could not resolve at compile time).
+__device__ __forceinline__ int find_device_object(const void *addr) {
+  const unsigned long long a = (unsigned long long)addr;
+  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+    const Object &o = L().obj[k];
+    if (o.kind == KIND_DEVICE && a >= o.base && a - o.base < o.bytes) return k;
+  }
+  return -1;
+}
+
+// ---------------------------------------------------------------- the access hooks
+//
+// Each returns its pointer argument unchanged, so the rewriter replaces an access E by
+// (*gmprof::hook<...>(&(E))) and the program computes exactly what it did.
+//
+// MODE: how this site is counted (chosen by gmprof's planner from the static analysis):
+//   EACH     every executing thread adds INC
+//   WARP     warp-uniform address: one lane per converged group adds INC * lanes (falls back to
+//            EACH when the launch's blockDim.x is not a multiple of 32)
+//   UNIFORM  tid-invariant address: one lane per converged group adds INC * lanes
+//   BLOCK    tid-invariant and executed by every thread of the block: thread 0 adds
+//            INC * threads in the block
+enum { EACH = 0, WARP = 1, UNIFORM = 2, BLOCK = 3 };
+
+template <int MODE>
+__device__ __forceinline__ bool leader(unsigned *lanes) {
+  if (MODE == BLOCK) {
+    *lanes = n_threads();
+    return linear_tid() == 0;
+  }
+  if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
+    *lanes = 1;
+    return true;
+  }
+  const unsigned mask = __activemask();
+  *lanes = (unsigned)__popc(mask);
+  return lane_id() == (unsigned)(__ffs(mask) - 1);
+}
+
+// Returns false when this access is not sampled (sampling mode only).
+__device__ __forceinline__ bool sampled(Sampler *s) {
+#if GMPROF_SAMPLING
+  return s ? s->take() : sample_global();
+#else
+  (void)s;
+  return true;
+#endif
+}
+
+// Common part: decide who counts, count the site. Returns the increment this thread adds to
+// the element's counter (0: nothing to do).
+template <int SITE, int MODE>
+__device__ __forceinline__ unsigned who_counts(unsigned inc) {
+  if (inc == 0u) return 0u;  // a weighted site outside its loops' first iteration
+  if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
+    count_site(SITE, inc);
+    return inc;
+  }
+  unsigned lanes;
+  if (!leader<MODE>(&lanes)) return 0u;
+  add_word(area_words() + AREA_HEADER + SITE, inc * lanes);
+  return inc * lanes;
+}
+
+template <int SITE, int OBJ, int MODE, class T>
+__device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) {
+#if GMPROF_TRACE
+  trace(SITE, OBJ, p, sizeof(T));
+#else
+  if (!sampled(s)) return p;
+  const unsigned total = who_counts<SITE, MODE>(inc);
+  if (!total) return p;
+  const int obj = OBJ >= 0 ? OBJ : find_device_object(p);
+  if (obj < 0) { out_of_range(-1); return p; }
+  const Object &o = L().obj[obj];
+  unsigned long long e;
+  counter_t *c = device_counter(o, p, &e);
+  if (!c) { out_of_range(obj); return p; }
+  if (sizeof(T) <= 4u) {  // the common case: one element (units are >= 4 bytes)
+    add_to(c, total);
+    return p;
+  }
+  // an access wider than one element (a float4 load from a float array) touches several
+  const unsigned n = (unsigned)((sizeof(T) + o.unit - 1) / o.unit);
+  for (unsigned k = 0; k < n; ++k) {
+    if (e + k < o.n_counters) add_to(c + k, total);
+    else out_of_range(obj);
+  }
+#endif
+  return p;
+}
+
+// Shared memory: BASE is the array's first byte (the declared array, in scope at the site).
+template <int SITE, int OBJ, int MODE, class T>
+__device__ __forceinline__ T *sm(T *p, const void *base, unsigned inc = 1u, Sampler *s = nullptr) {
+#if GMPROF_TRACE
+  trace(SITE, OBJ, p, sizeof(T));
+#else
+  if (!sampled(s)) return p;
+  const unsigned total = who_counts<SITE, MODE>(inc);
+  if (!total) return p;
+  const Object &o = L().obj[OBJ];
+  const long long off = (long long)((const char *)p - (const char *)base);
+  const long long w0 = off >> 2;
+  const long long w1 = (off + (long long)sizeof(T) - 1) >> 2;
+  counter_t *area = area_counters() + o.area_offset;
+  for (long long w = w0; w <= w1; ++w) {
+    if (w >= 0 && w < (long long)o.n_counters) add_to(area + w, total);
+    else out_of_range(OBJ);
+  }
+#endif
+  return p;
+}
+
+// ---------------------------------------------------------------- enhanced mode (Algorithm 2)
+
+#if GMPROF_ENHANCED
+__device__ __forceinline__ unsigned lr_bin(unsigned n) {
+  // 1, 2, 3, 4, 5-8, 9-16, 17-32, ... accesses in one live range
+  if (n <= 4) return n - 1;
+  unsigned b = 32u - (unsigned)__clz(n - 1u);  // ceil(log2 n)
+  return b + 1 < LR_BINS ? b + 1 : LR_BINS - 1;
+}
+
+__device__ __forceinline__ void lr_close(const Object &o, unsigned accesses) {
+  if (accesses == 0 || !o.lr_offset) return;
+  unsigned *s = area_words() + o.lr_offset;
+  add_word(s + 0, 1u);
+  add_word(s + 1, accesses);
+  add_word(s + 2 + lr_bin(accesses), 1u);
+}
+
+// A live range of each word written here starts now: close the word's previous range
+// (its accesses so far) and count this write as the new range's first access.
+template <int SITE, int OBJ, class T>
+__device__ __forceinline__ T *lr_start(T *p, const void *base) {
+  const Object &o = L().obj[OBJ];
+  count_site(SITE, 1u);
+  const long long off = (long long)((const char *)p - (const char *)base);
+  for (long long w = off >> 2; w <= (off + (long long)sizeof(T) - 1) >> 2; ++w) {
+    if (w < 0 || w >= (long long)o.n_counters) { out_of_range(OBJ); continue; }
+    counter_t *c = area_counters() + o.area_offset + w;
+    lr_close(o, atomicExch((unsigned *)c, 1u));
+  }
+  return p;
+}
+
+// The logical clock of Algorithm 2: one thread of the block advances it at each live-range
+// start or end statement and logs (block, array, clock, start/end) to a bounded buffer.
+__device__ __forceinline__ void lr_clock(int obj, int is_end) {
+  if (linear_tid() != 0) return;
+  unsigned t = atomicAdd(area_words() + AREA_CLOCK, 1u) + 1u;
+  unsigned long long *count = (unsigned long long *)L().clock_count;
+  if (!count) return;
+  unsigned long long i = atomicAdd(count, 1ull);
+  if (i >= L().clock_capacity) return;  // counted, not stored: reported as overflow
+  unsigned long long *rec = (unsigned long long *)L().clock_log + 2 * i;
+  rec[0] = linear_bid();
+  rec[1] = ((unsigned long long)t << 32) | ((unsigned)obj << 1) | (unsigned)is_end;
+}
+#endif
+
+// ---------------------------------------------------------------- loops and shared bases
+
+// Iterations of `for (; i CMP b; i += s)` from the iterator's first value (for the hooks of
+// loop-invariant sites, which count once, in the first iteration, with this weight).
+// CMP: 0 <, 1 <=, 2 >, 3 >=, 4 !=.
+__device__ __forceinline__ unsigned trips(long long i, long long b, long long s, int cmp) {
+  long long n = 0;
+  if (s == 0) return 0u;
+  switch (cmp) {
+    case 0: n = (s > 0 && b > i) ? (b - i + s - 1) / s : 0; break;
+    case 1: n = (s > 0 && b >= i) ? (b - i) / s + 1 : 0; break;
+    case 2: n = (s < 0 && i > b) ? (i - b - s - 1) / (-s) : 0; break;
+    case 3: n = (s < 0 && i >= b) ? (i - b) / (-s) + 1 : 0; break;
+    default: n = ((b - i) % s == 0 && (b - i) / s >= 0) ? (b - i) / s : 0; break;
+  }
+  return (unsigned)n;
+}
+
+#ifndef GMPROF_SHARED_BASES
+#define GMPROF_SHARED_BASES 0
+#endif
+#if GMPROF_SHARED_BASES
+// Where each shared array starts, for accesses through pointers in device functions (the array
+// itself is not in scope there). Every thread stores the same value: a benign write.
+__shared__ unsigned long long __gmprof_shared_bases[GMPROF_MAX_OBJECTS];
+#endif
+
+__device__ __forceinline__ void register_shared(int slot, const void *p) {
+#if GMPROF_SHARED_BASES
+  __gmprof_shared_bases[slot] = (unsigned long long)p;
+#else
+  (void)slot; (void)p;
+#endif
+}
+
+__device__ __forceinline__ const void *shared_base(int slot) {
+#if GMPROF_SHARED_BASES
+  return (const void *)__gmprof_shared_bases[slot];
+#else
+  (void)slot;
+  return nullptr;
+#endif
+}
+
+// ---------------------------------------------------------------- block entry and exit
+
+// Zero the block's counter area (SM mode), at the top of the kernel, where every thread of the
+// block is present; one barrier.
+__device__ __forceinline__ void enter() {
+#if GMPROF_SM && !GMPROF_TRACE
+  unsigned *a = area_words();
+  const unsigned words = L().area_words;
+  for (unsigned i = linear_tid(); i < words; i += n_threads()) a[i] = 0u;
+  __syncthreads();
+#endif
+}
+
+// Called by every thread when it leaves the kernel (each return and the end of the body).
+// No barrier: threads that return early must not wait for the others (a barrier here would
+// also pair with the user's own __syncthreads). The last thread out flushes the block's area
+// into the device-memory totals.
+__device__ __forceinline__ void leave() {
+#if GMPROF_SM && !GMPROF_TRACE
+  unsigned *a = area_words();
+  __threadfence_block();
+  const unsigned done = atomicAdd(a + AREA_EXITED, 1u) + 1u;
+  if (done != n_threads()) return;
+  __threadfence_block();
+  unsigned *g = reinterpret_cast<unsigned *>(L().area_global);
+#if GMPROF_ENHANCED
+  // close every word's open live range before the statistics are flushed
+  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+    const Object &o = L().obj[k];
+    if (o.kind != KIND_SHARED || !o.lr_offset) continue;
+    volatile counter_t *c = area_counters() + o.area_offset;
+    for (unsigned w = 0; w < o.n_counters; ++w) lr_close(o, c[w]);
+  }
+#endif
+  // header and per-site words, then the live-range statistics: 32-bit words
+  for (unsigned i = AREA_HEADER; i < AREA_HEADER + L().n_sites; ++i) {
+    unsigned v = *(volatile unsigned *)(a + i);
+    if (v) atomicAdd(g + i, v);
+  }
+  if (L().lr_offset)
+    for (unsigned i = L().lr_offset; i < L().area_words; ++i) {
+      unsigned v = *(volatile unsigned *)(a + i);
+      if (v) atomicAdd(g + i, v);
+    }
+  // the shared objects' counters, at their width (saturating when a threshold is set)
+  counter_t *src = area_counters();
+  counter_t *dst = reinterpret_cast<counter_t *>(g + AREA_HEADER + L().n_sites);
+  for (unsigned i = 0; i < L().obj_counters; ++i) {
+    unsigned v = ((volatile counter_t *)src)[i];
+    if (v) add_to(dst + i, v);
+  }
+#endif
+}
+
+}  // namespace gmprof
+
+#endif  // GMPROF_CUH
