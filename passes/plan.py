@@ -187,9 +187,10 @@ class Plan:
 
 
 class PlanCounters:
-    def __init__(self, program, mode: Mode):
+    def __init__(self, program, mode: Mode, demoted=frozenset()):
         self.program = program
         self.mode = mode
+        self.demoted = demoted  # site ids whose formula failed at a launch: count on device
         self.plan = Plan(mode, program)
 
     def run(self) -> Plan:
@@ -281,7 +282,8 @@ class PlanCounters:
             plan.reason = "every access is counted (" + ("trace" if mode.trace else "basic") + ")"
             return plan
         keeps_live_ranges = mode.enhanced and slot is not None and slot.live_ranges
-        if all(sc.static for sc in classes) and resolved and not keeps_live_ranges:
+        if all(sc.static for sc in classes) and resolved and not keeps_live_ranges and \
+                site.id not in self.demoted:
             plan.strategy = STATIC
             plan.reason = "static: counted at launch from its formula"
             return plan
@@ -344,5 +346,5 @@ class PlanCounters:
         return None, False
 
 
-def plan_counters(program, mode: Mode) -> Plan:
-    return PlanCounters(program, mode).run()
+def plan_counters(program, mode: Mode, demoted=frozenset()) -> Plan:
+    return PlanCounters(program, mode, demoted).run()

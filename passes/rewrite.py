@@ -173,7 +173,7 @@ class InstrumentSource:
                 self._wrap(node, "{ ::gmprof::leave(); ", " }")
         self._insert_before_brace(body, " ::gmprof::leave(); ")
 
-    def _shared_declarations(self, facts) -> None:
+    def _shared_declarations(self, facts, register: bool = True) -> None:
         """Register shared arrays' addresses where a device function needs them, and (CPU)
         rewrite `extern __shared__ T s[];` for the CPU backend."""
         spans = facts.function.parsed.statement_spans
@@ -187,7 +187,7 @@ class InstrumentSource:
             if self.cpu and "extern" in (decl.storage or []):
                 self._dynamic_shared(decl, statement, statement.source,
                                      (statement.start, statement.end))
-            slot = self.plan.slot_of(obj)
+            slot = self.plan.slot_of(obj) if register else None
             if slot is not None:
                 self._add(statement.source,
                           Patch(statement.end, _SUFFIX,
@@ -302,6 +302,23 @@ def _is_device(seg) -> bool:
     if seg.kind == S.VARIABLE:
         return seg.space != "host"
     return False
+
+
+def native_patches(program, cpu: bool) -> dict:
+    """Patches for the uninstrumented build: only what the CPU backend needs (extern shared)."""
+    from .plan import Mode, Plan
+
+    empty = Plan(Mode(), program)
+    rewriter = InstrumentSource(empty, cpu=cpu)
+    if cpu:
+        for facts in program.functions:
+            rewriter._shared_declarations(facts, register=False)
+        for var in program.tu.variables:
+            if var.space == "__shared__" and var.decl is not None and \
+                    "extern" in (var.decl.storage or []):
+                rewriter._dynamic_shared(var.decl, X.span(var.decl), var.source,
+                                         (var.segment.start, var.segment.end))
+    return rewriter.patches
 
 
 def instrument(plan: Plan, cpu: bool = False) -> tuple[dict, "InstrumentSource"]:

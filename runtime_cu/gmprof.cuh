@@ -403,7 +403,8 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *sm(T *p, const void *base, unsigned inc = 1u, Sampler *s = nullptr) {
 #if GMPROF_TRACE
-  trace(SITE, OBJ, p, sizeof(T));
+  // shared addresses are per block: record the byte offset within the array
+  trace(SITE, OBJ, (const void *)((const char *)p - (const char *)base), sizeof(T));
 #else
   if (!sampled(s)) return p;
   const unsigned total = who_counts<SITE, MODE>(inc);
@@ -439,21 +440,6 @@ __device__ __forceinline__ void lr_close(const Object &o, unsigned accesses) {
   add_word(s + 2 + lr_bin(accesses), 1u);
 }
 
-// A live range of each word written here starts now: close the word's previous range
-// (its accesses so far) and count this write as the new range's first access.
-template <int SITE, int OBJ, class T>
-__device__ __forceinline__ T *lr_start(T *p, const void *base) {
-  const Object &o = L().obj[OBJ];
-  count_site(SITE, 1u);
-  const long long off = (long long)((const char *)p - (const char *)base);
-  for (long long w = off >> 2; w <= (off + (long long)sizeof(T) - 1) >> 2; ++w) {
-    if (w < 0 || w >= (long long)o.n_counters) { out_of_range(OBJ); continue; }
-    counter_t *c = area_counters() + o.area_offset + w;
-    lr_close(o, atomicExch((unsigned *)c, 1u));
-  }
-  return p;
-}
-
 // The logical clock of Algorithm 2: one thread of the block advances it at each live-range
 // start or end statement and logs (block, array, clock, start/end) to a bounded buffer.
 __device__ __forceinline__ void lr_clock(int obj, int is_end) {
@@ -467,6 +453,26 @@ __device__ __forceinline__ void lr_clock(int obj, int is_end) {
   rec[0] = linear_bid();
   rec[1] = ((unsigned long long)t << 32) | ((unsigned)obj << 1) | (unsigned)is_end;
 }
+// A live range of each word written here starts now: close the word's previous range
+// (its accesses so far) and count this write as the new range's first access.
+template <int SITE, int OBJ, class T>
+__device__ __forceinline__ T *lr_start(T *p, const void *base) {
+#if GMPROF_TRACE
+  trace(SITE, OBJ, (const void *)((const char *)p - (const char *)base), sizeof(T));
+  return p;
+#endif
+  lr_clock(OBJ, 0);
+  const Object &o = L().obj[OBJ];
+  count_site(SITE, 1u);
+  const long long off = (long long)((const char *)p - (const char *)base);
+  for (long long w = off >> 2; w <= (off + (long long)sizeof(T) - 1) >> 2; ++w) {
+    if (w < 0 || w >= (long long)o.n_counters) { out_of_range(OBJ); continue; }
+    counter_t *c = area_counters() + o.area_offset + w;
+    lr_close(o, atomicExch((unsigned *)c, 1u));
+  }
+  return p;
+}
+
 #endif
 
 // ---------------------------------------------------------------- loops and shared bases

@@ -63,6 +63,7 @@ class TypeOracle:
     types: set[str] = field(default_factory=lambda: set(BUILTIN_TYPES))
     type_templates: set[str] = field(default_factory=lambda: set(BUILTIN_TYPE_TEMPLATES))
     func_templates: set[str] = field(default_factory=lambda: set(BUILTIN_FUNC_TEMPLATES))
+    typedefs: dict = field(default_factory=dict)  # name -> the type it names, as text
 
     def is_type(self, name: str) -> bool:
         return name in self.types or _unqualified(name) in self.types
@@ -107,9 +108,23 @@ class TypeOracle:
                 name = _typedef_name(code, i)
                 if name:
                     self.types.add(name)
+                    words = []
+                    for t in code[i + 1:i + 40]:
+                        if t.text == name or t.text in (";", "{"):
+                            break
+                        words.append(t.text)
+                    if words and "(" not in words:
+                        self.typedefs.setdefault(name, " ".join(words))
             elif text == "using" and i + 2 < n and code[i + 1].kind == "id" \
                     and code[i + 2].text == "=":
                 self.types.add(code[i + 1].text)
+                words = []
+                for t in code[i + 3:i + 40]:
+                    if t.text in (";", "{"):
+                        break
+                    words.append(t.text)
+                if words:
+                    self.typedefs.setdefault(code[i + 1].text, " ".join(words))
             elif text == "template" and i + 1 < n and code[i + 1].text == "<":
                 name = _template_function_name(code, i)
                 if name:

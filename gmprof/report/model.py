@@ -1,0 +1,194 @@
+"""The Report: what one profiled launch (or several of one kernel) found, per array and per site.
+
+Produced by the runtime from decoded counters and static formulas; consumed by the renderers
+(text, JSON, CSV, HTML). Every count carries how it was obtained, so nothing is shown as exact
+that is not:
+  exact        counted atomically at run time, or proven by a static formula
+  thresholded  saturated at THR (counts >= THR are shown as `>=THR`)
+  sampled      counted for a sample of accesses and scaled by 1/rate
+  approximate  counted with non-atomic updates (the paper's NA): concurrent updates may be lost
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+EXACT = "exact"
+THRESHOLDED = "thresholded"
+SAMPLED = "sampled"
+APPROXIMATE = "approximate"
+
+
+@dataclass
+class ArrayStats:
+    name: str
+    space: str  # shared, shared_dynamic, device, global, constant
+    elem_type: str
+    shape: tuple  # declared shape (ints; a pointer parameter: the launch array's shape)
+    elem_size: int  # bytes per element
+    unit: int  # bytes per counter (4 for shared words; the element size, at least 4, for device)
+    counts: np.ndarray  # int64 per counter unit (shared: per 4-byte word, summed over blocks)
+    reads: int = 0  # accesses by read sites (read-write sites count in both)
+    writes: int = 0
+    out_of_range: int = 0
+    label: str = EXACT
+    threshold: int | None = None
+    sampling: float | None = None
+    static_share: float = 0.0  # fraction of the accesses proven statically
+    live_ranges: dict | None = None  # enhanced mode: {'ranges', 'accesses', 'histogram'}
+    where: str = ""  # 'shared memory (SM)' / 'device memory': where its counters lived
+    declared_at: str = ""
+
+    @property
+    def accesses(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def counters(self) -> int:
+        return int(self.counts.size)
+
+    def _capped(self) -> np.ndarray:
+        if self.threshold is None:
+            return self.counts
+        return np.minimum(self.counts, self.threshold)
+
+    @property
+    def min(self) -> int:
+        return int(self._capped().min()) if self.counts.size else 0
+
+    @property
+    def max(self) -> int:
+        return int(self._capped().max()) if self.counts.size else 0
+
+    @property
+    def mean(self) -> float:
+        return float(self._capped().mean()) if self.counts.size else 0.0
+
+    @property
+    def untouched(self) -> int:
+        return int((self.counts == 0).sum())
+
+    @property
+    def saturated(self) -> int:
+        if self.threshold is None:
+            return 0
+        return int((self.counts >= self.threshold).sum())
+
+    def fmt(self, value) -> str:
+        """A count as text: `>=THR` at or above the threshold."""
+        if self.threshold is not None and value >= self.threshold:
+            return f">={self.threshold}"
+        if isinstance(value, float):
+            return f"{value:,.2f}"
+        return f"{int(value):,}"
+
+    def grid(self) -> np.ndarray:
+        """Counts in the declared shape (2-D for heat maps). Shared arrays of elements wider
+        than 4 bytes are shown per element (the max of its words, equal to each word's count
+        when every access reads the whole element)."""
+        counts = self._capped()
+        if self.unit == 4 and self.elem_size > 4 and self.elem_size % 4 == 0 and \
+                counts.size % (self.elem_size // 4) == 0:
+            counts = counts.reshape(-1, self.elem_size // 4).max(axis=1)
+        shape = tuple(int(s) for s in self.shape if s)
+        if shape and int(np.prod(shape)) == counts.size:
+            return counts.reshape(shape)
+        return counts
+
+
+@dataclass
+class SiteStats:
+    id: int
+    location: str  # file:line:col
+    text: str
+    function: str
+    object: str | None
+    kind: str  # read / write / read-write
+    executions: int
+    how: str  # 'static', 'measured', 'thresholded', 'sampled', 'approximate', 'not counted'
+    strategy: str = ""  # the planner's reason
+    classes: list = field(default_factory=list)
+
+
+@dataclass
+class RunInfo:
+    kernel: str
+    backend: str  # 'gpu' or 'cpu'
+    device: str
+    mode: str
+    grid: tuple
+    block: tuple
+    shared_mem: int
+    launches: int = 1
+    native_ms: float | None = None
+    instrumented_ms: float | None = None
+    timing_repeats: int = 0
+    counter_bytes: int = 0
+    counters_in: str = ""  # 'shared memory' or 'device memory'
+    counters_why: str = ""
+    outputs_identical: bool | None = None
+    timing_note: str = ""
+
+    @property
+    def overhead(self) -> float | None:
+        """The paper's measure: instrumented time / native time - 1."""
+        if self.native_ms and self.instrumented_ms is not None:
+            return self.instrumented_ms / self.native_ms - 1.0
+        return None
+
+
+@dataclass
+class Report:
+    run: RunInfo
+    arrays: list[ArrayStats] = field(default_factory=list)
+    sites: list[SiteStats] = field(default_factory=list)
+    warnings: list = field(default_factory=list)  # Diagnostic
+    notes: list = field(default_factory=list)  # plain strings (e.g. trace overflow)
+    clock_records: int = 0
+    clock_overflow: int = 0
+
+    def array(self, name: str) -> ArrayStats:
+        for a in self.arrays:
+            if a.name == name:
+                return a
+        raise KeyError(f"no array named {name!r} in the report (arrays: "
+                       f"{', '.join(a.name for a in self.arrays)})")
+
+    def site(self, line: int, text: str | None = None) -> SiteStats:
+        for s in self.sites:
+            if int(s.location.split(":")[-2]) == line and (text is None or s.text == text):
+                return s
+        raise KeyError(f"no site at line {line}")
+
+    def merge(self, other: "Report") -> "Report":
+        """Add another launch of the same kernel (counts and executions sum)."""
+        for a in other.arrays:
+            try:
+                mine = self.array(a.name)
+            except KeyError:
+                self.arrays.append(a)
+                continue
+            if mine.counts.shape == a.counts.shape:
+                mine.counts = mine.counts + a.counts
+            mine.reads += a.reads
+            mine.writes += a.writes
+            mine.out_of_range += a.out_of_range
+            if a.live_ranges and mine.live_ranges:
+                for key in ("ranges", "accesses"):
+                    mine.live_ranges[key] += a.live_ranges[key]
+                mine.live_ranges["histogram"] = [x + y for x, y in zip(
+                    mine.live_ranges["histogram"], a.live_ranges["histogram"])]
+        by_id = {s.id: s for s in self.sites}
+        for s in other.sites:
+            if s.id in by_id:
+                by_id[s.id].executions += s.executions
+            else:
+                self.sites.append(s)
+        self.run.launches += other.run.launches
+        for attr in ("native_ms", "instrumented_ms"):
+            a, b = getattr(self.run, attr), getattr(other.run, attr)
+            if a is not None and b is not None:
+                setattr(self.run, attr, a + b)
+        self.notes.extend(n for n in other.notes if n not in self.notes)
+        return self

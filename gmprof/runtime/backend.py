@@ -1,0 +1,168 @@
+"""One backend interface for running kernels: compile, allocate, launch, read back.
+
+The GPU backend goes through CuPy (NVRTC); the CPU backend (cpu_backend.py) runs the same
+device code as C++ fibers. The runtime never touches CuPy or ctypes directly: it asks a Backend.
+
+    backend = get_backend("auto")          # GPU when CuPy sees one, else the CPU
+    module = backend.compile(source, ["matmul<16>"], options=["-DGMPROF_SM=1"])
+    a = backend.to_device(np.ones(16, np.float32))
+    ms = module.launch("matmul<16>", grid, block, [a, np.int32(16)], shared_mem=0)
+"""
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+from ..errors import GmprofError
+
+
+class Module(Protocol):
+    def launch(self, name: str, grid, block, args: Sequence, shared_mem: int = 0) -> float: ...
+    def get_global(self, name: str) -> tuple[int, int]: ...
+    def static_shared_bytes(self, name: str) -> int: ...
+
+
+class Backend(Protocol):
+    name: str
+    device: str
+    max_threads_per_block: int
+    max_shared_per_block: int  # with opt-in (dynamic + static)
+    def compile(self, source: str, names: Sequence[str], options: Sequence[str] = (),
+                filename: str = "kernel.cu") -> Module: ...
+    def to_device(self, array: np.ndarray) -> Any: ...
+    def zeros(self, n: int, dtype) -> Any: ...
+    def to_host(self, array) -> np.ndarray: ...
+    def address(self, array) -> int: ...
+    def copy_to_address(self, address: int, data: bytes) -> None: ...
+    def synchronize(self) -> None: ...
+
+
+def gpu_available() -> bool:
+    if os.environ.get("GMPROF_BACKEND") == "cpu":
+        return False
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+_BACKENDS: dict = {}
+
+
+def get_backend(name: str = "auto"):
+    if name == "auto":
+        name = "gpu" if gpu_available() else "cpu"
+    if name not in ("gpu", "cpu"):
+        raise GmprofError(f"unknown backend {name!r}: use auto, gpu or cpu")
+    if name not in _BACKENDS:
+        if name == "gpu":
+            if not gpu_available():
+                raise GmprofError("backend 'gpu' asked for, but CuPy sees no CUDA GPU here "
+                                  "(use --backend cpu)")
+            _BACKENDS[name] = GpuBackend()
+        else:
+            from .cpu_backend import CpuBackend
+
+            _BACKENDS[name] = CpuBackend()
+    return _BACKENDS[name]
+
+
+class GpuModule:
+    def __init__(self, backend, raw, names):
+        self.backend = backend
+        self.raw = raw
+        self.names = names
+        self._functions: dict = {}
+
+    def function(self, name):
+        if name not in self._functions:
+            try:
+                self._functions[name] = self.raw.get_function(name)
+            except Exception as exc:
+                raise GmprofError(f"kernel {name!r} not found in the compiled module: {exc}")
+        return self._functions[name]
+
+    def launch(self, name, grid, block, args, shared_mem=0) -> float:
+        import cupy as cp
+
+        fn = self.function(name)
+        if shared_mem > 48 * 1024:
+            fn.max_dynamic_shared_size_bytes = shared_mem
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn(tuple(grid), tuple(block), tuple(args), shared_mem=shared_mem)
+        end.record()
+        end.synchronize()
+        return cp.cuda.get_elapsed_time(start, end) / 1e3
+
+    def get_global(self, name):
+        ptr = self.raw.get_global(name)
+        return int(ptr.ptr), int(ptr.mem.size)
+
+    def static_shared_bytes(self, name) -> int:
+        return int(self.function(name).shared_size_bytes)
+
+
+class GpuBackend:
+    name = "gpu"
+
+    def __init__(self):
+        import cupy as cp
+
+        self.cp = cp
+        dev = cp.cuda.Device()
+        props = cp.cuda.runtime.getDeviceProperties(dev.id)
+        self.device = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+        self.max_threads_per_block = int(props["maxThreadsPerBlock"])
+        self.max_shared_per_block = int(props.get("sharedMemPerBlockOptin",
+                                                  props["sharedMemPerBlock"]))
+        self.max_grid = tuple(int(x) for x in props["maxGridSize"])
+        self.max_block = tuple(int(x) for x in props["maxThreadsDim"])
+        self.driver = cp.cuda.runtime.driverGetVersion()
+
+    def compile(self, source, names, options=(), filename="kernel.cu"):
+        cp = self.cp
+        opts = ("-std=c++17", "--use_fast_math") if False else ("-std=c++17",)
+        try:
+            raw = cp.RawModule(code=source, options=opts + tuple(options),
+                               name_expressions=list(names))
+            raw.compile()
+        except cp.cuda.compiler.CompileException as exc:
+            raise GmprofError(_first_compile_error(str(exc), filename)) from None
+        return GpuModule(self, raw, names)
+
+    def to_device(self, array):
+        return self.cp.asarray(np.ascontiguousarray(array))
+
+    def zeros(self, n, dtype):
+        return self.cp.zeros(int(n), dtype=dtype)
+
+    def to_host(self, array):
+        return self.cp.asnumpy(array)
+
+    def address(self, array) -> int:
+        return int(array.data.ptr)
+
+    def copy_to_address(self, address, data: bytes):
+        cp = self.cp
+        buf = np.frombuffer(data, np.uint8)
+        cp.cuda.runtime.memcpy(address, buf.ctypes.data, buf.nbytes,
+                               cp.cuda.runtime.memcpyHostToDevice)
+
+    def synchronize(self):
+        self.cp.cuda.runtime.deviceSynchronize()
+
+
+def _first_compile_error(log: str, filename: str) -> str:
+    lines = [ln for ln in log.splitlines() if "error" in ln]
+    first = lines[0].strip() if lines else log.strip().splitlines()[-1] if log.strip() else log
+    return f"the instrumented kernel does not compile: {first}"
+
+
+def wall_timer():
+    return time.perf_counter()

@@ -1,0 +1,69 @@
+"""Run a sample (samples/NAME/driver.py) through gmprof: every launch, profiled or native, then
+the sample's own numeric check against its numpy reference.
+
+Returns the reports (one per profiled kernel, merged over its launches) and the check's verdict.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gmprof.driver import Sample, load_sample
+from gmprof.errors import GmprofError
+
+from .session import Profiler
+
+
+@dataclass
+class SampleRun:
+    sample: Sample
+    size: str
+    reports: dict = field(default_factory=dict)  # kernel name expression -> Report
+    check_error: str | None = None
+    arrays: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.check_error is None
+
+
+def sample_profiler(sample: Sample, backend: str = "auto") -> Profiler:
+    defines = {k: (None if v is None else str(v)) for k, v in sample.driver.defines.items()}
+    return Profiler(sample.source_path, defines=defines, include_dirs=[sample.directory],
+                    backend=backend)
+
+
+def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: str = "auto",
+               repeat: int = 0, seed: int = 0, profiler: Profiler | None = None,
+               check: bool = True) -> SampleRun:
+    if not isinstance(sample, Sample):
+        sample = load_sample(sample)
+    drv = sample.driver
+    if size not in drv.sizes:
+        raise GmprofError(f"sample {sample.name} has no size {size!r} "
+                          f"(sizes: {', '.join(drv.sizes)})")
+    params = drv.sizes[size]
+    rng = np.random.default_rng(seed)
+    arrays = drv.arrays(params, rng)
+    inputs = {k: v.copy() for k, v in arrays.items()}
+    prof = profiler or sample_profiler(sample, backend)
+    run = SampleRun(sample, size, arrays=arrays)
+    for launch in drv.launches(params):
+        args = [arrays[a] if isinstance(a, str) else a for a in launch.args]
+        if launch.profile:
+            report = prof.launch(launch.kernel, launch.grid3, launch.block3, args,
+                                 launch.shared_mem, mode=mode, repeat=repeat)
+            if launch.kernel in run.reports:
+                run.reports[launch.kernel].merge(report)
+            else:
+                run.reports[launch.kernel] = report
+        else:
+            prof.run_native(launch.kernel, launch.grid3, launch.block3, args, launch.shared_mem)
+    if check:
+        expected = drv.reference(params, inputs)
+        try:
+            drv.check(params, {k: arrays[k] for k in expected}, expected)
+        except AssertionError as exc:
+            run.check_error = str(exc).strip().splitlines()[0] if str(exc).strip() else "mismatch"
+    return run

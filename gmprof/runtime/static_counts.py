@@ -1,0 +1,353 @@
+"""Count static accesses at launch, from their formulas, without running them.
+
+Takes a StaticFormula (passes/classify.py: an affine byte address over thread, block and loop
+indices, loop bounds, affine constraints), the launch's values (an `env` that evaluates launch
+symbols: arguments, blockDim, macros, sizeof...) and the object's counter unit; returns the
+number of accesses per counter (per element of a device array, per 4-byte word of a shared
+array), the accesses that fall outside the object, and the total executions.
+
+Two methods:
+  box        every loop's bounds are constants and every condition holds everywhere in the
+             box: the histogram of an affine function over a box, built one variable at a
+             time with a strided prefix sum (O(range) per variable, whatever the trip counts)
+  enumerate  otherwise: the executions are enumerated with numpy, block chunk by block chunk,
+             loops expanded per point (triangular and thread-dependent bounds are fine), the
+             conditions applied as masks; bounded by a budget of executions
+If neither applies (the budget is exceeded), Unknown is raised and the runtime counts the site
+on the device instead.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import gcd
+
+import numpy as np
+
+from gmprof.passes import symbolic as S
+
+ENUMERATION_BUDGET = 200_000_000  # executions enumerated at most, per site per launch
+_CHUNK = 4_000_000  # points per numpy chunk
+
+_VAR_DIMS = {"tid.x": 0, "tid.y": 1, "tid.z": 2}
+_BLOCK_DIMS = {"bid.x": 0, "bid.y": 1, "bid.z": 2}
+
+
+@dataclass
+class StaticCount:
+    counts: np.ndarray  # int64, one per counter unit of the object
+    out_of_range: int
+    executions: int
+    method: str
+
+
+def _ival(sym, env) -> int:
+    v = S.evaluate(sym, env)
+    if isinstance(v, float):
+        if not v.is_integer():
+            raise S.Unknown(f"{S.describe(sym)} is not an integer ({v})")
+        v = int(v)
+    return int(v)
+
+
+def _affine(aff: S.Affine, env) -> tuple[dict, int]:
+    return {v: _ival(c, env) for v, c in aff.terms}, _ival(aff.const, env)
+
+
+def count_static(formula, env, grid, block, n_units: int, unit: int, access_size: int,
+                 per_word: bool) -> StaticCount:
+    """Accesses per counter unit for one static site in one launch.
+
+    unit: bytes per counter (4 for shared words; the element size for device arrays).
+    per_word: shared memory, where an access touches every 4-byte word it covers; for device
+    arrays it touches every element it covers.
+    """
+    addr_terms, addr_const = _affine(formula.address, env)
+    loops = []
+    for cmp, init, bound, step, sign in formula.loops:
+        it, ic = _affine(init, env)
+        bt, bc = _affine(bound, env)
+        loops.append((cmp, it, ic, bt, bc, _ival(step, env) * sign))
+    ranges = {}
+    for name, k in _VAR_DIMS.items():
+        ranges[name] = int(block[k])
+    for name, k in _BLOCK_DIMS.items():
+        ranges[name] = int(grid[k])
+    constraint = _prepare(formula.constraints, env)
+    touched = max(1, -(-access_size // unit)) if not per_word else None
+
+    box = all(not it and not bt for _, it, _, bt, _, _ in loops)
+    if box:
+        trips = [S.trip_value(cmp, ic, bc, abs(step) if step else 0, 1 if step > 0 else -1)
+                 for cmp, _, ic, _, bc, step in loops]
+        # the address is already written in iteration numbers ('iter', k): the loops only
+        # give those their extents
+        for k in range(len(loops)):
+            ranges[("iter", k)] = trips[k]
+        verdict = _always(constraint, ranges, loops, trips)
+        if verdict is False:
+            return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
+        if verdict is True:
+            return _box(addr_terms, addr_const, ranges, n_units, unit, access_size, per_word,
+                        touched)
+    return _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, n_units,
+                      unit, access_size, per_word, touched)
+
+
+# -- affine helpers -----------------------------------------------------------------------
+
+def _prepare(c, env):
+    tag = c[0]
+    if tag in ("true", "false"):
+        return c
+    if tag == "cmp":
+        _, op, a, b = c
+        at, ac = _affine(a, env)
+        bt, bc = _affine(b, env)
+        diff = dict(at)
+        for v, x in bt.items():
+            diff[v] = diff.get(v, 0) - x
+        return ("cmp", op, {v: x for v, x in diff.items() if x}, ac - bc)
+    if tag == "not":
+        return ("not", _prepare(c[1], env))
+    return (tag, _prepare(c[1], env), _prepare(c[2], env))
+
+
+_CMP = {"<": lambda d: d < 0, "<=": lambda d: d <= 0, ">": lambda d: d > 0,
+        ">=": lambda d: d >= 0, "==": lambda d: d == 0, "!=": lambda d: d != 0}
+
+
+def _always(c, ranges, loops, trips):
+    """True/False if the constraint holds everywhere/nowhere in the box; None if it varies."""
+    tag = c[0]
+    if tag == "true":
+        return True
+    if tag == "false":
+        return False
+    if tag == "not":
+        v = _always(c[1], ranges, loops, trips)
+        return None if v is None else not v
+    if tag in ("and", "or"):
+        a = _always(c[1], ranges, loops, trips)
+        b = _always(c[2], ranges, loops, trips)
+        if tag == "and":
+            if a is False or b is False:
+                return False
+            return True if (a and b) else None
+        if a is True or b is True:
+            return True
+        return False if (a is False and b is False) else None
+    _, op, terms, const = c
+    lo = hi = const
+    for v, x in terms.items():
+        n = ranges.get(v, 0)
+        if n <= 0:
+            return False  # an empty dimension: nothing executes
+        lo += min(0, x * (n - 1))
+        hi += max(0, x * (n - 1))
+    f = _CMP[op]
+    if op in ("<", "<=", ">", ">="):
+        if f(lo) and f(hi):
+            return True
+        if not f(lo) and not f(hi):
+            return False
+        return None
+    if op == "==":
+        if lo == hi:
+            return lo == 0
+        return False if (lo > 0 or hi < 0) else None
+    if lo == hi:
+        return lo != 0
+    return True if (lo > 0 or hi < 0) else None
+
+
+# -- box ------------------------------------------------------------------------------
+
+def _box(terms, const, ranges, n_units, unit, access_size, per_word, touched) -> StaticCount:
+    for v, n in ranges.items():
+        if n <= 0 and v in terms:
+            return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
+    executions = 1
+    for v, n in ranges.items():
+        executions *= max(n, 0)
+    if executions == 0:
+        return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
+    coeffs = [(x, ranges[v]) for v, x in terms.items() if x != 0]
+    multiplier = executions
+    for _, n in coeffs:
+        multiplier //= n
+    g = 0
+    for x, _ in coeffs:
+        g = gcd(g, abs(x))
+    g = gcd(g, unit) if g else unit
+    g = max(g, 1)
+    lo = const + sum(min(0, x * (n - 1)) for x, n in coeffs)
+    hi = const + sum(max(0, x * (n - 1)) for x, n in coeffs)
+    span_units = (hi - lo) // g + 1
+    if span_units > 8 * max(n_units * unit // g, 1) + 1_000_000:
+        raise S.Unknown("the addresses spread far beyond the object")
+    hist = np.zeros(span_units, np.int64)
+    # start from the point where every variable is 0, then add one variable at a time
+    start = (const - lo) // g
+    hist[start] = multiplier
+    for x, n in coeffs:
+        hist = _strided_box_sum(hist, x // g, n)
+    positions = lo + g * np.arange(span_units, dtype=np.int64)
+    nz = np.nonzero(hist)[0]
+    return _to_units(positions[nz], hist[nz], n_units, unit, access_size, per_word, touched,
+                     executions, "box")
+
+
+def _strided_box_sum(hist: np.ndarray, a: int, n: int) -> np.ndarray:
+    """out[x] = sum_{j=0}^{n-1} hist[x - a*j] (a may be negative): a strided prefix sum."""
+    if n == 1:
+        return hist
+    if a < 0:
+        return _strided_box_sum(hist[::-1].copy(), -a, n)[::-1].copy()
+    length = len(hist)
+    pad = (-length) % a
+    h = np.concatenate([hist, np.zeros(pad, np.int64)]).reshape(-1, a)
+    c = np.cumsum(h, axis=0)
+    out = c.copy()
+    out[n:] -= c[:-n]
+    return out.reshape(-1)[:length]
+
+
+# -- enumeration ----------------------------------------------------------------------
+
+def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, n_units, unit,
+               access_size, per_word, touched) -> StaticCount:
+    threads = int(block[0]) * int(block[1]) * int(block[2])
+    blocks = int(grid[0]) * int(grid[1]) * int(grid[2])
+    counts = np.zeros(n_units, np.int64)
+    oor = 0
+    executions = 0
+    blocks_per_chunk = max(1, _CHUNK // max(threads, 1))
+    for b0 in range(0, blocks, blocks_per_chunk):
+        b1 = min(blocks, b0 + blocks_per_chunk)
+        lin_b = np.repeat(np.arange(b0, b1, dtype=np.int64), threads)
+        lin_t = np.tile(np.arange(threads, dtype=np.int64), b1 - b0)
+        pts = {
+            "bid.x": lin_b % grid[0], "bid.y": (lin_b // grid[0]) % grid[1],
+            "bid.z": lin_b // (grid[0] * grid[1]),
+            "tid.x": lin_t % block[0], "tid.y": (lin_t // block[0]) % block[1],
+            "tid.z": lin_t // (block[0] * block[1]),
+        }
+        for k, (cmp, it, ic, bt, bc, step) in enumerate(loops):
+            start = ic + _lin(it, pts)
+            bound = bc + _lin(bt, pts)
+            trip = _trips(cmp, start, bound, step)
+            total = int(trip.sum())
+            if executions + total > ENUMERATION_BUDGET:
+                raise S.Unknown(f"more than {ENUMERATION_BUDGET} executions to enumerate")
+            idx = np.repeat(np.arange(len(trip)), trip)
+            pts = {v: a[idx] for v, a in pts.items()}
+            # iteration number within each point's run
+            offsets = np.cumsum(trip) - trip
+            pts[("iter", k)] = np.arange(total, dtype=np.int64) - np.repeat(offsets, trip)
+        mask = _eval_constraint(constraint, pts)
+        addr = addr_const + _lin(addr_terms, pts)
+        if mask is not None:
+            addr = addr[mask]
+        executions += len(addr)
+        if executions > ENUMERATION_BUDGET:
+            raise S.Unknown(f"more than {ENUMERATION_BUDGET} executions to enumerate")
+        c, o = _units_of(addr, n_units, unit, access_size, per_word, touched)
+        counts += c
+        oor += o
+    return StaticCount(counts, oor, executions, "enumerate")
+
+
+def _lin(terms: dict, pts: dict):
+    total = 0
+    for v, x in terms.items():
+        total = total + x * pts[v]
+    return total if not isinstance(total, int) else np.int64(total)
+
+
+def _trips(cmp, start, bound, step):
+    start = np.broadcast_to(np.asarray(start, np.int64), np.shape(bound) if np.ndim(bound)
+                            else np.shape(start))
+    bound = np.broadcast_to(np.asarray(bound, np.int64), start.shape)
+    if step == 0:
+        raise S.Unknown("a loop with step 0")
+    s = abs(step)
+    if cmp in ("<", "<=") and step > 0:
+        d = bound - start + (1 if cmp == "<=" else 0)
+        return np.maximum(0, (d + s - 1) // s)
+    if cmp in (">", ">=") and step < 0:
+        d = start - bound + (1 if cmp == ">=" else 0)
+        return np.maximum(0, (d + s - 1) // s)
+    if cmp == "!=":
+        d = bound - start
+        if np.any(d % step != 0) or np.any(d // step < 0):
+            raise S.Unknown("a != loop that does not land on its bound")
+        return d // step
+    raise S.Unknown("a loop that does not terminate as written")
+
+
+def _eval_constraint(c, pts):
+    tag = c[0]
+    if tag == "true":
+        return None
+    if tag == "false":
+        return np.zeros(len(next(iter(pts.values()))), bool)
+    if tag == "not":
+        m = _eval_constraint(c[1], pts)
+        return np.zeros(len(next(iter(pts.values()))), bool) if m is None else ~m
+    if tag in ("and", "or"):
+        a, b = _eval_constraint(c[1], pts), _eval_constraint(c[2], pts)
+        if tag == "and":
+            if a is None:
+                return b
+            return a if b is None else (a & b)
+        if a is None or b is None:
+            return None
+        return a | b
+    _, op, terms, const = c
+    d = const + _lin(terms, pts)
+    n = len(next(iter(pts.values())))
+    return np.broadcast_to(_CMP[op](d), (n,)).copy()
+
+
+# -- from addresses to counters ------------------------------------------------------------
+
+def _units_of(addr, n_units, unit, access_size, per_word, touched):
+    counts = np.zeros(n_units, np.int64)
+    oor = 0
+    firsts = addr // unit
+    if per_word:
+        lasts = (addr + access_size - 1) // unit
+        width = int((lasts - firsts).max()) + 1 if len(addr) else 1
+    else:
+        width = touched
+    for k in range(width):
+        idx = firsts + k
+        if per_word:
+            idx = idx[idx <= lasts]
+        inside = (idx >= 0) & (idx < n_units)
+        counts += np.bincount(idx[inside], minlength=n_units)[:n_units]
+        oor += int((~inside).sum())
+    return counts, oor
+
+
+def _to_units(positions, weights, n_units, unit, access_size, per_word, touched, executions,
+              method) -> StaticCount:
+    counts = np.zeros(n_units, np.int64)
+    oor = 0
+    firsts = positions // unit
+    if per_word:
+        lasts = (positions + access_size - 1) // unit
+        width = int((lasts - firsts).max()) + 1 if len(positions) else 1
+    else:
+        width = touched
+    for k in range(width):
+        idx = firsts + k
+        w = weights
+        if per_word:
+            keep = idx <= lasts
+            idx, w = idx[keep], weights[keep]
+        inside = (idx >= 0) & (idx < n_units)
+        counts += np.bincount(idx[inside], weights=w[inside], minlength=n_units)[:n_units] \
+            .astype(np.int64)
+        oor += int(w[~inside].sum())
+    return StaticCount(counts, oor, executions, method)
