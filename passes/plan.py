@@ -299,7 +299,9 @@ class PlanCounters:
         else:
             reasons = [r for sc in classes for r in sc.dynamic_reasons]
             plan.reason = "measured: " + (reasons[0] if reasons else "dynamic")
-        weights = self._weight_loops(site, classes)
+        # in enhanced mode a live-ranged array's counts must be per occurrence: a weighted
+        # count in the first iteration would be charged to that iteration's live range
+        weights = [] if keeps_live_ranges else self._weight_loops(site, classes)
         if weights:
             plan.weight_loops = weights
             for loop in weights:

@@ -160,7 +160,19 @@ class InstrumentSource:
             self._insert_after_brace(body, top)
             self._insert_before_brace(body, bottom)
         else:
-            self._wrap(body, "{" + top + " ", bottom + "}")
+            # a single statement: wrap it with its ';' (expression statements' nodes stop
+            # before it)
+            statement = self._statement_span(body)
+            length = statement.end - statement.start
+            self._add(statement.source, Patch(statement.start, _PREFIX, "{" + top + " ", length))
+            self._add(statement.source, Patch(statement.end, _SUFFIX, bottom + "}", length))
+
+    def _statement_span(self, node):
+        for facts in self.program.functions:
+            spans = facts.function.parsed.statement_spans
+            if node in spans:
+                return spans[node]
+        return X.span(node)
 
     def _kernel(self, facts) -> None:
         body = facts.function.funcdef.body
@@ -187,7 +199,9 @@ class InstrumentSource:
             if self.cpu and "extern" in (decl.storage or []):
                 self._dynamic_shared(decl, statement, statement.source,
                                      (statement.start, statement.end))
-            slot = self.plan.slot_of(obj) if register else None
+            # only kernels whose device functions reach shared arrays through pointers need
+            # the arrays' addresses registered
+            slot = self.plan.slot_of(obj) if register and self.needs_shared_bases else None
             if slot is not None:
                 self._add(statement.source,
                           Patch(statement.end, _SUFFIX,

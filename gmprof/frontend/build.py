@@ -496,6 +496,11 @@ class Builder(Transformer):
     def expression_statement(self, c):
         if len(c) == 1:
             return self._place(c_ast.EmptyStatement(), c)
+        # c_ast has no expression-statement node: remember the extent with its ';' (and let
+        # enclosing statements' spans include it)
+        span = self._span(c)
+        self.statement_spans[c[0]] = span
+        self.paren_extent[c[0]] = (span.start, span.end)
         return c[0]
 
     def if_statement(self, c):

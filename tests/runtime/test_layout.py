@@ -1,0 +1,42 @@
+"""gmprof.cuh's Launch/Object structs and layout.py's numpy mirrors agree byte for byte
+(checked with nvcc's own offsetof in a host program; no GPU needed)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from gmprof._paths import runtime_cu_dir
+from gmprof.runtime import layout as LY
+
+pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+
+
+def test_struct_offsets_match_the_compiler(tmp_path):
+    fields = ["flags", "area_words", "dyn_user_bytes", "n_sites", "obj_counters", "lr_offset",
+              "sample_state", "area_global", "unknown_oor", "trace", "trace_capacity",
+              "trace_count", "sample_seq", "sample_seq_len", "sample_threshold", "sampler",
+              "seed", "clock_log", "clock_capacity", "clock_count", "obj"]
+    ofields = ["base", "bytes", "counters", "oor", "kind", "n_counters", "area_offset",
+               "lr_offset", "unit", "unit_shift"]
+    lines = [f'printf("L {f} %zu\\n", offsetof(gmprof::Launch, {f}));' for f in fields]
+    lines += [f'printf("O {f} %zu\\n", offsetof(gmprof::Object, {f}));' for f in ofields]
+    lines += ['printf("size L %zu\\n", sizeof(gmprof::Launch));',
+              'printf("size O %zu\\n", sizeof(gmprof::Object));']
+    src = tmp_path / "offsets.cu"
+    src.write_text(f'#include <cstdio>\n#include <cstddef>\n#include "{runtime_cu_dir()}/gmprof.cuh"\n'
+                   "int main() {\n" + "\n".join(lines) + "\nreturn 0; }\n")
+    exe = tmp_path / "offsets"
+    subprocess.run(["nvcc", "-o", str(exe), str(src)], check=True, capture_output=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    got = {}
+    for line in out.splitlines():
+        a, b, c = line.split()
+        got[(a, b)] = int(c)
+    for f in fields:
+        assert got[("L", f)] == LY.LAUNCH.fields[f][1], f
+    for f in ofields:
+        assert got[("O", f)] == LY.OBJECT.fields[f][1], f
+    assert got[("size", "L")] == LY.LAUNCH.itemsize
+    assert got[("size", "O")] == LY.OBJECT.itemsize

@@ -1,0 +1,114 @@
+"""Static counts from formulas equal counts from enumerating every execution by brute force."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from gmprof.passes import symbolic as S
+from gmprof.passes.classify import StaticFormula
+from gmprof.runtime.static_counts import count_static
+
+
+def aff(const=0, **terms):
+    t = []
+    for k, v in terms.items():
+        var = {"tx": "tid.x", "ty": "tid.y", "bx": "bid.x", "by": "bid.y"}.get(k)
+        if var is None:
+            var = ("iter", int(k[1:]))
+        t.append((var, S.const(v)))
+    return S.Affine(tuple(sorted(t, key=lambda x: (0, x[0]) if isinstance(x[0], str)
+                                 else (1, x[0][1]))), S.const(const))
+
+
+def brute(address, loops, constraint, grid, block, n_units, unit, size, per_word):
+    counts = np.zeros(n_units, np.int64)
+    oor = 0
+    execs = 0
+    for bx, by, tx, ty in itertools.product(range(grid[0]), range(grid[1]), range(block[0]),
+                                            range(block[1])):
+        env = {"tid.x": tx, "tid.y": ty, "tid.z": 0, "bid.x": bx, "bid.y": by, "bid.z": 0}
+
+        def rec(k, env):
+            nonlocal oor, execs
+            if k == len(loops):
+                if not constraint(env):
+                    return
+                a = address(env)
+                execs += 1
+                first, last = a // unit, (a + size - 1) // unit
+                idxs = range(first, last + 1) if per_word else range(first, first + max(1, -(-size // unit)))
+                for i in idxs:
+                    if 0 <= i < n_units:
+                        counts[i] += 1
+                    else:
+                        oor += 1
+                return
+            start, bound, step = loops[k](env)
+            it = 0
+            v = start
+            while (v < bound if step > 0 else v > bound):
+                rec(k + 1, {**env, ("iter", k): it})
+                v += step
+                it += 1
+        rec(0, env)
+    return counts, oor, execs
+
+
+def test_box_two_loops_matmul_like():
+    # As[ty][k] read in for t (N/TILE trips) and for k (TILE trips): addr = 4*(16*ty + k)
+    f = StaticFormula(aff(0, ty=64, i1=4), ("int", 4),
+                      [("<", aff(0), aff(2), S.const(1), 1), ("<", aff(0), aff(16), S.const(1), 1)])
+    r = count_static(f, {}, (2, 2, 1), (16, 16, 1), 256, 4, 4, True)
+    assert r.method == "box"
+    assert r.executions == 2 * 2 * 256 * 2 * 16
+    assert (r.counts == 128).all() and r.out_of_range == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_affine_formulas_match_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    grid, block = (int(rng.integers(1, 4)), int(rng.integers(1, 3)), 1), \
+        (int(rng.integers(1, 6)), int(rng.integers(1, 4)), 1)
+    coeff = {k: int(rng.integers(-3, 4)) * 4 for k in ("tx", "ty", "bx", "by", "i0")}
+    const = int(rng.integers(0, 40)) * 4
+    lo, hi = int(rng.integers(0, 3)), int(rng.integers(2, 6))
+    tri = bool(rng.integers(0, 2))  # a bound depending on threadIdx.x: not a box
+    loop = ("<", aff(lo), aff(hi, tx=1) if tri else aff(hi), S.const(1), 1)
+    limit = int(rng.integers(1, 6))
+    constraint = ("cmp", "<", aff(0, tx=1, bx=1), aff(limit))
+    f = StaticFormula(aff(const, **coeff), ("int", 4), [loop], constraint)
+    n_units = 64
+    r = count_static(f, {}, grid, block, n_units, 4, 4, False)
+
+    def address(e):
+        return const + coeff["tx"] * e["tid.x"] + coeff["ty"] * e["tid.y"] + \
+            coeff["bx"] * e["bid.x"] + coeff["by"] * e["bid.y"] + coeff["i0"] * e[("iter", 0)]
+
+    want, oor, execs = brute(address, [lambda e: (lo, hi + (e["tid.x"] if tri else 0), 1)],
+                             lambda e: e["tid.x"] + e["bid.x"] < limit, grid, block, n_units,
+                             4, 4, False)
+    assert r.executions == execs
+    assert r.out_of_range == oor
+    np.testing.assert_array_equal(r.counts, want)
+
+
+def test_wide_accesses_touch_every_word():
+    # a double (8 bytes) in shared memory touches two 4-byte words
+    f = StaticFormula(aff(0, tx=8), ("int", 8))
+    r = count_static(f, {}, (1, 1, 1), (4, 1, 1), 8, 4, 8, True)
+    np.testing.assert_array_equal(r.counts, [1] * 8)
+
+
+def test_launch_symbols_are_evaluated():
+    f = StaticFormula(S.Affine(((("tid.x"), ("sizeof", "float")),), S.ZERO), ("sizeof", "float"))
+    env = {("sizeof", "float"): 4}
+    r = count_static(f, env, (1, 1, 1), (8, 1, 1), 8, 4, 4, False)
+    np.testing.assert_array_equal(r.counts, [1] * 8)
+
+
+def test_a_condition_false_everywhere_counts_nothing():
+    f = StaticFormula(aff(0, tx=4), ("int", 4), [], ("cmp", "<", aff(0, tx=1), aff(0)))
+    r = count_static(f, {}, (1, 1, 1), (8, 1, 1), 8, 4, 4, False)
+    assert r.executions == 0 and r.counts.sum() == 0
