@@ -155,7 +155,12 @@ __device__ __forceinline__ unsigned lane_id() {
 // ---------------------------------------------------------------- the block's counter area
 
 #if GMPROF_SM
+#if defined(GMPROF_CPU)
+// the CPU backend's dynamic shared buffer (one per block, at a fixed address)
+GMPROF_DYNAMIC_SHARED(unsigned char, __gmprof_dynamic_smem);
+#else
 extern __shared__ __align__(16) unsigned char __gmprof_dynamic_smem[];
+#endif
 #endif
 
 // Header and site counters are always 32-bit; object counters are counter_t.

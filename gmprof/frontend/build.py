@@ -53,10 +53,34 @@ class ParsedFunction:
     launch_bounds: list | None
     specs: Specs
     statement_spans: dict = field(default_factory=dict)
+    #: a constructor's member initialisers (`: low(l), up(u)`), each a FuncCall(ID, args); they
+    #: sit outside the body, so the analyses do not see them
+    member_initializers: list = field(default_factory=list)
+    #: an explicit specialisation's template arguments (`template <> f<float>(...)`), else None
+    specialization_args: list | None = None
+
+
+class _Constructed:
+    """A declarator with direct-initialisation arguments (`half2 v(0.f, 0.f)`). Only an
+    init-declarator may hold one; anywhere else it is a syntax error."""
+
+    __slots__ = ("chain", "args", "coord")
+
+    def __init__(self, chain, args, coord):
+        self.chain = chain
+        self.args = args
+        self.coord = coord
+
+
+def _not_constructed(chain):
+    if isinstance(chain, _Constructed):
+        raise chain.coord.source.error("initialiser arguments where a declarator was expected",
+                                       chain.args.coord.start)
+    return chain
 
 
 def _bottom(chain):
-    node = chain
+    node = _not_constructed(chain)
     while not isinstance(node, c_ast.TypeDecl):
         node = node.type
     return node
@@ -65,6 +89,7 @@ def _bottom(chain):
 def _modify(chain, modifier):
     """Insert `modifier` (an ArrayDecl/PtrDecl/FuncDecl/RefDecl with type None) just above the
     TypeDecl at the bottom of `chain` (pycparser's _type_modify_decl)."""
+    _not_constructed(chain)
     if isinstance(chain, c_ast.TypeDecl):
         modifier.type = chain
         return modifier
@@ -90,6 +115,8 @@ class Builder(Transformer):
         # node -> (start, end) including the parentheses around it, which c_ast drops: the
         # span of `*(a + i)` must end at its ')'.
         self.paren_extent: dict = {}
+        # TypeDecl of an explicit specialisation's name -> its template arguments
+        self.specialized: dict = {}
 
     # -- spans ---------------------------------------------------------------------------
     def _bounds(self, item):
@@ -137,11 +164,14 @@ class Builder(Transformer):
             template_params = c[0][1]
             c = c[1:]
         specs, chain, body = c[0], c[1], c[-1]
+        members = next((x[1] for x in c if isinstance(x, tuple) and x[0] == "ctor_initializer"),
+                       [])
         decl = self._declaration(specs, chain, None, whole=c)
         funcdef = c_ast.FuncDef(decl, None, body)
         funcdef.coord = self._span(c)
         return ParsedFunction(funcdef, template_params, specs.launch_bounds, specs,
-                              self.statement_spans)
+                              self.statement_spans, members,
+                              self.specialized.get(_bottom(chain)))
 
     def file_declaration(self, c):
         if isinstance(c[0], tuple) and c[0][0] == "template_head":
@@ -153,6 +183,15 @@ class Builder(Transformer):
 
     def function_suffix(self, c):
         return c[0]
+
+    def ctor_initializer(self, c):
+        return ("ctor_initializer", self._nodes(c), c)
+
+    def mem_initializer(self, c):
+        head = c[0]
+        name = self._place(c_ast.ID(head.value if isinstance(head, Token) else head.name), [head])
+        args = next((x for x in c[1:] if isinstance(x, (c_ast.ExprList, c_ast.InitList))), None)
+        return self._place(c_ast.FuncCall(name, args), c)
 
     def template_head(self, c):
         params = next((x for x in c if isinstance(x, list)), [])
@@ -219,7 +258,10 @@ class Builder(Transformer):
         return ("types", x, c)
 
     def typename_specifier(self, c):
-        return ("types", c[1].value, c)
+        if isinstance(c[1], Token):
+            return ("types", c[1].value, c)
+        # typename vec4<T>::Type: the name as written, blanks dropped
+        return ("types", "".join(self._span(c[1:]).text.split()), c)
 
     def decltype_specifier(self, c):
         node = self._place(c_ast.IdentifierType(["decltype(...)"]), c)
@@ -294,6 +336,12 @@ class Builder(Transformer):
         return [x for x in c if isinstance(x, tuple)]
 
     def init_declarator(self, c):
+        if isinstance(c[0], _Constructed):
+            # `T v(a)` initialises like `T v = a`; `T v(a, b)` like `T v{a, b}`
+            args = c[0].args
+            init = args.exprs[0] if len(args.exprs) == 1 else \
+                self._place(c_ast.InitList(list(args.exprs)), [args])
+            return (c[0].chain, init, c)
         init = c[2] if len(c) > 2 else None
         return (c[0], init, c)
 
@@ -304,6 +352,9 @@ class Builder(Transformer):
         if len(c) == 1:
             return c[0]
         ops, chain = c[0], c[1]
+        if isinstance(chain, _Constructed):
+            inner = self.declarator([ops, chain.chain])
+            return _Constructed(inner, chain.args, self._span(c))
         for op in reversed(ops):
             chain = _modify(chain, op)
         chain.coord = self._span(c) if not isinstance(chain, c_ast.TypeDecl) else chain.coord
@@ -324,6 +375,27 @@ class Builder(Transformer):
 
     def declarator_name(self, c):
         return self._place(c_ast.TypeDecl(c[0].value, [], None, None), c)
+
+    def declarator_specialization(self, c):
+        node = self._place(c_ast.TypeDecl(c[0].name, [], None, None), c)
+        self.specialized[node] = c[0].args
+        return node
+
+    def declarator_qualified(self, c):
+        # interval<T>::lower -> 'interval::lower' (the segmenter names it the same way)
+        return self._place(c_ast.TypeDecl(c[0].value + c[-1].value, [], None, None), c)
+
+    def declarator_operator(self, c):
+        return self._place(c_ast.TypeDecl("operator" + c[1][1], [], None, None), c)
+
+    def operator_symbol(self, c):
+        return ("operator_symbol", "".join(t.value for t in c), c)
+
+    def conversion_operator(self, c):
+        return ("operator_symbol", " " + " ".join(self._span(c).text.split()), c)
+
+    def declarator_constructed(self, c):
+        return _Constructed(c[0], c[2], self._span(c))
 
     def declarator_paren(self, c):
         return c[1]
@@ -656,6 +728,12 @@ class Builder(Transformer):
     def call(self, c):
         args = c[2] if len(c) > 3 else None
         return self._place(c_ast.FuncCall(c[0], args), c)
+
+    def kernel_launch(self, c):
+        # kernel<<<grid, block[, shared, stream]>>>(args), launched from device code
+        config = list(c[2].exprs)
+        args = c[5] if len(c) > 6 else None
+        return self._place(X.KernelLaunch(c[0], config, args), c)
 
     def member(self, c):
         return self._place(c_ast.StructRef(c[0], ".", self._member_name(c[2])), c)

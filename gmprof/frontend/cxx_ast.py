@@ -69,6 +69,7 @@ UsingAlias: [name, type*]
 Asm: [template, qualifiers, outputs**, inputs**, clobbers]
 AsmOperand: [symbolic, constraint, expr*]
 StaticAssert: [cond*, message]
+KernelLaunch: [name*, config**, args*]
 """
 
 
@@ -133,6 +134,7 @@ UsingAlias = _classes["UsingAlias"]
 Asm = _classes["Asm"]
 AsmOperand = _classes["AsmOperand"]
 StaticAssert = _classes["StaticAssert"]
+KernelLaunch = _classes["KernelLaunch"]
 
 
 def span(node) -> Span | None:

@@ -125,9 +125,9 @@ class GpuBackend:
         self.max_block = tuple(int(x) for x in props["maxThreadsDim"])
         self.driver = cp.cuda.runtime.driverGetVersion()
 
-    def compile(self, source, names, options=(), filename="kernel.cu"):
+    def compile(self, source, names, options=(), filename="kernel.cu", globals=()):
         cp = self.cp
-        opts = ("-std=c++17", "--use_fast_math") if False else ("-std=c++17",)
+        opts = ("-std=c++17",)
         try:
             raw = cp.RawModule(code=source, options=opts + tuple(options),
                                name_expressions=list(names))

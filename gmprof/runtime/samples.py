@@ -36,7 +36,8 @@ def sample_profiler(sample: Sample, backend: str = "auto") -> Profiler:
 
 def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: str = "auto",
                repeat: int = 0, seed: int = 0, profiler: Profiler | None = None,
-               check: bool = True) -> SampleRun:
+               check: bool = True, max_profiled: int | None = None) -> SampleRun:
+    """max_profiled: profile at most this many launches (the rest run natively)."""
     if not isinstance(sample, Sample):
         sample = load_sample(sample)
     drv = sample.driver
@@ -49,9 +50,11 @@ def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: st
     inputs = {k: v.copy() for k, v in arrays.items()}
     prof = profiler or sample_profiler(sample, backend)
     run = SampleRun(sample, size, arrays=arrays)
+    profiled = 0
     for launch in drv.launches(params):
         args = [arrays[a] if isinstance(a, str) else a for a in launch.args]
-        if launch.profile:
+        if launch.profile and (max_profiled is None or profiled < max_profiled):
+            profiled += 1
             report = prof.launch(launch.kernel, launch.grid3, launch.block3, args,
                                  launch.shared_mem, mode=mode, repeat=repeat)
             if launch.kernel in run.reports:

@@ -76,6 +76,7 @@ class Profiler:
         self._plans: dict = {}
         self._modules: dict = {}
         self._sizes: dict | None = None
+        self._instantiations: set = set()
 
     # -- plans and modules -----------------------------------------------------------------
     def plan(self, mode: Mode, demoted: frozenset = frozenset()):
@@ -101,13 +102,27 @@ class Profiler:
         return text, defines
 
     def module(self, mode: Mode | None, names, demoted=frozenset(), sm=None):
+        # one module serves every plain kernel of the file (and the template instantiations
+        # asked for so far), so launching another kernel does not compile again
+        plain = [f.name for f in self.tu.kernels if f.parsed is not None and
+                 not f.template_params]
+        wanted = set(names) | set(plain) | self._instantiations
+        if mode is None:
+            wanted.add("__gmprof_sizeof")
+        self._instantiations |= {n for n in names if "<" in n}
+        names = sorted(wanted)
         text, defines = self.source(mode, demoted, sm)
         options = tuple(f"-D{k}={v}" if v is not None else f"-D{k}"
                         for k, v in {**self.defines, **defines}.items())
         key = (text, options, tuple(sorted(names)))
         if key not in self._modules:
+            kwargs = {}
+            if self.backend.name == "cpu":
+                # the CPU module exports accessors for the globals the runtime reads or fills
+                kwargs["globals"] = ([] if mode is None else ["__gmprof_launch"]) + \
+                    [v.name for v in self.tu.variables if v.name and v.space != "__shared__"]
             self._modules[key] = self.backend.compile(text, list(names), options,
-                                                      filename=self.tu.main.name)
+                                                      filename=self.tu.main.name, **kwargs)
         return self._modules[key]
 
     def _sizeof_kernel(self) -> str:
@@ -132,7 +147,7 @@ class Profiler:
 
     def sizes(self) -> dict:
         if self._sizes is None:
-            mod = self.module(None, ["__gmprof_sizeof"])
+            mod = self.module(None, ["__gmprof_sizeof"])  # compiled with the kernels' TU
             names = self._size_names
             self._sizes = {}
             if names:

@@ -1,0 +1,273 @@
+"""`gmprof bench`: the paper's evaluation (section 6 and 7) on today's GPU, next to our default.
+
+Runs the samples standing for the paper's six applications and its three case studies, and
+writes markdown tables and raw JSON to docs/results/ (device, driver, date, sizes, repetitions):
+  Table 1  shared-memory profiling: native, basic, SA, SA-NA, SA-NA-SM, SA-NA-SM-TH, default
+  Table 2  device-memory profiling: native, basic, SA, SA-NA, default
+  Fig. 3/4 sampling at 1/10, 1/100, 1/1000 (the paper's sampler and ours) against the optimised
+           modes and the default: overhead and accuracy loss (|count - exact| / exact, averaged
+           over elements, then arrays)
+  Tables 3-5 per-array average counts of em, bo and jcb, v1 and v2, with and without threshold and
+           the enhanced algorithm; the measured v1 -> v2 speedup
+  space    counter bytes per mode
+Overhead is the paper's: instrumented time / native time - 1, medians of repeated runs (events),
+summed over a sample's profiled launches. Progress is printed as it goes.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .errors import GmprofError
+from .passes.plan import Mode
+
+ROOT = Path(__file__).resolve().parent.parent
+SIX = [("co", "co"), ("em", "em_v1"), ("bo", "bo_v2"), ("jcb", "jcb_v1"), ("spmv", "spmv"),
+       ("dxtc", "dxtc")]
+CASES = [("em", "em_v1", "em_v2"), ("bo", "bo_v1", "bo_v2"), ("jcb", "jcb_v1", "jcb_v2")]
+TABLE1 = ["basic", "SA", "SA-NA", "SA-NA-SM", "SA-NA-SM-TH", "default"]
+TABLE2 = ["basic", "SA", "SA-NA", "default"]
+RATES = [0.1, 0.01, 0.001]
+
+
+def _progress(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def _accuracy_loss(reports, reference) -> float:
+    from .cli_commands import accuracy_loss
+
+    losses = [accuracy_loss(reports[k], reference[k]) for k in reference if k in reports]
+    return float(np.mean(losses)) if losses else 0.0
+
+
+class Bench:
+    def __init__(self, samples_dir: Path, size: str, repeat: int, backend: str,
+                 max_launches: int | None):
+        self.samples_dir = samples_dir
+        self.size = size
+        self.repeat = repeat
+        self.backend = backend
+        self.max_launches = max_launches
+        self._profilers: dict = {}
+
+    def profiler(self, name):
+        from .runtime.samples import sample_profiler
+        from .driver import load_sample
+
+        if name not in self._profilers:
+            self._profilers[name] = sample_profiler(load_sample(self.samples_dir / name),
+                                                    self.backend)
+        return self._profilers[name]
+
+    def run(self, name, mode: Mode | None):
+        from .runtime.samples import run_sample
+
+        prof = self.profiler(name)
+        t0 = time.perf_counter()
+        result = run_sample(self.samples_dir / name, self.size, mode=mode, repeat=self.repeat,
+                            profiler=prof, max_profiled=self.max_launches)
+        wall = time.perf_counter() - t0
+        native = sum(r.run.native_ms or 0 for r in result.reports.values())
+        inst = sum(r.run.instrumented_ms or 0 for r in result.reports.values())
+        counter_bytes = max((r.run.counter_bytes for r in result.reports.values()), default=0)
+        where = {r.run.counters_in for r in result.reports.values()}
+        identical = all(r.run.outputs_identical for r in result.reports.values())
+        return {
+            "sample": name, "mode": mode.name if mode else "native", "native_ms": native,
+            "instrumented_ms": inst, "overhead": inst / native - 1 if native else None,
+            "counter_bytes": counter_bytes, "counters_in": sorted(where),
+            "outputs_identical": identical, "self_check": result.ok,
+            "self_check_error": result.check_error, "wall_s": wall,
+            "launches_profiled": sum(r.run.launches for r in result.reports.values()),
+        }, result.reports
+
+
+def run_bench(out_dir: Path, size: str = "large", repeat: int = 5, backend: str = "auto",
+              max_launches: int | None = 3, quick: bool = False) -> dict:
+    from .runtime.backend import get_backend
+
+    be = get_backend(backend)
+    bench = Bench(ROOT / "samples", size, repeat, backend, max_launches)
+    info = {
+        "device": be.device, "backend": be.name,
+        "driver": getattr(be, "driver", None),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "size": size, "repeat": repeat, "max_profiled_launches_per_sample": max_launches,
+        "command": " ".join(sys.argv),
+    }
+    results: dict = {"info": info, "table1": [], "table2": [], "sampling": [], "cases": [],
+                     "space": []}
+    apps = SIX[:2] if quick else SIX
+    for app, name in apps:
+        for table, profile, modes in (("table1", "shm", TABLE1), ("table2", "dm", TABLE2)):
+            _progress(f"{app} ({name}): {table} reference (basic, exact)")
+            ref_row, ref_reports = bench.run(name, Mode.parse("basic", profile=profile))
+            rows = []
+            for m in modes:
+                mode = Mode.parse(m, profile=profile, threshold=255 if "TH" in m else None)
+                if m == "basic":
+                    row, reports = ref_row, ref_reports
+                else:
+                    _progress(f"{app} ({name}): {table} {mode.name}")
+                    row, reports = bench.run(name, mode)
+                row["app"] = app
+                row["accuracy_loss"] = _accuracy_loss(reports, ref_reports) \
+                    if mode.threshold is None else None
+                rows.append(row)
+                results["space"].append({"app": app, "profile": profile, "mode": mode.name,
+                                         "counter_bytes": row["counter_bytes"]})
+            results[table].extend(rows)
+            if profile == "shm":
+                for rate in ([] if quick else RATES):
+                    for sampler in ("paper", "rng"):
+                        mode = Mode.parse("SM", sampling=rate, sampler=sampler, profile="shm")
+                        _progress(f"{app} ({name}): sampling 1/{int(1 / rate)} ({sampler})")
+                        row, reports = bench.run(name, mode)
+                        row.update(app=app, rate=rate, sampler=sampler,
+                                   accuracy_loss=_accuracy_loss(reports, ref_reports))
+                        results["sampling"].append(row)
+    for app, v1, v2 in ([] if quick else CASES):
+        for name in (v1, v2):
+            entry = {"app": app, "sample": name, "arrays": {}}
+            for label, mode in (("exact", Mode.parse("default")),
+                                ("threshold", Mode.parse("default", threshold=255)),
+                                ("enhanced", Mode.parse("default", enhanced=True))):
+                _progress(f"case study {name}: {label}")
+                row, reports = bench.run(name, mode)
+                entry[f"{label}_row"] = row
+                for rep in reports.values():
+                    for a in rep.arrays:
+                        cell = entry["arrays"].setdefault(a.name, {"space": a.space})
+                        cell[label] = a.fmt(a.mean) if label == "threshold" else round(a.mean, 2)
+                        if label == "enhanced" and a.live_ranges and a.live_ranges["ranges"]:
+                            cell["per_live_range"] = round(
+                                a.live_ranges["accesses"] / a.live_ranges["ranges"], 2)
+            entry["native_ms"] = entry["exact_row"]["native_ms"]
+            results["cases"].append(entry)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "paper.json").write_text(json.dumps(results, indent=2, default=str))
+    (out_dir / "paper.md").write_text(markdown(results))
+    return results
+
+
+def _f(v, fmt="{:.2f}"):
+    return "-" if v is None else fmt.format(v)
+
+
+def markdown(results: dict) -> str:
+    info = results["info"]
+    out = [f"# gmprof on {info['device']} — the paper's evaluation, reproduced",
+           "",
+           f"Device: {info['device']} ({info['backend']}), driver {info['driver']}; "
+           f"{info['date']}; sample size `{info['size']}`; timings are medians of "
+           f"{info['repeat']} runs with events, summed over the first "
+           f"{info['max_profiled_launches_per_sample']} profiled launches of each sample. "
+           f"Overhead = instrumented / native - 1. Command: `{info['command']}`.", ""]
+
+    def table(rows, title, modes):
+        out.append(f"## {title}")
+        out.append("")
+        out.append("| app | native ms | " + " | ".join(modes) + " |")
+        out.append("|---|---|" + "---|" * len(modes))
+        apps = list(dict.fromkeys(r["app"] for r in rows))
+        for app in apps:
+            mine = {r["mode"]: r for r in rows if r["app"] == app}
+            native = next(iter(mine.values()))["native_ms"]
+            cells = []
+            for m in modes:
+                r = next((r for k, r in mine.items() if k.startswith(m) or
+                          (m == "default" and k == "default")), None)
+                if m == "default":
+                    r = mine.get("default")
+                if r is None:
+                    cells.append("-")
+                    continue
+                loss = r.get("accuracy_loss")
+                cells.append(f"{r['instrumented_ms']:.2f} ({_f(r['overhead'])}x"
+                             + (f", loss {loss:.3f}" if loss else "") + ")")
+            out.append(f"| {app} | {native:.2f} | " + " | ".join(cells) + " |")
+        avg = []
+        for m in modes:
+            vals = [r["overhead"] for r in rows if (r["mode"] == m or
+                    (m != "default" and r["mode"].startswith(m) and r["mode"] != "default"))
+                    and r["overhead"] is not None]
+            avg.append(f"{np.mean(vals):.2f}x" if vals else "-")
+        out.append("| **average** | | " + " | ".join(avg) + " |")
+        out.append("")
+
+    table(results["table1"], "Table 1: shared-memory profiling (time ms, overhead)", TABLE1)
+    table(results["table2"], "Table 2: device-memory profiling (time ms, overhead)", TABLE2)
+    if results["sampling"]:
+        out.append("## Figures 3 and 4: sampling vs optimised modes (shared memory)")
+        out.append("")
+        out.append("| app | mode | overhead | accuracy loss |")
+        out.append("|---|---|---|---|")
+        for r in results["table1"]:
+            if r["mode"] in ("SA-NA-SM", "default"):
+                out.append(f"| {r['app']} | {r['mode']} | {_f(r['overhead'])}x | "
+                           f"{_f(r['accuracy_loss'], '{:.4f}')} |")
+        for r in results["sampling"]:
+            out.append(f"| {r['app']} | sampling 1/{int(round(1 / r['rate']))} ({r['sampler']}) | "
+                       f"{_f(r['overhead'])}x | {_f(r['accuracy_loss'], '{:.4f}')} |")
+        out.append("")
+    if results["cases"]:
+        out.append("## Tables 3-5: case studies (average count per element / shared word)")
+        out.append("")
+        out.append("| sample | array | space | exact | with TH=255 | per live range (enhanced) |")
+        out.append("|---|---|---|---|---|---|")
+        for e in results["cases"]:
+            for name, cell in e["arrays"].items():
+                out.append(f"| {e['sample']} | {name} | {cell['space']} | {cell.get('exact', '-')}"
+                           f" | {cell.get('threshold', '-')} | {cell.get('per_live_range', '-')} |")
+        out.append("")
+        out.append("| case | v1 native ms | v2 native ms | speedup v1 -> v2 |")
+        out.append("|---|---|---|---|")
+        for app, v1, v2 in CASES:
+            a = next((e for e in results["cases"] if e["sample"] == v1), None)
+            b = next((e for e in results["cases"] if e["sample"] == v2), None)
+            if a and b and b["native_ms"]:
+                out.append(f"| {app} | {a['native_ms']:.2f} | {b['native_ms']:.2f} | "
+                           f"{a['native_ms'] / b['native_ms']:.2f}x |")
+        out.append("")
+    out.append("## Space overhead (counter bytes)")
+    out.append("")
+    out.append("| app | profile | mode | counter bytes |")
+    out.append("|---|---|---|---|")
+    for r in results["space"]:
+        out.append(f"| {r['app']} | {r['profile']} | {r['mode']} | {r['counter_bytes']:,} |")
+    out.append("")
+    checks = [r for t in ("table1", "table2", "sampling") for r in results[t]]
+    bad = [r for r in checks if not r["outputs_identical"] or not r["self_check"]]
+    out.append(f"Outputs bit-identical to the uninstrumented kernels and samples' self-checks: "
+               f"{len(checks) - len(bad)} of {len(checks)} runs passed."
+               + (" Failures: " + ", ".join(f"{r['sample']} {r['mode']}" for r in bad)
+                  if bad else ""))
+    return "\n".join(out) + "\n"
+
+
+def cmd_bench(args) -> int:
+    if args.suite != "paper":
+        raise GmprofError(f"unknown suite {args.suite!r} (paper)")
+    results = run_bench(Path(args.out), size=args.size, repeat=args.repeat,
+                        backend=args.backend, max_launches=args.max_launches, quick=args.quick)
+    print(markdown(results))
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("bench", help="the paper's tables on this GPU (docs/results/)")
+    p.add_argument("--suite", default="paper")
+    p.add_argument("--out", default=str(ROOT / "docs" / "results"))
+    p.add_argument("--size", default="large")
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
+    p.add_argument("--max-launches", type=int, default=3,
+                   help="profile at most this many launches of a sample (the rest run natively)")
+    p.add_argument("--quick", action="store_true", help="two apps, no sampling or case studies")
+    p.set_defaults(run=cmd_bench)

@@ -1,0 +1,538 @@
+"""The CPU backend, host side: compile device code with g++, load it, launch kernels.
+
+Stage: runtime. Input: a translation unit of CUDA device code (what gmprof's frontend emits,
+instrumented or not), the name expressions of the kernels to launch (`matmul<16>`), the
+file-scope variables to expose, and extra -D/-I options. Output: a CpuModule whose `launch`
+runs a kernel over a grid on the CPU, in place on numpy arrays, and whose `get_global` gives the
+address of a `__device__`/`__constant__` variable.
+
+The device side is runtime_cu/cpu/gmprof_cpu.h, force-included into the text (fibers, barriers,
+warp collectives, faults). This module appends the glue: for each name expression an
+`extern "C"` entry that unpacks `void **args` by the kernel's own parameter types
+(`invoke(&matmul<16>, args)`) and one that describes those types, so arguments are checked
+against the real signature; for each global an accessor returning its address and size. Shared
+libraries are cached under $GMPROF_CACHE_DIR (or ~/.cache/gmprof/cpu), keyed by everything that
+goes into them. Every user mistake (a kernel that does not compile, a wrong argument, a deadlock,
+a fault) is a located GmprofError.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from gmprof._paths import runtime_cu_dir
+from gmprof.errors import Diagnostic, GmprofError, Location
+
+CXX = "g++"
+# -O2: the tiled product's inner loop vectorises no further at -O3, and -O3 compiles slower.
+# -fno-strict-aliasing: CUDA code reads float arrays through float4 pointers and back.
+# -fstack-clash-protection: a large local array touches the guard page below a fiber's stack
+# instead of jumping over it. -g1: line tables only, so a fault can be mapped to a line.
+# -z defs: an undefined symbol is a compile error here, not a failure at load time.
+FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-strict-aliasing",
+         "-fstack-clash-protection", "-g1", "-fdiagnostics-color=never",
+         "-fno-diagnostics-show-caret", "-Wl,-z,defs")
+DEFAULT_STACK_KB = 256
+MAX_THREADS = 1024
+_FORMAT = "gmprof-cpu-2"  # bump when the glue or the Status layout changes
+_GLUE_FILE = "<gmprof-cpu glue>"
+_GLOBALS_FILE = "<gmprof-cpu globals>"
+
+# One launch at a time in the process: fault handling installs process-wide signal handlers and
+# the module's scheduler state is global.
+_LAUNCH_LOCK = threading.Lock()
+
+# Status codes of runtime_cu/cpu/gmprof_cpu_sched.h
+_CODE_NAMES = {1: "deadlock", 2: "invalid-address", 3: "stack-overflow", 4: "trap", 5: "assert",
+               6: "livelock", 7: "bad-launch", 8: "arithmetic", 9: "illegal-instruction",
+               10: "internal"}
+
+
+class CpuPointer(int):
+    """A device address passed as a pointer argument (e.g. of a global from get_global)."""
+
+    def __repr__(self) -> str:
+        return f"CpuPointer(0x{int(self):x})"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter, as the compiler sees it."""
+
+    type: str      # C++ spelling, e.g. "const float*"
+    size: int
+    align: int
+    kind: str      # p pointer, f floating, i signed, u unsigned, b bool, e enum, s other
+
+
+class _Status(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_int), ("line", ctypes.c_int),
+                ("pc_offset", ctypes.c_ulonglong), ("divergent_barriers", ctypes.c_ulonglong),
+                ("div_line_a", ctypes.c_int), ("div_line_b", ctypes.c_int),
+                ("file", ctypes.c_char * 512), ("div_file_a", ctypes.c_char * 512),
+                ("div_file_b", ctypes.c_char * 512), ("message", ctypes.c_char * 8192)]
+
+
+class _ParamInfo(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_ulonglong), ("align", ctypes.c_ulonglong),
+                ("kind", ctypes.c_int), ("type", ctypes.c_char_p)]
+
+
+@dataclass
+class _Kernel:
+    name: str
+    entry: int
+    params: tuple[Param, ...]
+
+
+# ------------------------------------------------------------------------------ compiling
+
+@functools.lru_cache(maxsize=None)
+def compiler_version() -> str:
+    try:
+        out = subprocess.run([CXX, "--version"], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise GmprofError(f"the CPU backend needs {CXX}, which cannot be run: {e}") from None
+    return out.stdout.splitlines()[0] if out.stdout else CXX
+
+
+def _header_dir() -> Path:
+    return runtime_cu_dir() / "cpu"
+
+
+def _header_digest() -> str:
+    h = hashlib.sha256()
+    for p in sorted(_header_dir().glob("*")):
+        if p.is_file():
+            h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("GMPROF_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "gmprof" / "cpu"
+
+
+_EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;{}]*?)\[\s*\]\s*;")
+_ALIGN = re.compile(r"__align__\s*\(\s*\d+\s*\)|alignas\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\)")
+
+
+def rewrite_extern_shared(text: str) -> str:
+    """`extern __shared__ T s[];` -> `GMPROF_DYNAMIC_SHARED(T, s);`, for text that did not come
+    through gmprof's frontend (which does this itself), e.g. gmprof.cuh's own counter area.
+    Alignment attributes are dropped: the buffer is 64-byte aligned."""
+
+    def one(m: re.Match) -> str:
+        body = _ALIGN.sub(" ", m.group(1))
+        parts = re.match(r"\s*(.*?)\s*\b(\w+)\s*$", body, re.S)
+        if not parts or not parts.group(1):
+            return m.group(0)
+        return f"GMPROF_DYNAMIC_SHARED({' '.join(parts.group(1).split())}, {parts.group(2)});"
+
+    return _EXTERN_SHARED.sub(one, text)
+
+
+def _c_string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _glue(name_expressions: Sequence[str], globals_: Sequence[str]) -> str:
+    out = [f"\n#line 1 {_c_string(_GLUE_FILE)}\n"]
+    for i, expr in enumerate(name_expressions):
+        # one line per kernel, so an error's line number says which name expression it is
+        out.append(
+            f'extern "C" GMPROF_CPU_EXPORT void __gmprof_cpu_entry_{i}(void **a) '
+            f"{{ ::gmprof_cpu::invoke(&{expr}, a); }} "
+            f'extern "C" GMPROF_CPU_EXPORT int __gmprof_cpu_params_{i}('
+            f"::gmprof_cpu::ParamInfo *o, int n) {{ return ::gmprof_cpu::describe(&{expr}, o, n); }}\n")
+    out.append(f"#line 1 {_c_string(_GLOBALS_FILE)}\n")
+    for i, name in enumerate(globals_):
+        out.append(
+            f'extern "C" GMPROF_CPU_EXPORT void *__gmprof_cpu_global_{i}(unsigned long long *s) '
+            f"{{ *s = sizeof({name}); return (void *)__builtin_addressof({name}); }}\n")
+    return "".join(out)
+
+
+_DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>fatal error|error|note|warning): ?(?P<msg>.*)$")
+_AT = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+):")
+
+
+def _source_line(file: str, line: int, source: str, filename: str) -> str | None:
+    try:
+        if file == filename and not os.path.isfile(file):
+            return source.splitlines()[line - 1]
+        with open(file, encoding="utf-8", errors="replace") as f:
+            for k, text in enumerate(f, 1):
+                if k == line:
+                    return text
+    except (OSError, IndexError):
+        pass
+    return None
+
+
+class CpuModule:
+    """Device code compiled for the CPU. See the module docstring."""
+
+    def __init__(self, source: str, name_expressions: Sequence[str], *,
+                 globals: Sequence[str] = (), options: Sequence[str] = (),
+                 filename: str = "<kernel>", cache_dir: str | None = None):
+        if isinstance(name_expressions, str):
+            name_expressions = [name_expressions]
+        self.source = source
+        self.filename = filename
+        self.name_expressions = tuple(name_expressions)
+        self.global_names = tuple(globals)
+        self.options = tuple(options)
+        self.diagnostics: list[Diagnostic] = []
+        self.compile_seconds = 0.0
+        self.cached = False
+        self._cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self._so_path = self._build()
+        self._load()
+
+    # -- building ----------------------------------------------------------------------
+    def _text(self) -> str:
+        body = rewrite_extern_shared(self.source)
+        if not body.endswith("\n"):
+            body += "\n"
+        return f"#line 1 {_c_string(self.filename)}\n{body}" + \
+            _glue(self.name_expressions, self.global_names)
+
+    def _build(self) -> Path:
+        header = _header_dir() / "gmprof_cpu.h"
+        text = self._text()
+        cmd_flags = list(FLAGS) + list(self.options)
+        key = hashlib.sha256("\0".join(
+            [_FORMAT, compiler_version(), _header_digest(), " ".join(cmd_flags), text]
+        ).encode()).hexdigest()[:32]
+        self._cache_dir.mkdir(parents=True, exist_ok=True)
+        so = self._cache_dir / f"{key}.so"
+        if so.is_file():
+            self.cached = True
+            return so
+        with tempfile.TemporaryDirectory(prefix="gmprof-cpu-", dir=self._cache_dir) as tmp:
+            src = Path(tmp) / "kernel.cpp"
+            src.write_text(text)
+            out = Path(tmp) / "kernel.so"
+            t0 = time.perf_counter()
+            try:
+                proc = subprocess.run([CXX, *cmd_flags, "-include", str(header), str(src),
+                                       "-o", str(out)], capture_output=True, text=True)
+            except OSError as e:
+                raise GmprofError(f"the CPU backend needs {CXX}, which cannot be run: {e}") from None
+            self.compile_seconds = time.perf_counter() - t0
+            if proc.returncode != 0:
+                raise self._compile_error(proc.stderr + proc.stdout)
+            os.replace(out, so)  # atomic: a concurrent build of the same key is harmless
+        return so
+
+    def _compile_error(self, output: str) -> GmprofError:
+        lines = output.splitlines()
+        first = None
+        for k, line in enumerate(lines):
+            m = _DIAG.match(line)
+            if m and m.group("kind") in ("error", "fatal error"):
+                first = (k, m)
+                break
+        if first is None:
+            # a link error (-z defs) or something without a position
+            msg = next((l.strip() for l in lines if "error" in l or "undefined" in l),
+                       lines[-1].strip() if lines else "no output")
+            e = GmprofError(f"the kernel does not compile on the CPU path (g++): {msg}")
+            e.compiler_output = output
+            return e
+        k, m = first
+        msg = m.group("msg").strip()
+        file, line, col = m.group("file"), int(m.group("line")), int(m.group("col"))
+        hdr = str(_header_dir())
+        if file == _GLUE_FILE:
+            expr = self.name_expressions[line - 1] if 0 < line <= len(self.name_expressions) else "?"
+            e = GmprofError(f"kernel name expression `{expr}` does not name a __global__ function "
+                            f"of the source (g++: {msg})")
+            e.compiler_output = output
+            return e
+        if file == _GLOBALS_FILE:
+            name = self.global_names[line - 1] if 0 < line <= len(self.global_names) else "?"
+            e = GmprofError(f"global `{name}` is not a file-scope variable of the source (g++: {msg})")
+            e.compiler_output = output
+            return e
+        if file.startswith(hdr) or file.startswith("/usr/"):
+            # an error inside our header or a system header: locate it at the user's line that
+            # led there (the "required from here" note, or the include chain)
+            for other in lines[k + 1:] + lines[:k]:
+                a = _AT.match(other.strip()) or _AT.match(other.replace("In file included from", "").strip())
+                if a and not a.group("file").startswith(hdr) and not a.group("file").startswith("/usr/") \
+                        and a.group("file") not in (_GLUE_FILE, _GLOBALS_FILE):
+                    file, line, col = a.group("file"), int(a.group("line")), int(a.group("col"))
+                    break
+        loc = Location(file, line, col, _source_line(file, line, self.source, self.filename))
+        e = GmprofError(f"the kernel does not compile on the CPU path (g++): {msg}", loc)
+        e.compiler_output = output
+        return e
+
+    # -- loading -----------------------------------------------------------------------
+    def _load(self) -> None:
+        # dlopen shares one copy per file: load a private copy, so each CpuModule has its own
+        # globals and shared-memory state, as each CUDA module load does
+        fd, private = tempfile.mkstemp(prefix="gmprof-cpu-", suffix=".so", dir=self._cache_dir)
+        os.close(fd)
+        try:
+            shutil.copyfile(self._so_path, private)
+            try:
+                lib = ctypes.CDLL(private)
+            except OSError as e:
+                raise GmprofError(f"the kernel's CPU library does not load: {e}") from None
+        finally:
+            os.unlink(private)
+        self._lib = lib
+        lib.gmprof_cpu_status_size.restype = ctypes.c_ulonglong
+        if lib.gmprof_cpu_status_size() != ctypes.sizeof(_Status):
+            raise RuntimeError("gmprof_cpu.h's Status and cpu.py's _Status disagree")
+        self._launch_fn = lib.gmprof_cpu_launch
+        self._launch_fn.restype = ctypes.c_int
+        self._launch_fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                    ctypes.c_void_p, ctypes.c_ulonglong, ctypes.c_ulonglong,
+                                    ctypes.POINTER(_Status)]
+        self._kernels: dict[str, _Kernel] = {}
+        for i, expr in enumerate(self.name_expressions):
+            entry = ctypes.cast(getattr(lib, f"__gmprof_cpu_entry_{i}"), ctypes.c_void_p).value
+            describe = getattr(lib, f"__gmprof_cpu_params_{i}")
+            describe.restype = ctypes.c_int
+            infos = (_ParamInfo * 256)()
+            n = describe(infos, 256)
+            params = tuple(_param(infos[j]) for j in range(min(n, 256)))
+            self._kernels[expr] = _Kernel(expr, entry, params)
+        self._globals = {}
+        for i, name in enumerate(self.global_names):
+            fn = getattr(lib, f"__gmprof_cpu_global_{i}")
+            fn.restype = ctypes.c_void_p
+            size = ctypes.c_ulonglong()
+            addr = fn(ctypes.byref(size))
+            self._globals[name] = (int(addr), int(size.value))
+        weakref.finalize(self, lib.gmprof_cpu_release)
+
+    # -- the API ------------------------------------------------------------------------
+    def params(self, name_expression: str) -> tuple[Param, ...]:
+        return self._kernel(name_expression).params
+
+    def get_global(self, name: str) -> tuple[int, int]:
+        """(address, size in bytes) of a file-scope __device__/__constant__ variable that was
+        named in `globals`."""
+        if name not in self._globals:
+            known = ", ".join(self._globals) or "none"
+            raise GmprofError(f"`{name}` was not asked for as a global of this module (globals: {known})")
+        return self._globals[name]
+
+    def launch(self, name_expression: str, grid, block, args: Sequence,
+               shared_mem: int = 0) -> float:
+        """Run a kernel; returns the launch's wall seconds. See the module docstring."""
+        kernel = self._kernel(name_expression)
+        g = _dim3(grid, "grid")
+        b = _dim3(block, "block")
+        if b[0] * b[1] * b[2] > MAX_THREADS:
+            raise GmprofError(f"launch of {name_expression}: a block of {b[0]}x{b[1]}x{b[2]} = "
+                              f"{b[0] * b[1] * b[2]} threads is more than {MAX_THREADS}")
+        if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
+            raise GmprofError(f"launch of {name_expression}: shared_mem must be a non-negative "
+                              f"number of bytes, not {shared_mem!r}")
+        argv, keep = _pack(kernel, args)
+        stack_bytes = _stack_kb() * 1024
+        status = _Status()
+        grid_c = (ctypes.c_uint * 3)(*g)
+        block_c = (ctypes.c_uint * 3)(*b)
+        sys.stdout.flush()  # the kernel's printf goes straight to file descriptor 1
+        with _LAUNCH_LOCK:
+            t0 = time.perf_counter()
+            rc = self._launch_fn(kernel.entry, argv, grid_c, block_c, int(shared_mem),
+                                 stack_bytes, ctypes.byref(status))
+            seconds = time.perf_counter() - t0
+        del keep
+        self.diagnostics = self._launch_diagnostics(status)
+        if rc:
+            raise self._launch_error(kernel, status)
+        return seconds
+
+    # -- helpers -------------------------------------------------------------------------
+    def _kernel(self, name_expression: str) -> _Kernel:
+        k = self._kernels.get(name_expression)
+        if k is None:
+            known = ", ".join(self._kernels) or "none"
+            raise GmprofError(f"kernel `{name_expression}` was not compiled into this module "
+                              f"(name expressions: {known})")
+        return k
+
+    def _location(self, file: str, line: int) -> Location | None:
+        if not file or line <= 0:
+            return None
+        return Location(file, line, 1, _source_line(file, line, self.source, self.filename))
+
+    def _launch_diagnostics(self, st: _Status) -> list[Diagnostic]:
+        if not st.divergent_barriers:
+            return []
+        a = f"{st.div_file_a.decode(errors='replace')}:{st.div_line_a}"
+        b = f"{st.div_file_b.decode(errors='replace')}:{st.div_line_b}"
+        return [Diagnostic("divergent-barrier",
+                           f"{st.divergent_barriers} barrier(s) completed with threads waiting at "
+                           f"different __syncthreads() calls, first {a} and {b}",
+                           self._location(st.div_file_b.decode(errors="replace"), st.div_line_b))]
+
+    def _launch_error(self, kernel: _Kernel, st: _Status) -> GmprofError:
+        message = st.message.decode(errors="replace")
+        loc = self._location(st.file.decode(errors="replace"), st.line)
+        if loc is None and st.pc_offset:
+            loc = self._fault_location(st.pc_offset)
+        e = GmprofError(f"{kernel.name}: {message}", loc)
+        e.kind = _CODE_NAMES.get(st.code, "error")
+        return e
+
+    def _fault_location(self, pc_offset: int) -> Location | None:
+        """The user's line of a faulting instruction, from the library's line tables."""
+        try:
+            out = subprocess.run(["addr2line", "-e", str(self._so_path), "-i", hex(pc_offset)],
+                                 capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            return None
+        hdr = str(_header_dir())
+        for line in out.splitlines():  # innermost inlined frame first
+            m = re.match(r"^(.*):(\d+)(?: \(discriminator \d+\))?$", line.strip())
+            if not m or m.group(1) == "??" or m.group(2) == "0" or m.group(1).startswith(hdr) \
+                    or m.group(1).startswith("/usr/"):
+                continue
+            return self._location(m.group(1), int(m.group(2)))
+        return None
+
+
+def _param(info: _ParamInfo) -> Param:
+    text = info.type.decode(errors="replace") if info.type else "?"
+    m = re.search(r"\[with T = (.*)\]$", text)
+    return Param(m.group(1) if m else text, int(info.size), int(info.align), chr(info.kind))
+
+
+def _stack_kb() -> int:
+    env = os.environ.get("GMPROF_CPU_STACK_KB")
+    if not env:
+        return DEFAULT_STACK_KB
+    try:
+        kb = int(env)
+    except ValueError:
+        kb = 0
+    if kb < 16:
+        raise GmprofError(f"GMPROF_CPU_STACK_KB={env!r}: give a stack size in KiB, at least 16")
+    return kb
+
+
+def _dim3(v, what: str) -> tuple[int, int, int]:
+    if isinstance(v, (int, np.integer)):
+        v = (int(v),)
+    try:
+        t = tuple(int(x) for x in v)
+    except (TypeError, ValueError):
+        raise GmprofError(f"{what} must be an int or a tuple of 1 to 3 ints, not {v!r}") from None
+    if not 1 <= len(t) <= 3 or any(isinstance(x, bool) for x in v):
+        raise GmprofError(f"{what} must be an int or a tuple of 1 to 3 ints, not {v!r}")
+    if any(x <= 0 for x in t):
+        raise GmprofError(f"{what} dimensions must be positive, not {t}")
+    t = t + (1,) * (3 - len(t))
+    if any(x > 0xFFFFFFFF for x in t):
+        raise GmprofError(f"{what} dimension too large: {t}")
+    return t
+
+
+_SCALAR_DTYPES = {("f", 4): np.float32, ("f", 8): np.float64, ("i", 1): np.int8,
+                  ("i", 2): np.int16, ("i", 4): np.int32, ("i", 8): np.int64, ("u", 1): np.uint8,
+                  ("u", 2): np.uint16, ("u", 4): np.uint32, ("u", 8): np.uint64,
+                  ("b", 1): np.bool_, ("e", 4): np.int32, ("e", 1): np.int8, ("e", 2): np.int16,
+                  ("e", 8): np.int64}
+
+
+def _aligned_bytes(data: bytes, align: int):
+    """A ctypes buffer holding `data` at an address aligned to `align` (a float4 parameter is
+    read with aligned SSE loads); returns (buffer, address)."""
+    align = max(align, 16)
+    buf = (ctypes.c_char * (len(data) + align))()
+    addr = ctypes.addressof(buf)
+    addr += (-addr) % align
+    ctypes.memmove(addr, data, len(data))
+    return buf, addr
+
+
+def _pack(kernel: _Kernel, args: Sequence):
+    params = kernel.params
+    args = tuple(args)
+    if len(args) != len(params):
+        sig = ", ".join(p.type for p in params)
+        raise GmprofError(f"{kernel.name}({sig}) takes {len(params)} argument"
+                          f"{'' if len(params) == 1 else 's'}, {len(args)} given")
+    keep = []
+    addrs = []
+    for i, (p, a) in enumerate(zip(params, args)):
+        where = f"argument {i + 1} of {kernel.name} ({p.type})"
+        if p.kind == "p":
+            if isinstance(a, np.ndarray):
+                if not a.flags.c_contiguous:
+                    raise GmprofError(f"{where}: the array must be C-contiguous "
+                                      f"(np.ascontiguousarray makes a copy)")
+                value = a.ctypes.data
+            elif isinstance(a, CpuPointer):
+                value = int(a)
+            elif a is None:
+                value = 0
+            else:
+                raise GmprofError(f"{where}: a pointer parameter takes a numpy array or a "
+                                  f"CpuPointer, not {type(a).__name__}")
+            cell = ctypes.c_void_p(value)
+            keep.append((a, cell))
+            addrs.append(ctypes.addressof(cell))
+            continue
+        data = _scalar_bytes(a, p, where)
+        buf, addr = _aligned_bytes(data, p.align)
+        keep.append(buf)
+        addrs.append(addr)
+    argv = (ctypes.c_void_p * max(len(addrs), 1))(*addrs)
+    return argv, (keep, argv)
+
+
+def _scalar_bytes(a, p: Param, where: str) -> bytes:
+    if isinstance(a, np.ndarray) and a.ndim != 0:
+        raise GmprofError(f"{where}: a by-value parameter takes a numpy scalar or 0-d array, "
+                          f"not an array of shape {a.shape}")
+    if isinstance(a, CpuPointer):
+        raise GmprofError(f"{where}: a CpuPointer passed for a by-value parameter")
+    if isinstance(a, (bool, int, float)) and not isinstance(a, np.generic):
+        dtype = _SCALAR_DTYPES.get((p.kind, p.size))
+        if dtype is None:
+            raise GmprofError(f"{where}: pass a numpy scalar or np.void of {p.size} bytes")
+        if isinstance(a, float) and p.kind != "f":
+            raise GmprofError(f"{where}: a float given for an integer parameter")
+        try:
+            arr = np.array(a, dtype=dtype) if not isinstance(a, float) else np.array(a, dtype)
+            if p.kind in "iue" and int(arr) != a:
+                raise OverflowError
+        except (OverflowError, ValueError):
+            raise GmprofError(f"{where}: {a!r} does not fit") from None
+        return arr.tobytes()
+    arr = np.asarray(a)
+    if arr.dtype.itemsize != p.size:
+        raise GmprofError(f"{where}: a {arr.dtype} value is {arr.dtype.itemsize} bytes, the "
+                          f"parameter {p.size}")
+    kind = arr.dtype.kind
+    ok = {"f": kind == "f", "i": kind in "iub", "u": kind in "iub", "b": kind in "bui",
+          "e": kind in "iu", "s": True}.get(p.kind, True)
+    if not ok:
+        raise GmprofError(f"{where}: a {arr.dtype} value given")
+    return arr.tobytes()
