@@ -17,3 +17,10 @@ if not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "passes")) and _
     __path__.append(_root)  # type: ignore[name-defined]
 
 __version__ = "0.1.0"
+
+from . import api  # noqa: E402  (after the __path__ set-up above)
+from .api import RawKernel, RawModule, profile  # noqa: E402
+from .errors import Diagnostic, GmprofError  # noqa: E402
+from .report.model import Report  # noqa: E402
+
+__all__ = ["profile", "RawKernel", "RawModule", "Report", "GmprofError", "Diagnostic", "api"]

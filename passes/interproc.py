@@ -82,7 +82,12 @@ class ClassifyKernels:
                     break
                 params[sym] = values.value(args[k])
                 obj = callee.names and _param_object(callee, sym)
-                if obj is not None:
+                local = _address_of_local(facts, args[k])
+                if obj is not None and local is not None:
+                    # &x of a local scalar or struct: the callee's accesses through this
+                    # pointer touch the caller's registers / local memory, not profiled memory
+                    new_bindings[obj] = Binding(local, None)
+                elif obj is not None:
                     try:
                         offset, _ = AddressOf(values).pointer(args[k])
                         target = self._pointer_target(facts, args[k], bindings, values)
@@ -128,8 +133,8 @@ class ClassifyKernels:
             offset = values._arith("+", b.offset, sc.address.offset) if b.offset is not None \
                 else sc.address.offset
             return (b.object, offset)
-        if obj.space == DEVICE and obj.function != site.function.name:
-            return (None, None)
+        if obj.space == DEVICE and not site.function.is_kernel:
+            return (None, None)  # a callee's pointer parameter we could not bind
         return (obj, sc.address.offset)
 
     def _calls(self, facts):
@@ -149,6 +154,24 @@ class ClassifyKernels:
         if isinstance(name, X.TemplateId):
             return self.program.facts(name.name)
         return None
+
+
+def _address_of_local(facts, expr):
+    """A MemoryObject standing for `&x` when x is a local variable that is not an array."""
+    from pycparser import c_ast as C
+
+    from .scopes import LOCAL, PARAM
+    from .symbols import LOCAL_ARRAY, MemoryObject, type_text
+
+    if not (isinstance(expr, C.UnaryOp) and expr.op == "&" and isinstance(expr.expr, C.ID)):
+        return None
+    sym = facts.names[expr.expr]
+    if sym is None or sym.kind not in (LOCAL, PARAM) or not isinstance(sym.decl, C.Decl):
+        return None
+    if any(o.symbol is sym for o in facts.objects):
+        return None
+    return MemoryObject(sym.name, LOCAL_ARRAY, type_text(sym.decl.type), (), sym,
+                        sym.decl.coord.location(), facts.name)
 
 
 def _param_object(callee_facts, sym):

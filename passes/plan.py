@@ -46,6 +46,9 @@ class Mode:
     sampler: str = "rng"  # 'rng' (a register generator) or 'paper' (a 0/1 sequence)
     trace: bool = False
     profile: str = "both"  # 'shm', 'dm' or 'both'
+    # False: no site is left to a formula (every site gets a hook; loop-invariant sites are
+    # weighted). The soundness tests use it to check the loop-invariance claims on their own.
+    static_counts: bool = True
 
     @property
     def exact(self) -> bool:
@@ -67,6 +70,8 @@ class Mode:
         base = "-".join(parts) or "basic"
         if self == Mode():
             base = "default"
+        if not self.static_counts:
+            base += " (no static counts)"
         extra = []
         if self.counter_bits != 32:
             extra.append(f"{self.counter_bits}-bit")
@@ -254,6 +259,10 @@ class PlanCounters:
         if obj is not None and obj.space == LOCAL_ARRAY:
             return SitePlan(site, NONE, reason="a local array (registers or local memory)")
         classes = [sc for _, sc in contexts]
+        targets = {ka.targets.get(sc, (None, None))[0] for ka, sc in contexts}
+        if targets and all(t is not None and t.space == LOCAL_ARRAY for t in targets):
+            return SitePlan(site, NONE, classes=classes,
+                            reason="a local array of the caller (registers or local memory)")
         slot, resolved = self._target_slot(site, contexts)
         is_shared = slot.kind == "shared" if slot is not None else (
             obj is not None and obj.is_shared)
@@ -282,8 +291,8 @@ class PlanCounters:
             plan.reason = "every access is counted (" + ("trace" if mode.trace else "basic") + ")"
             return plan
         keeps_live_ranges = mode.enhanced and slot is not None and slot.live_ranges
-        if all(sc.static for sc in classes) and resolved and not keeps_live_ranges and \
-                site.id not in self.demoted:
+        if mode.static_counts and all(sc.static for sc in classes) and resolved and \
+                not keeps_live_ranges and site.id not in self.demoted:
             plan.strategy = STATIC
             plan.reason = "static: counted at launch from its formula"
             return plan

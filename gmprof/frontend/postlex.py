@@ -322,12 +322,14 @@ class _Rewriter:
             return True  # const DATA_TYPE *p
         if prev_v == "(" and nv in ("*", "&") and self.val(i + 2) == ")":
             return True  # (T *) x
-        if prev_v == "(" and nv == ")":
+        if prev_v == "(" and nv == ")" and self.tok(i).value not in self.variables:
             after = self.tok(i + 2)
             if after is not None and (after.type in ("IDENTIFIER",) or after.type in _LITERAL_TYPES):
                 k = i - 2
                 callee = self.val(k)
-                # `f(x) y` cannot happen; `(x) y` is a cast unless '(' belongs to a call/keyword
-                if self.typ(k) != "IDENTIFIER" and callee not in (")", "]", "sizeof"):
+                # `(x) y` is a cast unless '(' belongs to a call or to a statement keyword:
+                # `if (inside) s[i] = ...` must stay a condition
+                if self.typ(k) != "IDENTIFIER" and callee not in (
+                        ")", "]", "sizeof", "if", "while", "switch", "for", "return", "case"):
                     return True
         return False

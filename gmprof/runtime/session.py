@@ -273,6 +273,8 @@ class Profiler:
                 prepared.static.pop(sc, None)
         prepared.demoted = frozenset(demoted)
         plan = self.plan(mode, prepared.demoted)
+        self.last_static = dict(prepared.static)  # SiteClass -> StaticCount (for the tests)
+        self.last_plan = plan
 
         # 2. layout
         slots = self._layout(plan, prepared, args, shared_mem)

@@ -233,9 +233,10 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
             "tid.z": lin_t // (block[0] * block[1]),
         }
         for k, (cmp, it, ic, bt, bc, step) in enumerate(loops):
-            start = ic + _lin(it, pts)
-            bound = bc + _lin(bt, pts)
-            trip = _trips(cmp, start, bound, step)
+            npoints = len(next(iter(pts.values())))
+            start = np.broadcast_to(ic + _lin(it, pts), (npoints,))
+            bound = np.broadcast_to(bc + _lin(bt, pts), (npoints,))
+            trip = np.broadcast_to(_trips(cmp, start, bound, step), (npoints,)).astype(np.int64)
             total = int(trip.sum())
             if executions + total > ENUMERATION_BUDGET:
                 raise S.Unknown(f"more than {ENUMERATION_BUDGET} executions to enumerate")
@@ -245,7 +246,8 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
             offsets = np.cumsum(trip) - trip
             pts[("iter", k)] = np.arange(total, dtype=np.int64) - np.repeat(offsets, trip)
         mask = _eval_constraint(constraint, pts)
-        addr = addr_const + _lin(addr_terms, pts)
+        npoints = len(next(iter(pts.values())))
+        addr = np.broadcast_to(addr_const + _lin(addr_terms, pts), (npoints,))
         if mask is not None:
             addr = addr[mask]
         executions += len(addr)
