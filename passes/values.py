@@ -148,6 +148,7 @@ class ValueAnalysis:
         self.written_objects = _written_objects(facts)
         self._objects_by_symbol = {o.symbol: o for o in facts.objects}
         self._memo: dict = {}
+        self._active: set = set()  # nodes being evaluated (cycle guard)
         self._def_memo: dict = {}
         self._macro_values: dict = {}
 
@@ -162,7 +163,16 @@ class ValueAnalysis:
         hit = self._memo.get(node)
         if hit is not None:
             return hit
-        v = self._value(node)
+        if node in self._active:
+            # a value that depends on itself through a condition (an argmin's index chosen by
+            # comparing with itself): gmprof does not follow such cycles
+            return Value(frozenset({"unknown"}), None,
+                         ("a value chosen by a condition on itself",))
+        self._active.add(node)
+        try:
+            v = self._value(node)
+        finally:
+            self._active.discard(node)
         self._memo[node] = v
         return v
 
@@ -269,7 +279,8 @@ class ValueAnalysis:
             induction = self._induction(loop, sym, defs, node)
             if induction is not None:
                 return induction
-            merged = join([self._def_value(d) for d in defs])
+            merged = join([self._def_value(d) for d in defs] +
+                          ([self._control_deps(defs, node)] if len(defs) > 1 else []))
             return Value(merged.deps | {("loop", loop)}, None,
                          merged.reasons + (f"{sym.name} changes inside {loop.label}",))
         v = join([self._def_value(d) for d in defs])
@@ -279,8 +290,36 @@ class ValueAnalysis:
             values = [self._def_value(d) for d in defs]
             affines = {x.affine for x in values}
             affine = values[0].affine if len(affines) == 1 else None
-            v = Value(v.deps, affine, v.reasons)
+            # which definition reaches depends on the branches and loops around them: the value
+            # depends on their conditions too (control dependence)
+            control = self._control_deps(defs, node)
+            if control.deps - v.deps:
+                affine = None
+            v = Value(v.deps | control.deps, affine, v.reasons + control.reasons)
         return self._strip_foreign_iters(v, enclosing)
+
+    def _control_deps(self, defs, use) -> Value:
+        """Dependences of the conditions that decide whether each definition ran: enclosing
+        if/?:/&&/|| conditions, and the conditions of loops around a definition but not
+        around the use."""
+        guards = self.program.guards(self.facts)
+        use_loops = set(self.loops.of(use))
+        parts = []
+        for d in defs:
+            if d.node is None:
+                continue
+            for g in guards.enclosing(d.node):
+                if g.kind == "cond":
+                    parts.append(self.value(g.expr))
+                elif g.kind == "opaque":
+                    parts.append(Value(frozenset({"unknown"}), None, (g.reason,)))
+            for loop in self.loops.of(d.node):
+                if loop not in use_loops and loop.node.cond is not None:
+                    parts.append(self.value(loop.node.cond))
+        if not parts:
+            return Value()
+        v = join(parts)
+        return Value(v.deps, None, v.reasons)
 
     def _strip_foreign_iters(self, v: Value, enclosing) -> Value:
         """An affine form may only use iteration numbers of loops around the point of use."""

@@ -8,6 +8,10 @@ Takes lark's token stream for one function (or declaration) and rewrites:
                                      when template arguments follow (`f<32>(a)`, `Vec<float> v`)
   '<' '>' '>>' -> TLT TGT            for those template arguments (`>>` is split in two)
   '::name' after TGT -> SCOPE_MEMBER (std::numeric_limits<float>::max)
+  IDENTIFIER -> SCOPE_NAME           for the class template of a member function defined outside
+                                     its class (`interval<T>::lower() {`), before the body
+  '>>>' -> TGT TGT TGT               when it closes template arguments (else it ends a kernel
+                                     launch's `<<<...>>>`)
 and drops `__attribute__((...))` groups, which never matter to gmprof.
 """
 from __future__ import annotations
@@ -116,7 +120,7 @@ class _Rewriter:
             elif ty in ("TEMPLATE", "CXX_CAST") and self.val(i + 1) == "<":
                 self.tlt_at.add(i + 1)
                 self.emit(t)
-            elif self.frames and v in (">", ">>") and self.frames[-1].depth == 0:
+            elif self.frames and v in (">", ">>", ">>>") and self.frames[-1].depth == 0:
                 self.close_angle(t)
             else:
                 self.punctuation(t)
@@ -171,17 +175,19 @@ class _Rewriter:
         if t.value == ">":
             self.emit(t, "TGT")
             return
-        # '>>' closing two template argument lists (or one, then a shift that cannot be).
-        first = Token("TGT", ">", t.start_pos, t.line, t.column, t.line, t.column + 1,
-                      t.start_pos + 1)
-        second_type = "TGT" if self.frames and self.frames[-1].depth == 0 else \
-            self.owner.terminal_for[">"]
-        if second_type == "TGT":
+        # '>>' or '>>>' closing two or three template argument lists; whatever '>'s are left
+        # once the lists are closed stay one operator token ('>' or '>>').
+        k = 1
+        while k < len(t.value) and self.frames and self.frames[-1].depth == 0:
             self.frames.pop()
-        second = Token(second_type, ">", t.start_pos + 1, t.line, t.column + 1, t.end_line,
-                       t.end_column, t.end_pos)
-        self.out.append(first)
-        self.out.append(second)
+            k += 1
+        for m in range(k):
+            self.out.append(Token("TGT", ">", t.start_pos + m, t.line, t.column + m, t.line,
+                                  t.column + m + 1, t.start_pos + m + 1))
+        rest = t.value[k:]
+        if rest:
+            self.out.append(Token(self.owner.terminal_for[rest], rest, t.start_pos + k, t.line,
+                                  t.column + k, t.end_line, t.end_column, t.end_pos))
 
     # -- identifiers ---------------------------------------------------------------------
     def identifier(self, i: int) -> None:
@@ -210,6 +216,10 @@ class _Rewriter:
             self.types.add(v)  # a template type parameter being declared
             self.emit(t)
             return
+        if prev_t == "TYPENAME" and self.val(i + 1) == "<":
+            self.tlt_at.add(i + 1)  # typename vec4<T>::Type
+            self.emit(t, "TYPE_TEMPLATE_NAME")
+            return
         if prev_t == "TYPENAME":
             self.emit(t, "TYPE_NAME")  # typename T::value_type
             return
@@ -225,8 +235,15 @@ class _Rewriter:
             kind = self.template_kind(i)
             if kind is not None:
                 self.tlt_at.add(i + 1)
-                self.emit(t, "FUNC_TEMPLATE_NAME" if kind == "func" else "TYPE_TEMPLATE_NAME")
+                if kind == "type" and self.in_header and self.is_member_declarator(i):
+                    self.emit(t, "SCOPE_NAME")
+                else:
+                    self.emit(t, "FUNC_TEMPLATE_NAME" if kind == "func" else "TYPE_TEMPLATE_NAME")
                 return
+        if self.in_header and "::" in v and self.val(i + 1) == "(" and \
+                v.rsplit("::", 2)[-2].lstrip(":") == v.rsplit("::", 1)[-1]:
+            self.emit(t)  # a constructor defined outside its class: Vec::Vec(...)
+            return
         if self.is_type(v):
             # A known type name used as a variable name in a declaration (`float2 float2;`) is
             # not worth supporting; but a member of a struct named like a type can only follow
@@ -251,6 +268,28 @@ class _Rewriter:
             return None  # a variable: `a < b > (c)` is a comparison
         return self.template_ahead(i)
 
+    def is_member_declarator(self, i: int) -> bool:
+        """Whether toks[i] '<' ... '>' '::name' '(' names a member function being defined."""
+        j = self.closing_angle(i)
+        return j is not None and self.val(j + 1).startswith("::") and \
+            self.typ(j + 1) == "IDENTIFIER" and self.val(j + 2) == "(" and \
+            self.val(i - 1) not in ("=", "(", ",", "return")
+
+    def closing_angle(self, i: int) -> int | None:
+        """Index of the '>' closing the '<' at toks[i + 1] (brackets nested), or None."""
+        depth = 0
+        for j in range(i + 1, min(len(self.toks), i + 60)):
+            v = self.val(j)
+            if v == "<":
+                depth += 1
+            elif v in (">", ">>", ">>>"):
+                depth -= len(v)
+                if depth <= 0:
+                    return j
+            elif v in (";", "{", "}"):
+                return None
+        return None
+
     def template_ahead(self, i: int) -> str | None:
         """Guess from the tokens whether toks[i] '<' ... '>' is a template-id, and which kind."""
         toks = self.toks
@@ -271,8 +310,8 @@ class _Rewriter:
                     return None
             elif paren == 0 and v == "<":
                 depth += 1
-            elif paren == 0 and v in (">", ">>"):
-                depth -= 1 if v == ">" else 2
+            elif paren == 0 and v in (">", ">>", ">>>"):
+                depth -= len(v)
                 if depth <= 0:
                     break
             elif t.type not in ("IDENTIFIER",) and t.type not in _LITERAL_TYPES \
@@ -286,6 +325,8 @@ class _Rewriter:
         after_t = self.typ(j + 1)
         if after == "(":
             return "type" if self.is_type(self.val(i)) else "func"
+        if after == "<<<":
+            return "func"  # a templated kernel launched from device code
         if after.startswith("::") and after_t == "IDENTIFIER":
             return "type"
         if after_t == "IDENTIFIER":

@@ -15,6 +15,7 @@ active code are kept: the grammar has a statement for them.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 import pcpp
@@ -48,6 +49,18 @@ def parse_define(body: str, location: Location | None) -> Macro | None:
     return Macro(m.group(1), params, m.group(4).strip(), location)
 
 
+# What nvcc defines in every compilation, host and device passes alike (`#ifdef __CUDACC__`
+# around `__host__ __device__` is common in shared headers), and the host platform's name, which
+# samples test with `#if defined(__linux__) ... #else #error`. -D options override these.
+# __CUDA_ARCH__ is left undefined: it differs between nvcc's passes, and which branch a profile
+# should see is the user's choice (-D__CUDA_ARCH__=800).
+PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__cplusplus": "201703L"}
+if sys.platform.startswith("linux"):
+    PREDEFINED.update({"__linux__": "1", "__unix__": "1"})
+elif sys.platform == "win32":
+    PREDEFINED.update({"_WIN32": "1", "_WIN64": "1"})
+
+
 class _Evaluator(pcpp.Preprocessor):
     """pcpp used only as an #if expression evaluator and define table; errors become ours."""
 
@@ -73,11 +86,11 @@ class _Frame:
 class Conditionals:
     """The state of conditional compilation as a translation unit is read in order."""
 
-    def __init__(self, defines: dict[str, str | None] | None = None):
+    def __init__(self, defines: dict[str, str | None] | None = None, predefined: bool = True):
         self._eval = _Evaluator()
         self.macros: dict[str, Macro] = {}
         self._stack: list[_Frame] = []
-        for name, value in (defines or {}).items():
+        for name, value in {**(PREDEFINED if predefined else {}), **(defines or {})}.items():
             self.define_command_line(name, value)
 
     # -- state ---------------------------------------------------------------------------
@@ -189,7 +202,9 @@ class Conditionals:
                 pieces.append(_blank(text[pos:end]))
                 pos = end
         pieces.append(text[pos:] if self.active else _blank(text[pos:]))
-        if self.depth != depth:
+        # Fewer open conditionals than at the start is fine: the function's head closed one
+        # opened before it (`#ifdef __CUDACC__ / __host__ __device__ / #endif / float f() {`).
+        if self.depth > depth:
             where = self.open_location()
             # Restore the outer state so the rest of the file is read sensibly.
             del self._stack[depth:]

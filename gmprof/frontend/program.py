@@ -186,16 +186,28 @@ class _Loader:
                 elif name == "pragma" and "once" in text.split() and source.path is not None:
                     self.once.add(str(source.path.resolve()))
                 continue
+            # the tokens of this segment (for conditionals inside it)
+            while tok_index < len(toks) and toks[tok_index].start < seg.start:
+                tok_index += 1
+            k = tok_index
+            while k < len(toks) and toks[k].end <= seg.end:
+                k += 1
+            seg_tokens = toks[tok_index:k]
+            if not (active and seg.kind == S.FUNCTION and seg.is_device_function):
+                # Directives inside a segment that is not parsed (host code, inactive code, a
+                # declaration split by `#ifdef __CUDACC__ ... #endif`) still open and close
+                # conditionals; skipping them would leave the rest of the file misread.
+                for tok in seg_tokens:
+                    if tok.kind == "dir":
+                        try:
+                            self.cond.directive(tok.text, source.location(tok.start))
+                        except GmprofError as exc:  # an #error in host code, say
+                            tu.warnings.append(Diagnostic("directive", exc.message,
+                                                          exc.location))
             if not active:
                 continue
             if seg.kind == S.FUNCTION and seg.is_device_function:
-                # the tokens of this segment (for conditionals inside the body)
-                while tok_index < len(toks) and toks[tok_index].start < seg.start:
-                    tok_index += 1
-                k = tok_index
-                while k < len(toks) and toks[k].end <= seg.end:
-                    k += 1
-                body_tokens = toks[tok_index:k]
+                body_tokens = seg_tokens
                 text = seg.text(source)
                 fn = Function(seg.name or "<anonymous>", seg.space, source, seg, text)
                 try:

@@ -158,6 +158,10 @@ def _declaration(toks: list[Tok], i: int) -> tuple[Segment, int]:
                 # An initializer: `__device__ int x[] = {1, 2};` — skip the braces, go on to ';'.
                 j = _matching(toks, j, "{", "}") + 1
                 continue
+            if _is_function_head(head) and _in_member_initializers(head):
+                # `Vec(T a) : x{a} {`: a member's braced initialiser, not the body yet
+                j = _matching(toks, j, "{", "}") + 1
+                continue
             if _is_function_head(head):
                 close = _matching(toks, j, "{", "}")
                 end = toks[close].end if close < n else toks[-1].end
@@ -181,6 +185,27 @@ def _has_depth0(head: list[Tok], text: str) -> bool:
         elif t.text in (")", "]"):
             depth -= 1
         elif depth == 0 and t.text == text:
+            return True
+    return False
+
+
+def _in_member_initializers(head: list[Tok]) -> bool:
+    """Whether a '{' after `head` opens a member's initialiser in a constructor's list
+    (`... ) : lo(a), hi{b}`), i.e. a depth-0 ':' follows the parameters and a name (or a
+    template-id's '>') stands just before the brace."""
+    if not head or not (head[-1].kind == "id" or head[-1].text == ">"):
+        return False
+    depth = 0
+    seen_params = False
+    for t in head:
+        if t.kind != "op":
+            continue
+        if t.text in ("(", "["):
+            depth += 1
+        elif t.text in (")", "]"):
+            depth -= 1
+            seen_params = seen_params or depth == 0
+        elif depth == 0 and t.text == ":" and seen_params:
             return True
     return False
 
@@ -230,8 +255,19 @@ def _function_name(head: list[Tok]) -> str | None:
     body = _strip_template_prefix(head)
     depth = 0
     for k, t in enumerate(body):
+        if t.kind == "id" and t.text == "operator" and depth == 0:
+            return _operator_name(body, k)
         if t.kind == "op" and t.text == "(":
             if depth == 0:
+                prev = body[k - 1] if k else None
+                if prev is not None and prev.text == ">":
+                    # an explicit specialisation: `template <> float f<float>(...)`
+                    return _name_before_angle(body, k - 1)
+                if prev is not None and prev.kind == "id" and prev.text.startswith("::") and \
+                        k >= 2 and body[k - 2].text == ">":
+                    # a member of a class template: `interval<T>::lower(...)`
+                    outer = _name_before_angle(body, k - 2)
+                    return outer + prev.text if outer else prev.text
                 # the name is the identifier just before the parameter list, skipping
                 # `__launch_bounds__(...)` and `__attribute__((...))` groups
                 prev = body[k - 1] if k else None
@@ -243,6 +279,37 @@ def _function_name(head: list[Tok]) -> str | None:
         elif t.kind == "op" and t.text == ")":
             depth -= 1
     return None
+
+
+def _name_before_angle(body: list[Tok], close: int) -> str | None:
+    """The identifier before the '<' that the '>' at body[close] closes."""
+    depth = 0
+    for k in range(close, -1, -1):
+        t = body[k]
+        if t.kind != "op":
+            continue
+        if t.text in (">", ">>"):
+            depth += len(t.text)
+        elif t.text == "<":
+            depth -= 1
+            if depth == 0:
+                return body[k - 1].text if k and body[k - 1].kind == "id" else None
+    return None
+
+
+def _operator_name(body: list[Tok], k: int) -> str:
+    """`operator+=` / `operator()` / `operator float`: the tokens after `operator` up to the
+    parameter list."""
+    parts = []
+    j = k + 1
+    if j + 1 < len(body) and body[j].text == "(" and body[j + 1].text == ")":
+        return "operator()"
+    while j < len(body) and body[j].text != "(":
+        parts.append(body[j].text)
+        j += 1
+    if parts and (parts[0][0].isalpha() or parts[0][0] == "_"):
+        return "operator " + " ".join(parts)
+    return "operator" + "".join(parts)
 
 
 def _function_space(words: set[str]) -> str:

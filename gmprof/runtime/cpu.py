@@ -231,8 +231,10 @@ class CpuModule:
             out = Path(tmp) / "kernel.so"
             t0 = time.perf_counter()
             try:
-                proc = subprocess.run([CXX, *cmd_flags, "-include", str(header), str(src),
-                                       "-o", str(out)], capture_output=True, text=True)
+                # relative #line names stay relative in the line tables (for fault locations)
+                prefix_map = f"-fdebug-prefix-map={os.getcwd()}=."
+                proc = subprocess.run([CXX, *cmd_flags, prefix_map, "-include", str(header),
+                                       str(src), "-o", str(out)], capture_output=True, text=True)
             except OSError as e:
                 raise GmprofError(f"the CPU backend needs {CXX}, which cannot be run: {e}") from None
             self.compile_seconds = time.perf_counter() - t0
@@ -259,6 +261,16 @@ class CpuModule:
         k, m = first
         msg = m.group("msg").strip()
         file, line, col = m.group("file"), int(m.group("line")), int(m.group("col"))
+        # g++'s first error on a line is sometimes a consequence (an unknown parameter type
+        # first reads as "variable or field 'k' declared void"): quote the line's others too
+        more = []
+        for other in lines[k + 1:]:
+            o = _DIAG.match(other)
+            if o and o.group("kind") == "error" and o.group("file") == file and \
+                    int(o.group("line")) == line and o.group("msg").strip() not in more + [msg]:
+                more.append(o.group("msg").strip())
+        if more:
+            msg = "; ".join([msg] + more[:3])
         hdr = str(_header_dir())
         if file == _GLUE_FILE:
             expr = self.name_expressions[line - 1] if 0 < line <= len(self.name_expressions) else "?"
@@ -379,7 +391,9 @@ class CpuModule:
     def _location(self, file: str, line: int) -> Location | None:
         if not file or line <= 0:
             return None
-        return Location(file, line, 1, _source_line(file, line, self.source, self.filename))
+        text = _source_line(file, line, self.source, self.filename)
+        col = len(text) - len(text.lstrip()) + 1 if text else 1  # the caret under the statement
+        return Location(file, line, col, text)
 
     def _launch_diagnostics(self, st: _Status) -> list[Diagnostic]:
         if not st.divergent_barriers:
@@ -396,7 +410,7 @@ class CpuModule:
         loc = self._location(st.file.decode(errors="replace"), st.line)
         if loc is None and st.pc_offset:
             loc = self._fault_location(st.pc_offset)
-        e = GmprofError(f"{kernel.name}: {message}", loc)
+        e = GmprofError(f"kernel `{kernel.name}`: {message}", loc)
         e.kind = _CODE_NAMES.get(st.code, "error")
         return e
 
@@ -413,7 +427,7 @@ class CpuModule:
             if not m or m.group(1) == "??" or m.group(2) == "0" or m.group(1).startswith(hdr) \
                     or m.group(1).startswith("/usr/"):
                 continue
-            return self._location(m.group(1), int(m.group(2)))
+            return self._location(os.path.normpath(m.group(1)), int(m.group(2)))
         return None
 
 

@@ -360,10 +360,10 @@ class Profiler:
         native_args = [backend.to_device(h) if _is_array(a) else a
                        for a, h in zip(args, host_inputs)]
         inst_args = [self._device_arg(a, h) for a, h in zip(args, host_inputs)]
-        for k, (ls_key, ls) in enumerate(slots.items()):
+        for ls_key, ls in slots.items():
             if ls.kind == LY.KIND_DEVICE and ls.slot.kernel == kernel:
-                idx = ls_key[1]
-                launch["obj"][ls.slot.index]["base"] = backend.address(inst_args[idx])
+                ls.base = backend.address(inst_args[ls_key[1]])  # the trace is decoded with it
+                launch["obj"][ls.slot.index]["base"] = ls.base
         backend.copy_to_address(const_addr, launch.tobytes())
         native_times, inst_times = [], []
         t = native.launch(name_expression, grid3, block3, native_args, shared_mem)
@@ -375,12 +375,13 @@ class Profiler:
         info.outputs_identical = all(
             n is None or (n.tobytes() == i.tobytes()) for n, i in zip(native_out, inst_out))
         counters = self._read(slots, buffers, backend, mode)
+        self.last_trace = None
         if repeat:
             scratch_native = [backend.to_device(h) if _is_array(a) else a
                               for a, h in zip(args, host_inputs)]
             scratch_inst = [backend.to_device(h) if _is_array(a) else a
                             for a, h in zip(args, host_inputs)]
-            for k, (ls_key, ls) in enumerate(slots.items()):
+            for ls_key, ls in slots.items():
                 if ls.kind == LY.KIND_DEVICE and ls.slot.kernel == kernel:
                     launch["obj"][ls.slot.index]["base"] = backend.address(scratch_inst[ls_key[1]])
             backend.copy_to_address(const_addr, launch.tobytes())
@@ -730,6 +731,7 @@ class Profiler:
             if sp.strategy in (HOOK, LR_START):
                 site_exec[sp.site] = int((sites == sp.site.id).sum())
         counters["trace_records"] = (sites, objs, sizes, addrs, rec[:, 2], rec[:, 3])
+        self.last_trace = counters["trace_records"]
         for slot, entry in per_slot.items():
             ls = entry[0]
             if ls.kind == LY.KIND_DEVICE:
