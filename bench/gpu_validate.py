@@ -52,8 +52,12 @@ def run_samples(out: Path, names, size: str, modes):
             t0 = time.time()
             try:
                 mode = Mode.parse(mode_name, **kw)
+                # large references take minutes on the host (and passed natively on the GPU):
+                # at the large size, correctness is the bit-for-bit comparison with the
+                # uninstrumented kernel that every run makes
                 r = run_sample(sample, size, mode=mode, backend="gpu", profiler=prof,
-                               repeat=3 if size == "large" else 0, max_profiled=3)
+                               repeat=3 if size == "large" else 0, max_profiled=3,
+                               check=size != "large")
                 same = all(rep.run.outputs_identical for rep in r.reports.values())
                 native = sum(rep.run.native_ms or 0 for rep in r.reports.values())
                 inst = sum(rep.run.instrumented_ms or 0 for rep in r.reports.values())

@@ -68,7 +68,7 @@ class Mode:
         if self.threshold is not None:
             parts.append("TH")
         base = "-".join(parts) or "basic"
-        if self == Mode():
+        if self == Mode(profile=self.profile):
             base = "default"
         if not self.static_counts:
             base += " (no static counts)"

@@ -722,6 +722,39 @@ class Builder(Transformer):
     def alignof_type(self, c):
         return self._place(c_ast.UnaryOp("_Alignof", c[2]), c)
 
+    def new_expression(self, c):
+        placement = next((x[1] for x in c if isinstance(x, tuple) and x[0] == "placement"), [])
+        to_type, dims = next(x[1:3] for x in c if isinstance(x, tuple) and x[0] == "new_type")
+        init = next((x[1] for x in c if isinstance(x, tuple) and x[0] == "new_init"), None)
+        return self._place(X.New(placement, to_type, dims, init), c)
+
+    def new_placement(self, c):
+        return ("placement", list(c[1].exprs), c)
+
+    def new_type(self, c):
+        specs = c[0]
+        pointer = next((x for x in c[1:] if isinstance(x, list)), None)
+        dims = [x[1] for x in c[1:] if isinstance(x, tuple) and x[0] == "new_array_bound"]
+        parts = [specs, self.abstract_declarator([pointer])] if pointer else [specs]
+        return ("new_type", self.type_name(parts), dims, c)
+
+    def new_array_bound(self, c):
+        return ("new_array_bound", c[1], c)
+
+    def new_initializer(self, c):
+        # the parentheses are kept in the tuple so that the New node's span reaches ')'
+        if len(c) == 1:
+            return ("new_init", c[0], c)  # a braced list
+        if len(c) == 3:
+            return ("new_init", c[1], c)
+        return ("new_init", self._place(c_ast.ExprList([]), c), c)
+
+    def delete_expression(self, c):
+        return self._place(X.Delete(False, c[1]), c)
+
+    def delete_array_expression(self, c):
+        return self._place(X.Delete(True, c[3]), c)
+
     def array_ref(self, c):
         return self._place(c_ast.ArrayRef(c[0], c[2]), c)
 

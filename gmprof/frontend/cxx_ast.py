@@ -70,6 +70,8 @@ Asm: [template, qualifiers, outputs**, inputs**, clobbers]
 AsmOperand: [symbolic, constraint, expr*]
 StaticAssert: [cond*, message]
 KernelLaunch: [name*, config**, args*]
+New: [placement**, to_type*, dims**, init*]
+Delete: [array, expr*]
 """
 
 
@@ -135,6 +137,8 @@ Asm = _classes["Asm"]
 AsmOperand = _classes["AsmOperand"]
 StaticAssert = _classes["StaticAssert"]
 KernelLaunch = _classes["KernelLaunch"]
+New = _classes["New"]
+Delete = _classes["Delete"]
 
 
 def span(node) -> Span | None:

@@ -26,6 +26,7 @@ BUILTIN_TYPES = frozenset(
         "half", "__half", "half2", "__half2", "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16",
         "cudaTextureObject_t", "cudaSurfaceObject_t", "cudaError_t", "cudaStream_t",
         "cuComplex", "cuFloatComplex", "cuDoubleComplex",
+        "cufftComplex", "cufftDoubleComplex", "cufftReal", "cufftDoubleReal",
         "curandState", "curandState_t", "curandStatePhilox4_32_10_t",
         "std::size_t", "std::uint32_t", "std::int32_t", "std::uint64_t", "std::int64_t",
         "cg::thread_block", "cg::grid_group", "cg::thread_group", "cg::coalesced_group",

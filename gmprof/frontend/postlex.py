@@ -316,7 +316,7 @@ class _Rewriter:
                     break
             elif t.type not in ("IDENTIFIER",) and t.type not in _LITERAL_TYPES \
                     and t.type not in _TYPE_KEYWORD_TYPES and v not in _TEMPLATE_ARG_OK_OPS \
-                    and t.type not in ("TYPENAME", "STRUCT", "CXX_CAST", "SIZEOF"):
+                    and t.type not in ("TYPENAME", "STRUCT", "CXX_CAST", "SIZEOF", "ALIGNOF"):
                 return None
             j += 1
         else:
@@ -369,8 +369,10 @@ class _Rewriter:
                 k = i - 2
                 callee = self.val(k)
                 # `(x) y` is a cast unless '(' belongs to a call or to a statement keyword:
-                # `if (inside) s[i] = ...` must stay a condition
+                # `if (inside) s[i] = ...` must stay a condition. After `return` it is a cast
+                # (`return (cufftComplex)f(x);`): `return (x) y;` means nothing else.
+                # `new (buf) T(...)` places an object: `(buf)` is an address.
                 if self.typ(k) != "IDENTIFIER" and callee not in (
-                        ")", "]", "sizeof", "if", "while", "switch", "for", "return", "case"):
+                        ")", "]", "sizeof", "if", "while", "switch", "for", "case", "new"):
                     return True
         return False

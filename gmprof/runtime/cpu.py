@@ -43,13 +43,15 @@ CXX = "g++"
 # -fno-strict-aliasing: CUDA code reads float arrays through float4 pointers and back.
 # -fstack-clash-protection: a large local array touches the guard page below a fiber's stack
 # instead of jumping over it. -g1: line tables only, so a fault can be mapped to a line.
+COMPILE_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-fno-strict-aliasing",
+                 "-fstack-clash-protection", "-g1", "-fdiagnostics-color=never",
+                 "-fno-diagnostics-show-caret")
 # -z defs: an undefined symbol is a compile error here, not a failure at load time.
-FLAGS = ("-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-strict-aliasing",
-         "-fstack-clash-protection", "-g1", "-fdiagnostics-color=never",
-         "-fno-diagnostics-show-caret", "-Wl,-z,defs")
+LINK_FLAGS = ("-shared", "-Wl,-z,defs")
+FLAGS = COMPILE_FLAGS + LINK_FLAGS
 DEFAULT_STACK_KB = 256
 MAX_THREADS = 1024
-_FORMAT = "gmprof-cpu-2"  # bump when the glue or the Status layout changes
+_FORMAT = "gmprof-cpu-3"  # bump when the glue or the Status layout changes
 _GLUE_FILE = "<gmprof-cpu glue>"
 _GLOBALS_FILE = "<gmprof-cpu globals>"
 
@@ -60,7 +62,7 @@ _LAUNCH_LOCK = threading.Lock()
 # Status codes of runtime_cu/cpu/gmprof_cpu_sched.h
 _CODE_NAMES = {1: "deadlock", 2: "invalid-address", 3: "stack-overflow", 4: "trap", 5: "assert",
                6: "livelock", 7: "bad-launch", 8: "arithmetic", 9: "illegal-instruction",
-               10: "internal"}
+               10: "internal", 11: "interrupted"}
 
 
 class CpuPointer(int):
@@ -147,6 +149,72 @@ def rewrite_extern_shared(text: str) -> str:
     return _EXTERN_SHARED.sub(one, text)
 
 
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+def _run(cmd: list[str]) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise GmprofError(f"the CPU backend needs {CXX}, which cannot be run: {e}") from None
+
+
+def _runtime_object(cache_dir: Path, options: Sequence[str]) -> Path:
+    """The runtime (scheduler, faults, launch) compiled once per header version, flags and
+    GMPROF_CPU_* options, and linked into every module: it is two thirds of a small kernel's
+    compile time when compiled with each one."""
+    rt_options = [o for o in options if o.startswith(("-DGMPROF_CPU_", "-UGMPROF_CPU_"))]
+    key = _digest(_FORMAT, compiler_version(), _header_digest(), *COMPILE_FLAGS, *rt_options)
+    obj = cache_dir / f"runtime-{key}.o"
+    if obj.is_file():
+        return obj
+    with tempfile.TemporaryDirectory(prefix="gmprof-cpu-rt-", dir=cache_dir) as tmp:
+        out = Path(tmp) / "runtime.o"
+        proc = _run([CXX, *COMPILE_FLAGS, *rt_options, "-c",
+                     str(_header_dir() / "gmprof_cpu_runtime.cpp"), "-o", str(out)])
+        if proc.returncode != 0:
+            # not the user's fault unless a GMPROF_CPU_* option broke it
+            raise GmprofError("the CPU backend's runtime does not compile with options "
+                              f"{' '.join(rt_options) or '(none)'}: "
+                              f"{(proc.stderr or proc.stdout).strip()[:2000]}")
+        os.replace(out, obj)
+    return obj
+
+
+def _pch_dir(cache_dir: Path) -> Path | None:
+    """A directory holding copies of the headers and gmprof_cpu.h.gch, their precompiled form
+    (g++ uses the .gch beside a force-included header when the flags match, and quietly reads
+    the header itself when they do not). The system headers it includes are most of the rest of
+    a kernel's compile time. None when it cannot be built: compiling without it still works."""
+    key = _digest(_FORMAT, compiler_version(), _header_digest(), *COMPILE_FLAGS)
+    final = cache_dir / f"pch-{key}"
+    if (final / "gmprof_cpu.h.gch").is_file():
+        return final
+    tmp = Path(tempfile.mkdtemp(prefix="gmprof-cpu-pch-", dir=cache_dir))
+    try:
+        for p in _header_dir().iterdir():
+            if p.is_file():
+                shutil.copyfile(p, tmp / p.name)
+        proc = _run([CXX, *COMPILE_FLAGS, "-DGMPROF_CPU_SEPARATE_RUNTIME", "-x", "c++-header",
+                     str(tmp / "gmprof_cpu.h"), "-o", str(tmp / "gmprof_cpu.h.gch")])
+        if proc.returncode != 0:
+            return None
+        try:
+            os.rename(tmp, final)
+        except OSError:  # another process made it first
+            pass
+        return final if (final / "gmprof_cpu.h.gch").is_file() else None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _is_runtime_file(path: str) -> bool:
+    p = Path(path)
+    return p.parent == _header_dir() or p.parent.name.startswith("pch-") and \
+        p.name.startswith("gmprof_cpu")
+
+
 def _c_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -214,29 +282,27 @@ class CpuModule:
             _glue(self.name_expressions, self.global_names)
 
     def _build(self) -> Path:
-        header = _header_dir() / "gmprof_cpu.h"
         text = self._text()
-        cmd_flags = list(FLAGS) + list(self.options)
-        key = hashlib.sha256("\0".join(
-            [_FORMAT, compiler_version(), _header_digest(), " ".join(cmd_flags), text]
-        ).encode()).hexdigest()[:32]
+        options = list(self.options)
+        key = _digest(_FORMAT, compiler_version(), _header_digest(), *FLAGS, "\0", *options,
+                      "\0", text)
         self._cache_dir.mkdir(parents=True, exist_ok=True)
         so = self._cache_dir / f"{key}.so"
         if so.is_file():
             self.cached = True
             return so
+        t0 = time.perf_counter()
+        runtime = _runtime_object(self._cache_dir, options)
+        include_dir = _pch_dir(self._cache_dir) or _header_dir()
         with tempfile.TemporaryDirectory(prefix="gmprof-cpu-", dir=self._cache_dir) as tmp:
             src = Path(tmp) / "kernel.cpp"
             src.write_text(text)
             out = Path(tmp) / "kernel.so"
-            t0 = time.perf_counter()
-            try:
-                # relative #line names stay relative in the line tables (for fault locations)
-                prefix_map = f"-fdebug-prefix-map={os.getcwd()}=."
-                proc = subprocess.run([CXX, *cmd_flags, prefix_map, "-include", str(header),
-                                       str(src), "-o", str(out)], capture_output=True, text=True)
-            except OSError as e:
-                raise GmprofError(f"the CPU backend needs {CXX}, which cannot be run: {e}") from None
+            # relative #line names stay relative in the line tables (for fault locations)
+            prefix_map = f"-fdebug-prefix-map={os.getcwd()}=."
+            proc = _run([CXX, *COMPILE_FLAGS, "-DGMPROF_CPU_SEPARATE_RUNTIME", prefix_map,
+                         *options, "-include", str(include_dir / "gmprof_cpu.h"), str(src),
+                         str(runtime), *LINK_FLAGS, "-o", str(out)])
             self.compile_seconds = time.perf_counter() - t0
             if proc.returncode != 0:
                 raise self._compile_error(proc.stderr + proc.stdout)
@@ -271,7 +337,6 @@ class CpuModule:
                 more.append(o.group("msg").strip())
         if more:
             msg = "; ".join([msg] + more[:3])
-        hdr = str(_header_dir())
         if file == _GLUE_FILE:
             expr = self.name_expressions[line - 1] if 0 < line <= len(self.name_expressions) else "?"
             e = GmprofError(f"kernel name expression `{expr}` does not name a __global__ function "
@@ -283,13 +348,14 @@ class CpuModule:
             e = GmprofError(f"global `{name}` is not a file-scope variable of the source (g++: {msg})")
             e.compiler_output = output
             return e
-        if file.startswith(hdr) or file.startswith("/usr/"):
+        if _is_runtime_file(file) or file.startswith("/usr/"):
             # an error inside our header or a system header: locate it at the user's line that
             # led there (the "required from here" note, or the include chain)
             for other in lines[k + 1:] + lines[:k]:
                 a = _AT.match(other.strip()) or _AT.match(other.replace("In file included from", "").strip())
-                if a and not a.group("file").startswith(hdr) and not a.group("file").startswith("/usr/") \
-                        and a.group("file") not in (_GLUE_FILE, _GLOBALS_FILE):
+                if a and not _is_runtime_file(a.group("file")) and \
+                        not a.group("file").startswith("/usr/") and \
+                        a.group("file") not in (_GLUE_FILE, _GLOBALS_FILE):
                     file, line, col = a.group("file"), int(a.group("line")), int(a.group("col"))
                     break
         loc = Location(file, line, col, _source_line(file, line, self.source, self.filename))
@@ -375,6 +441,8 @@ class CpuModule:
             seconds = time.perf_counter() - t0
         del keep
         self.diagnostics = self._launch_diagnostics(status)
+        if rc == 11:  # Ctrl-C abandoned the launch
+            raise KeyboardInterrupt(f"kernel `{kernel.name}`: {status.message.decode(errors='replace')}")
         if rc:
             raise self._launch_error(kernel, status)
         return seconds
@@ -421,10 +489,9 @@ class CpuModule:
                                  capture_output=True, text=True, timeout=30).stdout
         except (OSError, subprocess.SubprocessError):
             return None
-        hdr = str(_header_dir())
         for line in out.splitlines():  # innermost inlined frame first
             m = re.match(r"^(.*):(\d+)(?: \(discriminator \d+\))?$", line.strip())
-            if not m or m.group(1) == "??" or m.group(2) == "0" or m.group(1).startswith(hdr) \
+            if not m or m.group(1) == "??" or m.group(2) == "0" or _is_runtime_file(m.group(1)) \
                     or m.group(1).startswith("/usr/"):
                 continue
             return self._location(os.path.normpath(m.group(1)), int(m.group(2)))

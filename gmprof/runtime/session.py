@@ -444,8 +444,12 @@ class Profiler:
         reachable = {facts.name} | {callee.name for _, callee in
                                     self.program.extra["kernels"][facts.name].calls}
         out: dict = {}
+        profile = plan.mode.profile
         for slot in plan.slots:
             obj = slot.object
+            if (profile == "shm" and slot.kind == "device") or \
+                    (profile == "dm" and slot.kind == "shared"):
+                continue  # not profiled in this mode: no counters
             if slot.kind == "device" and slot.kernel == facts.name:
                 idx = next(i for i, p in enumerate(facts.function.params)
                            if getattr(p, "name", None) == obj.name)
