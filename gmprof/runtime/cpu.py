@@ -204,9 +204,22 @@ def _pch_dir(cache_dir: Path) -> Path | None:
             os.rename(tmp, final)
         except OSError:  # another process made it first
             pass
+        _prune_pch_dirs(cache_dir, keep=final)
         return final if (final / "gmprof_cpu.h.gch").is_file() else None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _prune_pch_dirs(cache_dir: Path, keep: Path, max_age_s: float = 86400.0) -> None:
+    """Precompiled headers are 20 MB each: drop those of other header versions or flags that
+    nothing has used for a day."""
+    now = time.time()
+    for d in cache_dir.glob("pch-*"):
+        try:
+            if d != keep and now - (d / "gmprof_cpu.h.gch").stat().st_atime > max_age_s:
+                shutil.rmtree(d, ignore_errors=True)
+        except OSError:
+            pass
 
 
 def _is_runtime_file(path: str) -> bool:
@@ -318,10 +331,25 @@ class CpuModule:
                 first = (k, m)
                 break
         if first is None:
-            # a link error (-z defs) or something without a position
+            # a link error (-z defs: "k.cu:3: undefined reference to `f(int)'") or something
+            # without a position
+            loc = None
             msg = next((l.strip() for l in lines if "error" in l or "undefined" in l),
                        lines[-1].strip() if lines else "no output")
-            e = GmprofError(f"the kernel does not compile on the CPU path (g++): {msg}")
+            for l in lines:
+                u = re.match(r"^(?P<file>[^:]+):(?P<line>\d+):\s*(?P<msg>undefined reference.*)$",
+                             l.strip())
+                if u:
+                    msg = u.group("msg")
+                    file, line = u.group("file"), int(u.group("line"))
+                    if Path(file).name == "kernel.cpp" and Path(file).parent.name.startswith("gmprof-cpu-"):
+                        # ld names the compiled file; the line is the text's own (when the text
+                        # has no #line of its own, that is the user's file)
+                        file = self.filename if "#line" not in self.source else None
+                    if file:
+                        loc = self._location(file, line)
+                    break
+            e = GmprofError(f"the kernel does not compile on the CPU path (g++): {msg}", loc)
             e.compiler_output = output
             return e
         k, m = first

@@ -48,7 +48,7 @@ def test_exact_and_na_modes_equal_the_trace(prof, traced, mode):
     assert {a.label for a in r.arrays} == {label}
 
 
-@pytest.mark.parametrize("bits,thr", [(32, 100), (16, 1000), (8, 200)])
+@pytest.mark.parametrize("bits,thr", [(32, 100), (16, 130), (8, 120)])
 def test_threshold_saturates_and_is_labelled(prof, traced, bits, thr):
     r = launch(prof, Mode.parse("SA-SM-TH", threshold=thr, counter_bits=bits))
     for a in traced.arrays:

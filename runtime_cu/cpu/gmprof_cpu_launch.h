@@ -1,0 +1,277 @@
+// gmprof CPU backend, runtime part 2: faults, running the blocks of a launch, and the entry
+// point Python calls (gmprof_cpu_launch).
+//
+// Included once, inside namespace gmprof_cpu, by gmprof_cpu_runtime.cpp, whose scheduler it
+// drives: for each block it resets the fibers and the warps, switches to the first thread, and
+// gets control back when every thread has exited or none can run (a deadlock report). Faults in
+// kernel code (SIGSEGV, SIGBUS, SIGFPE, SIGILL) are caught on an alternate signal stack and
+// siglongjmp back here: the launch's own stack is intact, since the threads run on theirs.
+#ifndef GMPROF_CPU_LAUNCH_H
+#define GMPROF_CPU_LAUNCH_H
+
+// ---------------------------------------------------------------- faults
+
+static const int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+enum { kNumSignals = sizeof kSignals / sizeof kSignals[0] };
+static struct sigaction g_old_act[kNumSignals];
+static sigjmp_buf g_jmp;
+static volatile sig_atomic_t g_in_launch;
+static pthread_t g_launch_thread;
+static int g_fault_sig, g_fault_code;
+static void *g_fault_addr;
+static uintptr_t g_fault_pc;
+static Fiber *g_fault_fiber;
+alignas(64) static char g_altstack[1 << 16];
+
+static struct sigaction g_old_int;
+
+// SIGINT (Ctrl-C) during a launch abandons it, so that a kernel that spins forever without a
+// yield point (a plain `while (flag == 0);`) can be stopped; Python raises KeyboardInterrupt.
+static void on_interrupt(int sig, siginfo_t *si, void *ucv) {
+  if (!g_in_launch || !pthread_equal(pthread_self(), g_launch_thread)) {
+    // for another thread of the process: what would have happened without us
+    if (g_old_int.sa_flags & SA_SIGINFO) {
+      if (g_old_int.sa_sigaction) g_old_int.sa_sigaction(sig, si, ucv);
+    } else if (g_old_int.sa_handler == SIG_DFL) {
+      sigaction(sig, &g_old_int, nullptr);
+      raise(sig);
+    } else if (g_old_int.sa_handler != SIG_IGN) {
+      g_old_int.sa_handler(sig);
+    }
+    return;
+  }
+  g_in_launch = 0;
+  g_fault_sig = sig;
+  g_fault_code = 0;
+  g_fault_addr = nullptr;
+  g_fault_pc = 0;
+  g_fault_fiber = g_cur;
+  siglongjmp(g_jmp, 1);
+}
+
+static void on_fault(int sig, siginfo_t *si, void *ucv) {
+  if (!g_in_launch || !pthread_equal(pthread_self(), g_launch_thread)) {
+    // not our kernel's fault (another thread of the process): put the previous handler back
+    // and return, so that the instruction faults again under it
+    for (int i = 0; i < kNumSignals; ++i)
+      if (kSignals[i] == sig) sigaction(sig, &g_old_act[i], nullptr);
+    return;
+  }
+  g_in_launch = 0;
+  g_fault_sig = sig;
+  g_fault_code = si->si_code;
+  g_fault_addr = si->si_addr;
+  g_fault_fiber = g_cur;
+  ucontext_t *uc = (ucontext_t *)ucv;
+#if defined(__x86_64__)
+  g_fault_pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  g_fault_pc = (uintptr_t)uc->uc_mcontext.pc;
+#else
+  (void)uc;
+  g_fault_pc = 0;
+#endif
+  siglongjmp(g_jmp, 1);
+}
+
+extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void **args,
+                                                  const unsigned *grid, const unsigned *block,
+                                                  unsigned long long shmem,
+                                                  unsigned long long stack_bytes, Status *st);
+
+static void report_fault() {
+  Fiber *f = g_fault_fiber;
+  char who[160];
+  block_thread_text(who, sizeof who, f);
+  Dl_info self, at;
+  if (g_fault_pc && dladdr((void *)&gmprof_cpu_launch, &self) && dladdr((void *)g_fault_pc, &at) &&
+      at.dli_fbase == self.dli_fbase)
+    g_status->pc_offset = g_fault_pc - (uintptr_t)self.dli_fbase;
+  if (g_fault_sig == SIGINT) {
+    set_error(INTERRUPTED, nullptr, 0, "kernel launch interrupted (SIGINT) in %s", who);
+    return;
+  }
+  if (!f) {
+    set_error(INTERNAL, nullptr, 0, "gmprof's CPU scheduler faulted (signal %d at address %p)",
+              g_fault_sig, g_fault_addr);
+    return;
+  }
+  const int overflow = g_fault_sig == SIGSEGV ? stack_overflow_thread(g_fault_addr) : -1;
+  if (overflow >= 0) {
+    set_error(STACK_OVERFLOW, nullptr, 0,
+              "stack overflow in %s: a thread used more than its %llu KiB stack (large local "
+              "arrays or deep recursion); set GMPROF_CPU_STACK_KB to give each thread more",
+              who, (unsigned long long)(g_stacks.stack_bytes >> 10));
+    return;
+  }
+  switch (g_fault_sig) {
+    case SIGSEGV:
+    case SIGBUS:
+      if (g_fault_sig == SIGSEGV && g_fault_code == SI_KERNEL)
+        // x86-64 reports no address for a general-protection fault
+        set_error(INVALID_ADDRESS, nullptr, 0,
+                  "invalid memory access in %s: an address outside the address space (SIGSEGV)",
+                  who);
+      else
+        set_error(INVALID_ADDRESS, nullptr, 0, "invalid memory access in %s: address %p %s (%s)",
+                  who, g_fault_addr,
+                  g_fault_sig == SIGBUS ? "cannot be accessed"
+                  : g_fault_code == SEGV_ACCERR ? "is not writable (or not readable)"
+                                                : "is not mapped",
+                  g_fault_sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
+      break;
+    case SIGFPE:
+      set_error(ARITHMETIC, nullptr, 0, "arithmetic exception in %s: %s (SIGFPE)", who,
+                g_fault_code == FPE_INTDIV ? "integer division by zero"
+                : g_fault_code == FPE_INTOVF ? "integer overflow (INT_MIN / -1)"
+                                             : "floating-point trap");
+      break;
+    default:
+      set_error(ILLEGAL_INSTRUCTION, nullptr, 0,
+                "illegal instruction in %s (__builtin_trap, or code the compiler found "
+                "unreachable, e.g. a path with undefined behaviour) (SIGILL)",
+                who);
+  }
+}
+
+// ---------------------------------------------------------------- the launch
+
+static void run_block(unsigned bx, unsigned by, unsigned bz) {
+  blockIdx.x = bx;
+  blockIdx.y = by;
+  blockIdx.z = bz;
+  const unsigned n = g_nthreads;
+  for (unsigned wi = 0; wi * 32 < n; ++wi) {
+    const unsigned lanes = n - wi * 32 < 32 ? n - wi * 32 : 32;
+    Warp &w = g_warp[wi];
+    // lanes past the end of a partial warp never existed: they count as exited
+    w.alive = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+    w.waiting = w.am = 0;
+    w.running = (int)lanes;
+    w.mixed = false;
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    Fiber &f = g_fib[i];
+    f.state = RUNNABLE;
+    f.what = nullptr;
+    ctx_start(&f.ctx, stack_lo(i), g_stacks.stack_bytes);
+    g_queue[i] = i;
+  }
+  g_qhead = 0;
+  g_qtail = n;
+  g_alive = n;
+  g_bar_n = 0;
+  g_spins = 0;
+  Fiber *first = &g_fib[g_queue[g_qhead++]];
+  first->state = RUNNING;
+  g_cur = first;
+  threadIdx = first->tid;
+  ctx_switch(&g_main, &first->ctx);
+  g_cur = nullptr;
+  if (!g_status->code && g_alive) report_stuck(DEADLOCK);
+}
+
+extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void **args,
+                                                  const unsigned *grid, const unsigned *block,
+                                                  unsigned long long shmem,
+                                                  unsigned long long stack_bytes, Status *st) {
+  memset(st, 0, sizeof *st);
+  g_status = st;
+  const unsigned long long n = (unsigned long long)block[0] * block[1] * block[2];
+  if (n == 0 || n > kMaxThreads || !grid[0] || !grid[1] || !grid[2]) {
+    set_error(BAD_LAUNCH, nullptr, 0, "bad launch shape: grid (%u,%u,%u), block (%u,%u,%u)",
+              grid[0], grid[1], grid[2], block[0], block[1], block[2]);
+    g_status = nullptr;
+    return st->code;
+  }
+  if (shmem > GMPROF_CPU_DYNAMIC_SHARED_MAX) {
+    set_error(BAD_LAUNCH, nullptr, 0,
+              "%llu bytes of dynamic shared memory asked for; the CPU backend has %u "
+              "(compile with -DGMPROF_CPU_DYNAMIC_SHARED_MAX=<bytes> for more)",
+              shmem, (unsigned)GMPROF_CPU_DYNAMIC_SHARED_MAX);
+    g_status = nullptr;
+    return st->code;
+  }
+  if (!stacks_reserve((unsigned)n, (size_t)stack_bytes)) {
+    set_error(BAD_LAUNCH, nullptr, 0, "cannot map %llu stacks of %llu KiB for the threads", n,
+              stack_bytes >> 10);
+    g_status = nullptr;
+    return st->code;
+  }
+  g_entry = entry;
+  g_args = args;
+  blockDim = dim3(block[0], block[1], block[2]);
+  gridDim = dim3(grid[0], grid[1], grid[2]);
+  g_nthreads = (unsigned)n;
+  g_spin_limit = 10000ull + 100ull * n;
+  const char *env = getenv("GMPROF_CPU_LIVELOCK_S");
+  g_livelock_seconds = env && atof(env) > 0 ? atof(env) : 2.0;
+  for (unsigned i = 0; i < n; ++i) {
+    Fiber &f = g_fib[i];
+    f.linear = i;
+    f.tid.x = i % block[0];
+    f.tid.y = (i / block[0]) % block[1];
+    f.tid.z = i / (block[0] * block[1]);
+    f.warp = i / 32;
+    f.lane = i % 32;
+    f.file = nullptr;
+    f.what = nullptr;
+    f.line = 0;
+  }
+
+  stack_t ss, old_ss;
+  ss.ss_sp = g_altstack;
+  ss.ss_size = sizeof g_altstack;
+  ss.ss_flags = 0;
+  sigaltstack(&ss, &old_ss);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_fault;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < kNumSignals; ++i) sigaction(kSignals[i], &sa, &g_old_act[i]);
+  struct sigaction sa_int = sa;
+  sa_int.sa_sigaction = on_interrupt;
+  sigaction(SIGINT, nullptr, &g_old_int);
+  const bool take_int = g_old_int.sa_handler != SIG_IGN;  // an ignored SIGINT stays ignored
+  if (take_int) sigaction(SIGINT, &sa_int, nullptr);
+  g_launch_thread = pthread_self();
+
+  fenv_t fenv;  // a kernel that changed the FP environment must not leave it changed
+  fegetenv(&fenv);
+  if (sigsetjmp(g_jmp, 1) == 0) {
+    g_in_launch = 1;
+    for (unsigned bz = 0; bz < grid[2] && !st->code; ++bz)
+      for (unsigned by = 0; by < grid[1] && !st->code; ++by)
+        for (unsigned bx = 0; bx < grid[0] && !st->code; ++bx) run_block(bx, by, bz);
+    g_in_launch = 0;
+  } else {
+    report_fault();
+  }
+  g_cur = nullptr;
+  fesetenv(&fenv);
+
+  for (int i = 0; i < kNumSignals; ++i) sigaction(kSignals[i], &g_old_act[i], nullptr);
+  if (take_int) sigaction(SIGINT, &g_old_int, nullptr);
+  // a disabled old stack may come back with ss_size 0, which sigaltstack refuses
+  if (old_ss.ss_flags & SS_DISABLE) {
+    old_ss.ss_size = MINSIGSTKSZ;
+    old_ss.ss_sp = nullptr;
+  }
+  sigaltstack(&old_ss, nullptr);
+  print_flush();
+  g_status = nullptr;
+  return st->code;
+}
+
+// Gives the module's stacks back (the Python object is being collected).
+extern "C" GMPROF_CPU_EXPORT void gmprof_cpu_release() {
+  stacks_release();
+  free(g_pbuf);
+  g_pbuf = nullptr;
+  g_plen = g_pcap = 0;
+}
+
+extern "C" GMPROF_CPU_EXPORT unsigned long long gmprof_cpu_status_size() { return sizeof(Status); }
+
+#endif  // GMPROF_CPU_LAUNCH_H
