@@ -85,7 +85,7 @@ def memcheck_inner(names):
     from gmprof.runtime.samples import run_sample
 
     for name in names:
-        for mode in (Mode(), Mode.parse("basic"), Mode.parse("trace"), Mode(enhanced=True),
+        for mode in (Mode(), Mode.parse("basic"), Mode(enhanced=True),
                      Mode.parse("SA-NA-SM-TH", counter_bits=8)):
             r = run_sample(ROOT / "samples" / name, "small", mode=mode, backend="gpu")
             print(f"memcheck run {name} {mode.name}: self-check {'ok' if r.ok else r.check_error}",

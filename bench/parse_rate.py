@@ -60,7 +60,7 @@ class FunctionRecord:
     reason: str | None = None  # the first failure message
     reason_at: str | None = None  # file:line:col of the failure
     reason_line: str = ""  # the source line at the failure
-    warning_kind: str | None = None
+    macros_on_line: tuple = ()  # function-like or non-constant macros named on that line
 
 
 @dataclass
@@ -75,6 +75,7 @@ class Report:
     crashes: list = field(default_factory=list)  # (file, traceback tail)
     functions: dict = field(default_factory=dict)  # key -> FunctionRecord
     text_kernels: dict = field(default_factory=dict)  # file -> independent count
+    headers_alone: list = field(default_factory=list)  # headers no .cu reached, loaded alone
     cg_samples: set = field(default_factory=set)
 
 
@@ -128,64 +129,75 @@ def measure(root: Path, limit: int | None = None) -> Report:
     get_parser()
     report.build_seconds = time.perf_counter() - t0
     for path in sources:
-        report.files += 1
-        includes = [path.parent, *common]
-        t0 = time.perf_counter()
-        failed = None
-        try:
-            tu = load(path, include_dirs=includes)
-        except GmprofError as exc:
-            failed = exc.render().splitlines()[0]
-            report.file_errors.append((_rel(path, root), failed))
-        except Exception:  # noqa: BLE001 - the point is to survive anything and say so
-            tail = traceback.format_exc().strip().splitlines()[-3:]
-            failed = "crash: " + " | ".join(tail)
-            report.crashes.append((_rel(path, root), " | ".join(tail)))
-        finally:
-            elapsed = time.perf_counter() - t0
-            report.seconds += elapsed
-            report.slowest.append((elapsed, _rel(path, root)))
-        if failed is not None:
-            _whole_file_failure(report, root, path, failed, sample_uses_cg(path.parent, cg_cache))
-            continue
-        own = [f for f in tu.files if f.path is not None and
-               not any(_is_under(f.path, c) for c in common)]
-        cg = sample_uses_cg(path.parent, cg_cache) or any(
-            uses_cooperative_groups(f.text) for f in own)
-        if cg:
-            report.cg_samples.add(_rel(path.parent, root))
-        report.lines += sum(f.text.count("\n") + 1 for f in tu.files)
-        report.parses += sum(1 for fn in tu.functions if fn.parsed is not None)
-        for f in tu.files:
-            if f.path is not None:
-                report.text_kernels.setdefault(_rel(f.path, root), text_kernel_count(f.text))
-        failure = {}
-        for w in tu.warnings:
-            if w.kind in ("unparsed-function", "internal") and w.location is not None:
-                failure.setdefault(w.message, w)
-        for fn in tu.functions:
-            key = (_rel(fn.source.path or fn.source.name, root), fn.segment.start)
-            loc = fn.location
-            # a function in Common/ belongs to no sample, whichever sample included it
-            fn_cg = cg and not (fn.source.path is not None and
-                                any(_is_under(fn.source.path, c) for c in common))
-            rec = report.functions.get(key)
-            if rec is None:
-                rec = FunctionRecord(fn.name, fn.space, f"{key[0]}:{loc.line}:{loc.col}", fn_cg)
-                report.functions[key] = rec
-            rec.cg = rec.cg or fn_cg
-            if fn.parsed is None and rec.parsed:
-                rec.parsed = False
-                err = fn.error
-                rec.reason = err.message if err is not None else "not parsed"
-                if err is not None and err.location is not None:
-                    el = err.location
-                    rec.reason_at = f"{_rel(el.file, root)}:{el.line}:{el.col}"
-                    rec.reason_line = (el.source_line or "").strip()
-                rec.warning_kind = next(
-                    (w.kind for m, w in failure.items() if m.startswith(fn.name + ":")),
-                    "unparsed-function")
+        _load_one(report, root, path, [path.parent, *common], common, cg_cache)
+    if limit is None:
+        # Headers with kernels that no .cu file reached (loaded at run time by NVRTC samples,
+        # or included through a path the -I dirs above do not cover) are loaded on their own.
+        for path in sorted(p for p in root.rglob("*") if p.suffix in _SOURCE_SUFFIXES[1:]):
+            if _rel(path, root) not in report.text_kernels and path.is_file() and \
+                    text_kernel_count(_read_text(path)):
+                report.headers_alone.append(_rel(path, root))
+                _load_one(report, root, path, [path.parent, path.parent.parent, *common],
+                          common, cg_cache)
     return report
+
+
+def _load_one(report: Report, root: Path, path: Path, includes: list, common: list,
+              cg_cache: dict) -> None:
+    report.files += 1
+    t0 = time.perf_counter()
+    failed = None
+    try:
+        tu = load(path, include_dirs=includes)
+    except GmprofError as exc:
+        failed = exc.render().splitlines()[0]
+        report.file_errors.append((_rel(path, root), failed))
+    except Exception:  # noqa: BLE001 - the point is to survive anything and say so
+        tail = " | ".join(traceback.format_exc().strip().splitlines()[-3:])
+        failed = "crash: " + tail
+        report.crashes.append((_rel(path, root), tail))
+    finally:
+        elapsed = time.perf_counter() - t0
+        report.seconds += elapsed
+        report.slowest.append((elapsed, _rel(path, root)))
+    if failed is not None:
+        _whole_file_failure(report, root, path, failed, sample_uses_cg(path.parent, cg_cache))
+        return
+    own = [f for f in tu.files if f.path is not None and
+           not any(_is_under(f.path, c) for c in common)]
+    cg = sample_uses_cg(path.parent, cg_cache) or any(
+        uses_cooperative_groups(f.text) for f in own)
+    if cg:
+        report.cg_samples.add(_rel(path.parent, root))
+    report.lines += sum(f.text.count("\n") + 1 for f in tu.files)
+    report.parses += sum(1 for fn in tu.functions if fn.parsed is not None)
+    for f in tu.files:
+        if f.path is not None:
+            report.text_kernels.setdefault(_rel(f.path, root), text_kernel_count(f.text))
+    for fn in tu.functions:
+        key = (_rel(fn.source.path or fn.source.name, root), fn.segment.start)
+        loc = fn.location
+        # a function in Common/ belongs to no sample, whichever sample included it
+        fn_cg = cg and not (fn.source.path is not None and
+                            any(_is_under(fn.source.path, c) for c in common))
+        rec = report.functions.get(key)
+        if rec is None:
+            rec = FunctionRecord(fn.name, fn.space, f"{key[0]}:{loc.line}:{loc.col}", fn_cg)
+            report.functions[key] = rec
+        rec.cg = rec.cg or fn_cg
+        if fn.parsed is None and rec.parsed:
+            rec.parsed = False
+            err = fn.error
+            rec.reason = err.message if err is not None else "not parsed"
+            if err is not None and err.location is not None:
+                el = err.location
+                rec.reason_at = f"{_rel(el.file, root)}:{el.line}:{el.col}"
+                rec.reason_line = (el.source_line or "").strip()
+                rec.macros_on_line = tuple(
+                    name for name in re.findall(r"[A-Za-z_]\w*", rec.reason_line)
+                    if name in tu.macros and (tu.macros[name].function_like or
+                                              not re.fullmatch(r"[\w.+\-*/() ]*",
+                                                               tu.macros[name].body)))
 
 
 def _whole_file_failure(report: Report, root: Path, path: Path, message: str, cg: bool) -> None:
@@ -213,27 +225,32 @@ def _is_under(path: Path, directory: Path) -> bool:
 # name): the first that matches names the failure. They describe the construct, not the parser
 # state, so a reader can tell what kind of code is out of reach.
 _CATEGORIES = [
-    ("whole file not loaded", lambda m, line: m.startswith("whole file not loaded")),
-    ("builder crash (internal)", lambda m, line: m.startswith("internal error")),
-    ("conditional compilation", lambda m, line: "#if" in m or "#error" in m),
-    ("lambda", lambda m, line: re.search(r"\[[=&]?[\w\s,&=]*\]\s*(\(|\{|mutable)", line)
-     is not None and ("'['" in m or "']'" in m or "'{'" in m or "'('" in m or "'='" in m
-                      or "'&'" in m)),
-    ("inline PTX / asm", lambda m, line: re.search(r"\basm\b|__asm", line) is not None),
-    ("texture/surface reference", lambda m, line: re.search(r"\btex\w*|surf\w*", line) is not None
-     and "texture" in line),
-    ("range-based for / C++ statements",
-     lambda m, line: re.search(r"\bfor\s*\([^;]*:[^:]", line) is not None),
-    ("template / type-name guess", lambda m, line: "template name" in m or "'<'" in m
+    ("whole file not loaded", lambda m, line, macros: m.startswith("whole file not loaded")),
+    ("builder crash (internal)", lambda m, line, macros: m.startswith("internal error")),
+    ("conditional compilation", lambda m, line, macros: "#if" in m or "#error" in m),
+    ("lambda", lambda m, line, macros:
+     re.search(r"\[[=&]?[\w\s,&=]*\]\s*(\(|\{|mutable)", line) is not None),
+    ("inline PTX / asm", lambda m, line, macros: re.search(r"\basm\b|__asm", line) is not None),
+    ("kernel launch in device code", lambda m, line, macros: "<<<" in line),
+    ("new / delete", lambda m, line, macros: re.search(r"\b(new|delete)\b", line) is not None),
+    ("operator overloading", lambda m, line, macros: re.search(r"\boperator\b", line)
+     is not None),
+    ("member function defined outside its class", lambda m, line, macros: "'::" in m),
+    ("C++ statement forms (range-for, structured bindings, if constexpr)",
+     lambda m, line, macros: re.search(r"\bfor\s*\([^;]*[^:]:[^:]|\bauto\s*\[|constexpr", line)
+     is not None),
+    ("texture/surface reference", lambda m, line, macros: "texture" in line),
+    ("macro in a place only its expansion explains", lambda m, line, macros: bool(macros)),
+    ("template / type-name guess", lambda m, line, macros: "template name" in m or "'<'" in m
      or "'>'" in m or "type name" in m),
-    ("other syntax", lambda m, line: True),
+    ("other syntax", lambda m, line, macros: True),
 ]
 
 
 def categorize(rec: FunctionRecord) -> str:
     message = rec.reason or ""
     for name, test in _CATEGORIES:
-        if test(message, rec.reason_line):
+        if test(message, rec.reason_line, rec.macros_on_line):
             return name
     return "other syntax"
 
@@ -258,7 +275,7 @@ def render(report: Report, root: Path, examples: int, all_failures: bool,
     every = lambda cg: True  # noqa: E731
 
     out.append(f"# gmprof frontend parse rate: `{root}`\n")
-    out.append(f"{report.files} .cu files loaded in {report.seconds:.1f} s "
+    out.append(f"{report.files} files loaded in {report.seconds:.1f} s "
                f"({report.lines:,} lines read, headers again for each file that includes them; "
                f"{report.parses:,} device functions parsed, repeats included; "
                f"{report.build_seconds:.1f} s more to build the LALR tables once; "
@@ -284,6 +301,10 @@ def render(report: Report, root: Path, examples: int, all_failures: bool,
                if n > found.get(name, 0)}
     extra = {name: n - report.text_kernels.get(name, 0) for name, n in found.items()
              if n > report.text_kernels.get(name, 0)}
+    if report.headers_alone:
+        out.append(f"{len(report.headers_alone)} headers with kernels that no .cu file "
+                   f"includes were loaded on their own: " +
+                   ", ".join(f"`{h}`" for h in report.headers_alone) + ".\n")
     out.append(f"Independent check: a regex finds {text_total} `__global__` definitions in the "
                f"{len(report.text_kernels)} files loaded; the frontend reported "
                f"{sum(found.values())}.")

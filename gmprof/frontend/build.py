@@ -3,7 +3,8 @@
 Stage 5 of the frontend. The lark parser calls this Transformer inline (no parse tree is built;
 that halves parse time), with every token kept, so each method sees its rule's whole extent and
 sets `node.coord = Span(source, start, end)` from its first and last child. Method names are the
-grammar's rule names and aliases (grammar/cuda.lark).
+grammar's rule names and aliases (grammar/cuda.lark). This module holds the C rules; the C++ ones
+(templates, members, operators, new/delete, device-side launches, asm) are in build_cxx.py.
 
 Declarations follow pycparser's own model: declaration specifiers are collected into Specs; a
 declarator is a chain of ArrayDecl/PtrDecl/FuncDecl/RefDecl ending in a TypeDecl, and the base
@@ -17,7 +18,7 @@ from lark import Token, Transformer
 from pycparser import c_ast
 from pycparser.ast_transforms import fix_switch_cases
 
-from . import cxx_ast as X
+from .build_cxx import CxxRules, _Constructed, _not_constructed
 from .cxx_ast import Span
 
 _CUDA_FUNCTION_WORDS = ("__global__", "__device__", "__host__")
@@ -60,25 +61,6 @@ class ParsedFunction:
     specialization_args: list | None = None
 
 
-class _Constructed:
-    """A declarator with direct-initialisation arguments (`half2 v(0.f, 0.f)`). Only an
-    init-declarator may hold one; anywhere else it is a syntax error."""
-
-    __slots__ = ("chain", "args", "coord")
-
-    def __init__(self, chain, args, coord):
-        self.chain = chain
-        self.args = args
-        self.coord = coord
-
-
-def _not_constructed(chain):
-    if isinstance(chain, _Constructed):
-        raise chain.coord.source.error("initialiser arguments where a declarator was expected",
-                                       chain.args.coord.start)
-    return chain
-
-
 def _bottom(chain):
     node = _not_constructed(chain)
     while not isinstance(node, c_ast.TypeDecl):
@@ -101,7 +83,7 @@ def _modify(chain, modifier):
     return chain
 
 
-class Builder(Transformer):
+class Builder(CxxRules, Transformer):
     """lark inline transformer producing c_ast. `source` and `base` are set before each parse:
     token offsets are relative to the parsed text, which starts at `base` in `source`."""
 
@@ -167,6 +149,12 @@ class Builder(Transformer):
         members = next((x[1] for x in c if isinstance(x, tuple) and x[0] == "ctor_initializer"),
                        [])
         decl = self._declaration(specs, chain, None, whole=c)
+        trailing = next((x[1] for x in c if isinstance(x, tuple) and x[0] == "trailing_return"),
+                        None)
+        if trailing is not None and isinstance(decl.type, c_ast.FuncDecl):
+            # `auto f(int x) -> float`: the trailing type is the return type
+            _bottom(trailing.type).declname = decl.name
+            decl.type.type = trailing.type
         funcdef = c_ast.FuncDef(decl, None, body)
         funcdef.coord = self._span(c)
         return ParsedFunction(funcdef, template_params, specs.launch_bounds, specs,
@@ -183,41 +171,6 @@ class Builder(Transformer):
 
     def function_suffix(self, c):
         return c[0]
-
-    def ctor_initializer(self, c):
-        return ("ctor_initializer", self._nodes(c), c)
-
-    def mem_initializer(self, c):
-        head = c[0]
-        name = self._place(c_ast.ID(head.value if isinstance(head, Token) else head.name), [head])
-        args = next((x for x in c[1:] if isinstance(x, (c_ast.ExprList, c_ast.InitList))), None)
-        return self._place(c_ast.FuncCall(name, args), c)
-
-    def template_head(self, c):
-        params = next((x for x in c if isinstance(x, list)), [])
-        return ("template_head", params)
-
-    def template_parameter_list(self, c):
-        return self._nodes(c)
-
-    def template_type_parameter(self, c):
-        name = None
-        default = None
-        for x in c:
-            if isinstance(x, Token) and x.type == "IDENTIFIER":
-                name = x.value
-            elif not isinstance(x, Token):
-                default = x
-        return self._place(X.TemplateParam("type", name, None, default), c)
-
-    def template_value_parameter(self, c):
-        specs = c[0]
-        chain = c[1] if len(c) > 1 and not isinstance(c[1], Token) else None
-        default = c[-1] if len(c) > 2 and isinstance(c[-2], Token) and c[-2].value == "=" else None
-        if chain is None:
-            chain = c_ast.TypeDecl(None, [], None, None)
-        decl = self._declaration(specs, chain, None, whole=c[:2])
-        return self._place(X.TemplateParam("value", decl.name, decl, default), c)
 
     # -- declaration specifiers --------------------------------------------------------------
     def decl_specifiers(self, c):
@@ -256,16 +209,6 @@ class Builder(Transformer):
         if isinstance(x, Token):
             return ("types", x.value, c)
         return ("types", x, c)
-
-    def typename_specifier(self, c):
-        if isinstance(c[1], Token):
-            return ("types", c[1].value, c)
-        # typename vec4<T>::Type: the name as written, blanks dropped
-        return ("types", "".join(self._span(c[1:]).text.split()), c)
-
-    def decltype_specifier(self, c):
-        node = self._place(c_ast.IdentifierType(["decltype(...)"]), c)
-        return ("types", node, c)
 
     def struct_key(self, c):
         return c[0]
@@ -367,35 +310,8 @@ class Builder(Transformer):
         quals = [q[1] for q in c[1:]]
         return self._place(c_ast.PtrDecl(quals, None), c)
 
-    def pointer_ref(self, c):
-        return self._place(X.RefDecl([], False, None), c)
-
-    def pointer_rref(self, c):
-        return self._place(X.RefDecl([], True, None), c)
-
     def declarator_name(self, c):
         return self._place(c_ast.TypeDecl(c[0].value, [], None, None), c)
-
-    def declarator_specialization(self, c):
-        node = self._place(c_ast.TypeDecl(c[0].name, [], None, None), c)
-        self.specialized[node] = c[0].args
-        return node
-
-    def declarator_qualified(self, c):
-        # interval<T>::lower -> 'interval::lower' (the segmenter names it the same way)
-        return self._place(c_ast.TypeDecl(c[0].value + c[-1].value, [], None, None), c)
-
-    def declarator_operator(self, c):
-        return self._place(c_ast.TypeDecl("operator" + c[1][1], [], None, None), c)
-
-    def operator_symbol(self, c):
-        return ("operator_symbol", "".join(t.value for t in c), c)
-
-    def conversion_operator(self, c):
-        return ("operator_symbol", " " + " ".join(self._span(c).text.split()), c)
-
-    def declarator_constructed(self, c):
-        return _Constructed(c[0], c[2], self._span(c))
 
     def declarator_paren(self, c):
         return c[1]
@@ -518,14 +434,6 @@ class Builder(Transformer):
             self.statement_spans[decl] = statement
         return decls
 
-    def using_alias(self, c):
-        return [self._place(X.UsingAlias(c[1].value, c[3]), c)]
-
-    def static_assert(self, c):
-        message = next((x.value for x in c if isinstance(x, c_ast.Constant)
-                        and x.type == "string"), None)
-        return [self._place(X.StaticAssert(c[2], message), c)]
-
     def initializer(self, c):
         return c[0]
 
@@ -576,6 +484,8 @@ class Builder(Transformer):
         return c[0]
 
     def if_statement(self, c):
+        if isinstance(c[1], Token) and c[1].type == "CONSTEXPR":
+            c = [c[0], *c[2:]]  # `if constexpr`: the branch not taken still parses
         cond, iftrue = c[2], self._stmt(c[4])
         iffalse = self._stmt(c[6]) if len(c) > 6 else None
         return self._place(c_ast.If(cond, iftrue, iffalse), c)
@@ -647,33 +557,6 @@ class Builder(Transformer):
         body = text[1:].strip()[len("pragma"):].strip()
         return self._place(c_ast.Pragma(body), c)
 
-    def asm_statement(self, c):
-        qualifiers = [x[1] for x in c if isinstance(x, tuple) and x[0] == "asm_qualifier"]
-        template = next(x for x in c if isinstance(x, c_ast.Constant))
-        sections = [x for x in c if isinstance(x, list)]
-        outputs = sections[0] if len(sections) > 0 else []
-        inputs = sections[1] if len(sections) > 1 else []
-        clobbers = [x.value for x in sections[2]] if len(sections) > 2 else []
-        return self._place(X.Asm(template.value, qualifiers, outputs, inputs, clobbers), c)
-
-    def asm_qualifier(self, c):
-        return ("asm_qualifier", c[0].value)
-
-    def asm_section(self, c):
-        return self._nodes(c)
-
-    def asm_operand(self, c):
-        symbolic = None
-        nodes = self._nodes(c)
-        for k, x in enumerate(c):
-            if isinstance(x, Token) and x.value == "[":
-                symbolic = c[k + 1].value
-        constraint, expr = nodes[0], nodes[1]
-        return self._place(X.AsmOperand(symbolic, constraint.value, expr), c)
-
-    def asm_clobber(self, c):
-        return c[0]
-
     # -- expressions ---------------------------------------------------------------------
     def comma(self, c):
         left, right = c[0], c[2]
@@ -722,51 +605,12 @@ class Builder(Transformer):
     def alignof_type(self, c):
         return self._place(c_ast.UnaryOp("_Alignof", c[2]), c)
 
-    def new_expression(self, c):
-        placement = next((x[1] for x in c if isinstance(x, tuple) and x[0] == "placement"), [])
-        to_type, dims = next(x[1:3] for x in c if isinstance(x, tuple) and x[0] == "new_type")
-        init = next((x[1] for x in c if isinstance(x, tuple) and x[0] == "new_init"), None)
-        return self._place(X.New(placement, to_type, dims, init), c)
-
-    def new_placement(self, c):
-        return ("placement", list(c[1].exprs), c)
-
-    def new_type(self, c):
-        specs = c[0]
-        pointer = next((x for x in c[1:] if isinstance(x, list)), None)
-        dims = [x[1] for x in c[1:] if isinstance(x, tuple) and x[0] == "new_array_bound"]
-        parts = [specs, self.abstract_declarator([pointer])] if pointer else [specs]
-        return ("new_type", self.type_name(parts), dims, c)
-
-    def new_array_bound(self, c):
-        return ("new_array_bound", c[1], c)
-
-    def new_initializer(self, c):
-        # the parentheses are kept in the tuple so that the New node's span reaches ')'
-        if len(c) == 1:
-            return ("new_init", c[0], c)  # a braced list
-        if len(c) == 3:
-            return ("new_init", c[1], c)
-        return ("new_init", self._place(c_ast.ExprList([]), c), c)
-
-    def delete_expression(self, c):
-        return self._place(X.Delete(False, c[1]), c)
-
-    def delete_array_expression(self, c):
-        return self._place(X.Delete(True, c[3]), c)
-
     def array_ref(self, c):
         return self._place(c_ast.ArrayRef(c[0], c[2]), c)
 
     def call(self, c):
         args = c[2] if len(c) > 3 else None
         return self._place(c_ast.FuncCall(c[0], args), c)
-
-    def kernel_launch(self, c):
-        # kernel<<<grid, block[, shared, stream]>>>(args), launched from device code
-        config = list(c[2].exprs)
-        args = c[5] if len(c) > 6 else None
-        return self._place(X.KernelLaunch(c[0], config, args), c)
 
     def member(self, c):
         return self._place(c_ast.StructRef(c[0], ".", self._member_name(c[2])), c)
@@ -790,9 +634,6 @@ class Builder(Transformer):
 
     def compound_literal(self, c):
         return self._place(c_ast.CompoundLiteral(c[1], c[3]), c)
-
-    def cxx_cast(self, c):
-        return self._place(X.CxxCast(c[0].value, c[2], c[5]), c)
 
     def functional_cast(self, c):
         head = c[0]
@@ -860,21 +701,6 @@ class Builder(Transformer):
         inner = c[1]
         self.paren_extent[inner] = (c[0].start_pos + self.base, c[-1].end_pos + self.base)
         return inner
-
-    def func_template_id(self, c):
-        args = next((x for x in c if isinstance(x, list)), [])
-        return self._place(X.TemplateId(c[0].value, args), c)
-
-    type_template_id = func_template_id
-
-    def template_argument_list(self, c):
-        return self._nodes(c)
-
-    def scoped_member(self, c):
-        scope = c[0]
-        if isinstance(scope, Token):
-            scope = self._place(c_ast.ID(scope.value), [scope])
-        return self._place(X.ScopedMember(scope, c[1].value), c)
 
 
 # Rule aliases that clash with Python keywords.

@@ -12,7 +12,7 @@ Takes lark's token stream for one function (or declaration) and rewrites:
                                      its class (`interval<T>::lower() {`), before the body
   '>>>' -> TGT TGT TGT               when it closes template arguments (else it ends a kernel
                                      launch's `<<<...>>>`)
-and drops `__attribute__((...))` groups, which never matter to gmprof.
+and drops `__attribute__((...))` groups and `[[...]]` attributes, which never matter to gmprof.
 """
 from __future__ import annotations
 
@@ -113,6 +113,9 @@ class _Rewriter:
                     i = self.skip_group(i + 1)
                     continue
                 self.identifier(i)
+            elif v == "[" and self.val(i + 1) == "[":
+                i = self.skip_attribute(i)  # [[likely]], [[maybe_unused]]: C++11 attributes
+                continue
             elif v == "<" and i in self.tlt_at:
                 self.frames.append(_Frame(is_head=self.val(i - 1) == "template",
                                           is_cast=self.typ(i - 1) == "CXX_CAST"))
@@ -136,6 +139,19 @@ class _Rewriter:
             if self.val(i) == "(":
                 depth += 1
             elif self.val(i) == ")":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        return i
+
+    def skip_attribute(self, i: int) -> int:
+        """Skip `[[ ... ]]` starting at toks[i]; return the index after it."""
+        depth = 0
+        while i < len(self.toks):
+            if self.val(i) == "[":
+                depth += 1
+            elif self.val(i) == "]":
                 depth -= 1
                 if depth == 0:
                     return i + 1
