@@ -77,6 +77,7 @@ class Profiler:
         self._modules: dict = {}
         self._sizes: dict | None = None
         self._instantiations: set = set()
+        self._static_cache: dict = {}
 
     # -- plans and modules -----------------------------------------------------------------
     def plan(self, mode: Mode, demoted: frozenset = frozenset()):
@@ -265,10 +266,16 @@ class Profiler:
             sp = base_plan.sites.get(sc.site)
             if sp is None or sp.strategy != STATIC:
                 continue
+            # repeated launches with the same values (iterations of a solver) reuse the counts
+            key = (id(sc), grid3, block3, shared_mem, tuple(template_args),
+                   tuple(sorted((k, _hashable(v)) for k, v in env.scalars.items())),
+                   tuple(int(a.nbytes) for a in args if _is_array(a)))
             try:
-                prepared.static[sc] = self._count_static(sc, sp, env, grid3, block3, args,
-                                                         shared_mem, facts)
-            except S.Unknown as exc:
+                if key not in self._static_cache:
+                    self._static_cache[key] = self._count_static(sc, sp, env, grid3, block3,
+                                                                 args, shared_mem, facts)
+                prepared.static[sc] = self._static_cache[key]
+            except S.Unknown:
                 demoted.add(sc.site.id)
                 prepared.static.pop(sc, None)
         prepared.demoted = frozenset(demoted)
@@ -552,10 +559,12 @@ class Profiler:
 
     # -- reading back --------------------------------------------------------------------
     def _read(self, slots, buffers, backend, mode) -> dict:
-        out = {"area": backend.to_host(buffers["area"]).astype(np.int64),
+        # copies: on the CPU backend "device" buffers are the host arrays themselves, and the
+        # timing repetitions that follow keep counting into them
+        area = np.array(backend.to_host(buffers["area"]), copy=True)
+        out = {"area": area.astype(np.int64),
                "unknown_oor": int(backend.to_host(buffers["unknown_oor"])[0])}
-        area_bytes = backend.to_host(buffers["area"]).view(np.uint8)
-        out["area_bytes"] = area_bytes
+        out["area_bytes"] = area.view(np.uint8)
         for key, ls in slots.items():
             if ls.kind == LY.KIND_DEVICE:
                 out[key] = backend.to_host(ls.counters)[:ls.n_counters].astype(np.int64)
@@ -563,8 +572,8 @@ class Profiler:
         if mode.trace:
             n = int(backend.to_host(buffers["trace_count"])[0])
             out["trace_total"] = n
-            out["trace"] = backend.to_host(buffers["trace"])[:4 * min(n, TRACE_CAPACITY)] \
-                .reshape(-1, 4)
+            out["trace"] = np.array(backend.to_host(buffers["trace"])[:4 * min(n, TRACE_CAPACITY)],
+                                    copy=True).reshape(-1, 4)
         if mode.enhanced:
             n = int(backend.to_host(buffers["clock_count"])[0])
             out["clock_total"] = n
@@ -772,6 +781,10 @@ class Profiler:
                     keep = (idx <= last) & (idx >= 0) & (idx < ls.n_counters)
                     counts += np.bincount(idx[keep], minlength=ls.n_counters)[:ls.n_counters]
                 entry[1] = counts
+
+
+def _hashable(v):
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def _is_array(a) -> bool:

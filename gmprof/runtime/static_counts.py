@@ -25,7 +25,9 @@ import numpy as np
 
 from gmprof.passes import symbolic as S
 
-ENUMERATION_BUDGET = 200_000_000  # executions enumerated at most, per site per launch
+# Executions enumerated at most, per site per launch: about a second of numpy. Beyond it the site
+# is counted on the device (a few atomics) rather than on the host (seconds per launch).
+ENUMERATION_BUDGET = 20_000_000
 _CHUNK = 4_000_000  # points per numpy chunk
 
 _VAR_DIMS = {"tid.x": 0, "tid.y": 1, "tid.z": 2}
@@ -79,10 +81,12 @@ def count_static(formula, env, grid, block, n_units: int, unit: int, access_size
     if box:
         trips = [S.trip_value(cmp, ic, bc, abs(step) if step else 0, 1 if step > 0 else -1)
                  for cmp, _, ic, _, bc, step in loops]
-        # the address is already written in iteration numbers ('iter', k): the loops only
-        # give those their extents
         for k in range(len(loops)):
             ranges[("iter", k)] = trips[k]
+        # conditions on one variable (`if (tid < K)`) shrink that variable's range instead
+        constraint, addr_const, ranges = _tighten(constraint, addr_terms, addr_const, ranges)
+        if constraint is None:
+            return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
         verdict = _always(constraint, ranges, loops, trips)
         if verdict is False:
             return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
@@ -158,6 +162,70 @@ def _always(c, ranges, loops, trips):
     if lo == hi:
         return lo != 0
     return True if (lo > 0 or hi < 0) else None
+
+
+def _conjuncts(c):
+    if c[0] == "and":
+        return _conjuncts(c[1]) + _conjuncts(c[2])
+    return [c]
+
+
+def _tighten(constraint, terms, const, ranges):
+    """Fold conjuncts `a*v + b CMP 0` on a single variable into v's range. A variable whose
+    range no longer starts at 0 is shifted (its offset moves into the address constant).
+    Returns (remaining constraint, address constant, ranges); constraint None: never runs."""
+    lo = {v: 0 for v in ranges}
+    hi = {v: n - 1 for v, n in ranges.items()}
+    rest = []
+    for c in _conjuncts(constraint):
+        if c[0] == "true":
+            continue
+        if c[0] == "cmp" and len(c[2]) == 1:
+            (v, a), = c[2].items()
+            b = c[3]
+            op = c[1]
+            if v in ranges and a != 0 and op in ("<", "<=", ">", ">="):
+                # a*v + b OP 0  ->  bound on v
+                if a < 0:
+                    a, b = -a, -b
+                    op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+                if op == "<":  # a*v < -b  <=>  v <= floor((-b - 1) / a)
+                    hi[v] = min(hi[v], (-b - 1) // a)
+                elif op == "<=":
+                    hi[v] = min(hi[v], (-b) // a)
+                elif op == ">":
+                    lo[v] = max(lo[v], (-b) // a + 1)
+                else:
+                    lo[v] = max(lo[v], -((b) // a))
+                continue
+        rest.append(c)
+    new_ranges = {}
+    for v in ranges:
+        if hi[v] < lo[v]:
+            return None, const, ranges
+        new_ranges[v] = hi[v] - lo[v] + 1
+        if lo[v]:
+            const += terms.get(v, 0) * lo[v]
+    # the remaining conjuncts see shifted variables: shift their constants too
+    shifted = []
+    for c in rest:
+        shifted.append(_shift(c, lo))
+    remaining = ("true",)
+    for c in shifted:
+        remaining = c if remaining == ("true",) else ("and", remaining, c)
+    return remaining, const, new_ranges
+
+
+def _shift(c, lo):
+    tag = c[0]
+    if tag == "cmp":
+        _, op, terms, const = c
+        return ("cmp", op, terms, const + sum(x * lo.get(v, 0) for v, x in terms.items()))
+    if tag == "not":
+        return ("not", _shift(c[1], lo))
+    if tag in ("and", "or"):
+        return (tag, _shift(c[1], lo), _shift(c[2], lo))
+    return c
 
 
 # -- box ------------------------------------------------------------------------------
@@ -238,7 +306,10 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
             bound = np.broadcast_to(bc + _lin(bt, pts), (npoints,))
             trip = np.broadcast_to(_trips(cmp, start, bound, step), (npoints,)).astype(np.int64)
             total = int(trip.sum())
-            if executions + total > ENUMERATION_BUDGET:
+            # give up early: this chunk's share, extrapolated to all the blocks
+            chunks = -(-blocks // blocks_per_chunk)
+            if executions + total > ENUMERATION_BUDGET or \
+                    (b0 == 0 and total * chunks > ENUMERATION_BUDGET):
                 raise S.Unknown(f"more than {ENUMERATION_BUDGET} executions to enumerate")
             idx = np.repeat(np.arange(len(trip)), trip)
             pts = {v: a[idx] for v, a in pts.items()}

@@ -112,3 +112,31 @@ def test_a_condition_false_everywhere_counts_nothing():
     f = StaticFormula(aff(0, tx=4), ("int", 4), [], ("cmp", "<", aff(0, tx=1), aff(0)))
     r = count_static(f, {}, (1, 1, 1), (8, 1, 1), 8, 4, 4, False)
     assert r.executions == 0 and r.counts.sum() == 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_single_variable_conditions_shrink_the_box(seed):
+    """`if (tx < K && by >= 1)`-style conditions take the box method, and agree with brute force."""
+    rng = np.random.default_rng(100 + seed)
+    grid, block = (int(rng.integers(1, 4)), int(rng.integers(1, 4)), 1), \
+        (int(rng.integers(1, 7)), int(rng.integers(1, 4)), 1)
+    coeff = {k: int(rng.integers(-2, 4)) * 4 for k in ("tx", "ty", "bx", "by")}
+    const = int(rng.integers(0, 30)) * 4
+    k1, k2 = int(rng.integers(-1, 6)), int(rng.integers(-1, 3))
+    a1 = int(rng.choice([1, 2, -1]))
+    op1 = str(rng.choice(["<", "<=", ">", ">="]))
+    c = ("and", ("cmp", op1, aff(0, tx=a1), aff(k1)), ("cmp", ">=", aff(0, by=1), aff(k2)))
+    f = StaticFormula(aff(const, **coeff), ("int", 4), [], c)
+    r = count_static(f, {}, grid, block, 64, 4, 4, False)
+    assert r.method == "box"
+    ops = {"<": lambda x, y: x < y, "<=": lambda x, y: x <= y, ">": lambda x, y: x > y,
+           ">=": lambda x, y: x >= y}
+
+    def address(e):
+        return const + coeff["tx"] * e["tid.x"] + coeff["ty"] * e["tid.y"] + \
+            coeff["bx"] * e["bid.x"] + coeff["by"] * e["bid.y"]
+
+    want, oor, execs = brute(address, [], lambda e: ops[op1](a1 * e["tid.x"], k1) and
+                             e["bid.y"] >= k2, grid, block, 64, 4, 4, False)
+    assert r.executions == execs and r.out_of_range == oor
+    np.testing.assert_array_equal(r.counts, want)
