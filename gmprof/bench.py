@@ -208,6 +208,15 @@ def merge_parts(directory: Path) -> dict:
         infos.append(data["info"])
         for key in merged:
             merged[key].extend(data.get(key, []))
+    # a later part that re-ran an application replaces the earlier rows for it
+    def row_key(key, r):
+        return (key, r.get("app"), r.get("sample"), r.get("mode"), r.get("profile"),
+                r.get("rate"), r.get("sampler"))
+    for key in merged:
+        last: dict = {}
+        for r in merged[key]:
+            last[row_key(key, r)] = r
+        merged[key] = list(last.values())
     info = dict(infos[0])
     info["date"] = ", ".join(sorted({i["date"] for i in infos}))
     info["command"] = "; ".join(dict.fromkeys(i["command"] for i in infos))

@@ -93,8 +93,40 @@ def count_static(formula, env, grid, block, n_units: int, unit: int, access_size
         if verdict is True:
             return _box(addr_terms, addr_const, ranges, n_units, unit, access_size, per_word,
                         touched)
-    return _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, n_units,
-                      unit, access_size, per_word, touched)
+    # Thread and block indices the formula never uses only multiply the counts: enumerate one
+    # value of each (a shared-memory site usually does not depend on blockIdx: one block stands
+    # for all of them).
+    used = set(addr_terms)
+    for _, it, _, bt, _, _ in loops:
+        used |= set(it) | set(bt)
+    used |= _constraint_vars(constraint)
+    factor = 1
+    grid_e, block_e = list(grid), list(block)
+    for name, k in _BLOCK_DIMS.items():
+        if name not in used:
+            factor *= int(grid_e[k])
+            grid_e[k] = 1
+    for name, k in _VAR_DIMS.items():
+        if name not in used:
+            factor *= int(block_e[k])
+            block_e[k] = 1
+    result = _enumerate(formula, addr_terms, addr_const, loops, constraint, tuple(grid_e),
+                        tuple(block_e), n_units, unit, access_size, per_word, touched)
+    if factor != 1:
+        result = StaticCount(result.counts * factor, result.out_of_range * factor,
+                             result.executions * factor, result.method)
+    return result
+
+
+def _constraint_vars(c) -> set:
+    tag = c[0]
+    if tag == "cmp":
+        return set(c[2])
+    if tag == "not":
+        return _constraint_vars(c[1])
+    if tag in ("and", "or"):
+        return _constraint_vars(c[1]) | _constraint_vars(c[2])
+    return set()
 
 
 # -- affine helpers -----------------------------------------------------------------------

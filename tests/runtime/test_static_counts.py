@@ -140,3 +140,22 @@ def test_single_variable_conditions_shrink_the_box(seed):
                              e["bid.y"] >= k2, grid, block, 64, 4, 4, False)
     assert r.executions == execs and r.out_of_range == oor
     np.testing.assert_array_equal(r.counts, want)
+
+
+def test_unused_block_indices_multiply_instead_of_enumerating():
+    # a triangular loop nest in shared memory, independent of blockIdx: 4096 blocks would be
+    # 4096x the enumeration; one block is enumerated and multiplied
+    loops = [(">", aff(8), aff(0), S.const(2), -1), ("<", aff(0, tx=1), aff(8, i0=-2), S.const(4), 1)]
+    f = StaticFormula(aff(0, i1=16, tx=4), ("int", 4), loops)
+    r = count_static(f, {}, (4096, 1, 1), (4, 1, 1), 16, 4, 4, True)
+    one = count_static(f, {}, (1, 1, 1), (4, 1, 1), 16, 4, 4, True)
+    np.testing.assert_array_equal(r.counts, one.counts * 4096)
+    assert r.executions == one.executions * 4096
+
+    def address(e):
+        return 16 * e[("iter", 1)] + 4 * e["tid.x"]
+
+    want, oor, execs = brute(address, [lambda e: (8, 0, -2),
+                                       lambda e: (e["tid.x"], 8 - 2 * e[("iter", 0)], 4)],
+                             lambda e: True, (1, 1, 1), (4, 1, 1), 16, 4, 4, True)
+    np.testing.assert_array_equal(one.counts, want)
