@@ -115,6 +115,7 @@ def _dep_text(d) -> str:
     if isinstance(d, tuple) and d[0] == "loop":
         return f"the iterations of {d[1].label}"
     return {"tid.x": "threadIdx.x", "tid.y": "threadIdx.y", "tid.z": "threadIdx.z",
+            "warp.x": "threadIdx.x / 32",
             "bid.x": "blockIdx.x", "bid.y": "blockIdx.y", "bid.z": "blockIdx.z",
             "data": "memory contents", "call": "a call gmprof cannot see into",
             "unknown": "something gmprof cannot analyse"}.get(d, str(d))
@@ -147,7 +148,7 @@ class Classifier:
         elif opaque:
             result.tid_reason = result.warp_reason = f"the index depends on {why_opaque}"
         else:
-            tids = deps & TID
+            tids = deps & (TID | {"warp.x"})
             if not tids:
                 result.tid_invariant = result.warp_uniform = True
                 result.tid_reason = "index uses no thread id"
@@ -157,7 +158,10 @@ class Classifier:
                 if "tid.x" not in tids:
                     result.warp_uniform = True
                     result.warp_reason = ("index does not use threadIdx.x (lanes of a warp share "
-                                          "it when blockDim.x is a multiple of 32)")
+                                          "it when blockDim.x is a multiple of 32)"
+                                          if "warp.x" not in tids else
+                                          "index uses threadIdx.x only as threadIdx.x / 32: "
+                                          "the lanes of a warp share it")
                 else:
                     result.warp_reason = "index depends on threadIdx.x"
 
@@ -191,8 +195,9 @@ class Classifier:
         conds = [g] if g.kind == "cond" else list(g.conds)
         for c in conds:
             v = frame.values.value(c.expr)
-            if v.deps & (TID | _OPAQUE_DEPS):
-                return f"{g.describe()} depends on {_deps_sentence(v.deps & (TID | _OPAQUE_DEPS))}"
+            bad = v.deps & (TID | _OPAQUE_DEPS | {"warp.x"})
+            if bad:
+                return f"{g.describe()} depends on {_deps_sentence(bad)}"
         if g.kind == "exit" and not conds:
             return None
         return None
@@ -202,9 +207,9 @@ class Classifier:
         parts = [node.cond] if node.cond is not None else []
         for part in parts:
             v = frame.values.value(part)
-            if v.deps & (TID | _OPAQUE_DEPS):
-                return f"the condition of {loop.label} depends on " \
-                       f"{_deps_sentence(v.deps & (TID | _OPAQUE_DEPS))}"
+            bad = v.deps & (TID | _OPAQUE_DEPS | {"warp.x"})
+            if bad:
+                return f"the condition of {loop.label} depends on {_deps_sentence(bad)}"
         return None
 
     # -- loops -----------------------------------------------------------------------------

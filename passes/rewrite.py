@@ -33,6 +33,11 @@ from .plan import HOOK, LR_START, Plan
 
 _PREFIX, _SUFFIX, _REPLACE = 0, 1, 2
 
+# calls with no side effects that may appear in an address gmprof re-evaluates before a statement
+_PURE_CALLS = {"min", "max", "umin", "umax", "abs", "__mul24", "__umul24", "__popc", "__clz",
+               "__ffs", "__brev", "__float2int_rn", "__float2int_rz", "floorf", "ceilf",
+               "floor", "ceil", "__ldg"}
+
 # System headers NVRTC can compile (device-side); anything else in <...> is host-only.
 _NVRTC_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cooperative_groups", "cub/", "cuda/",
                   "curand_kernel.h", "math_constants.h", "mma.h", "cuda_pipeline",
@@ -59,6 +64,10 @@ class InstrumentSource:
         self.cpu = cpu
         self.patches: dict = {}  # SourceFile -> [Patch]
         self.needs_shared_bases = False
+        # statement node -> (span, needs braces, [count calls]): counts placed before the
+        # statement, so the user's expression is compiled exactly as without gmprof
+        self.hoisted: dict = {}
+        self._parents: dict = {}
 
     # -- patch helpers -------------------------------------------------------------------
     def _add(self, source, patch: Patch) -> None:
@@ -82,10 +91,18 @@ class InstrumentSource:
     def run(self) -> dict:
         mode = self.plan.mode
         for facts in self.program.functions:
+            self._parents = facts.extra["parents"]
+            self._facts = facts
             for site in facts.sites:
                 sp = self.plan.sites.get(site)
                 if sp is not None and sp.strategy in (HOOK, LR_START):
                     self._site(sp)
+        for statement, (span, braces, calls) in self.hoisted.items():
+            length = span.end - span.start
+            text = ("{ " if braces else "") + " ".join(calls) + " "
+            self._add(span.source, Patch(span.start, _PREFIX, text, length + 1))
+            if braces:
+                self._add(span.source, Patch(span.end, _SUFFIX, " }", length + 1))
         for loop, k in self.plan.loops.items():
             self._loop(loop, k)
         for facts in self.program.functions:
@@ -132,10 +149,105 @@ class InstrumentSource:
         if sp.lr_end_of is not None:
             end_prefix = f"(::gmprof::lr_clock({sp.lr_end_of.index}, 1), "
             end_suffix = ")"
+        hoist = self._hoist_point(site)
+        if hoist is not None:
+            statement, span, braces = hoist
+            address = X.span(site.node).text
+            pointer = address if site.form == "pointer" else f"&({address})"
+            call = f"{head}{pointer}{tail};"
+            if sp.lr_end_of is not None:
+                call = f"::gmprof::lr_clock({sp.lr_end_of.index}, 1); " + call
+            self.hoisted.setdefault(statement, (span, braces, []))[2].append(call)
+            return
         if site.form == "pointer":  # atomicAdd(p + i, v): the pointer argument itself
             self._wrap(site.node, end_prefix + head, tail + end_suffix)
         else:
             self._wrap(site.node, f"{end_prefix}(*{head}&(", f"){tail}){end_suffix}")
+
+    # -- counting before the statement ---------------------------------------------------
+    _STATEMENT_PARENTS = (c_ast.Compound, c_ast.Case, c_ast.Default, c_ast.Label)
+
+    def _hoist_point(self, site):
+        """(statement, its span, needs braces) when the site's count can go before the
+        statement that holds it: the access runs exactly once whenever the statement runs
+        (not behind &&, ||, ?:, nor in a loop's condition or step), its address has no side
+        effects, and the statement changes nothing the address reads before reaching it."""
+        parents = self._parents
+        n = site.node
+        p = parents.get(n)
+        statement = None
+        while p is not None:
+            if isinstance(p, c_ast.BinaryOp) and p.op in ("&&", "||") and n is p.right:
+                return None
+            if isinstance(p, c_ast.TernaryOp) and n is not p.cond:
+                return None
+            if isinstance(p, (c_ast.For, c_ast.While, c_ast.DoWhile)):
+                if n is not p.stmt:
+                    return None
+                statement = n
+                break
+            if isinstance(p, (c_ast.If, c_ast.Switch)):
+                statement = p if n is p.cond else n
+                break
+            if isinstance(p, c_ast.Return):
+                statement = p
+                break
+            if isinstance(p, self._STATEMENT_PARENTS):
+                statement = n
+                break
+            if isinstance(p, c_ast.DeclList):
+                return None  # a for loop's init: runs once, but keep it simple
+            n, p = p, parents.get(p)
+        if statement is None:
+            return None
+        span = self._statement_span(statement)
+        if span is None or not (span.start <= X.span(site.node).start and
+                                X.span(site.node).end <= span.end):
+            return None
+        if not self._pure_address(site, statement):
+            return None
+        parent = parents.get(statement)
+        braces = not isinstance(parent, self._STATEMENT_PARENTS)
+        return statement, span, braces
+
+    def _pure_address(self, site, statement) -> bool:
+        names = self._facts.names
+        used = set()
+        reads = set()
+        for node in X.walk(site.node):
+            if isinstance(node, c_ast.Assignment) or (
+                    isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--")):
+                return False
+            if isinstance(node, c_ast.FuncCall):
+                name = node.name.name if isinstance(node.name, c_ast.ID) else None
+                if name not in _PURE_CALLS and not (name or "").startswith("make_"):
+                    return False
+            if isinstance(node, c_ast.ID):
+                sym = names[node]
+                if sym is not None:
+                    used.add(sym)
+        for other in self._facts.sites:
+            if other is not site and X.span(site.node).start <= X.span(other.node).start and \
+                    X.span(other.node).end <= X.span(site.node).end and other.object is not None:
+                reads.add(other.object)
+        # what the statement changes
+        for node in X.walk(statement):
+            target = None
+            if isinstance(node, c_ast.Assignment):
+                target = node.lvalue
+            elif isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&"):
+                target = node.expr
+            elif isinstance(node, c_ast.Decl) and names.declared.get(node) in used:
+                return False  # the address uses a variable this statement declares
+            elif isinstance(node, X.Asm):
+                return False
+            if isinstance(target, c_ast.ID) and names[target] in used:
+                return False
+        for other in self._facts.sites:
+            if other.kind != "read" and other.object in reads and \
+                    X.span(statement).start <= X.span(other.node).start < X.span(statement).end:
+                return False
+        return True
 
     def _shared_base(self, site, slot) -> str:
         obj = site.object

@@ -34,6 +34,8 @@ from .scopes import (BUILTIN, CONSTANT, FUNCTION, GLOBAL, LOCAL, MACRO, PARAM, T
                      UNKNOWN, Names)
 
 TID = frozenset(S.THREAD_VARS)
+# threadIdx.x / 32: constant within a warp. Not tid-invariant, but warp-uniform.
+WARP_QUOTIENT = "warp.x"
 BID = frozenset(S.BLOCK_VARS)
 
 _BUILTIN_FIELDS = {
@@ -435,7 +437,53 @@ class ValueAnalysis:
         return Value(deps, affine, tuple(dict.fromkeys(reasons)))
 
     def _v_BinaryOp(self, node) -> Value:
-        return self._arith(node.op, self.value(node.left), self.value(node.right))
+        left, right = self.value(node.left), self.value(node.right)
+        if node.op in ("/", ">>"):
+            warp = self._warp_quotient(node.op, left, right)
+            if warp is not None:
+                return warp
+        return self._arith(node.op, left, right)
+
+    def _warp_quotient(self, op, left: Value, right: Value) -> Value | None:
+        """`threadIdx.x / 32` (or `>> 5`, or any multiple of 32 known when compiling): the same
+        for all lanes of a warp, different between warps. Its value depends on 'warp.x' (which
+        breaks tid-invariance but not warp-uniformity) instead of 'tid.x'."""
+        if left.affine is None or "tid.x" not in left.deps or right.affine is None or \
+                not right.affine.is_constant:
+            return None
+        divisor = self._compile_time_int(right.affine.const)
+        coeff = self._compile_time_int(left.affine.coeff("tid.x"))
+        if divisor is None or coeff is None or coeff <= 0:
+            return None
+        if op == ">>":
+            divisor = 1 << divisor if 0 <= divisor < 31 else None
+            if divisor is None:
+                return None
+        others = left.affine.without("tid.x")
+        if not others.is_constant or self._compile_time_int(others.const) != 0:
+            return None  # only c * threadIdx.x itself: other terms could shift lanes across
+        if divisor % (32 * coeff) != 0:
+            return None
+        deps = (left.deps - {"tid.x"}) | right.deps | {"warp.x"}
+        return Value(frozenset(deps), None, left.reasons + right.reasons +
+                     ("threadIdx.x / 32: the same for a warp's lanes",))
+
+    def _compile_time_int(self, sym) -> int | None:
+        """An integer Sym made of constants and macros only (known when compiling)."""
+        try:
+            v = S.evaluate(sym, self._macro_env)
+        except (S.Unknown, RecursionError, TypeError):
+            return None
+        return int(v) if isinstance(v, int) or (isinstance(v, float) and v.is_integer()) else None
+
+    def _macro_env(self, key):
+        if key[0] == "macro":
+            expr = self.program.macro_expression(key[1])
+            if expr is not None:
+                v = self.value(expr)
+                if v.affine is not None and v.affine.is_constant and not v.deps:
+                    return S.evaluate(v.affine.const, self._macro_env)
+        raise S.Unknown(str(key))
 
     def _v_UnaryOp(self, node) -> Value:
         op = node.op

@@ -86,8 +86,9 @@ def test_line_numbers_survive_instrumentation():
     lines = text.splitlines()
     assert len(lines) == len(original)
     for old, new in zip(original, lines):
-        if "gmprof" not in new:
-            assert old == new
+        # gmprof only inserts: every original line survives, in order, in its new line
+        it = iter(new)
+        assert all(ch in it for ch in old), (old, new)
 
 
 def golden_cases():
