@@ -29,6 +29,7 @@ from . import symbolic as S
 from .address import Address, AddressOf
 from .control import ControlGuards, Guard
 from .loops import Loop
+from .scopes import LOCAL
 from .values import BID, TID, Value, ValueAnalysis
 
 _OPAQUE_DEPS = frozenset({"unknown", "call"})
@@ -395,6 +396,19 @@ class Classifier:
             taken = cc if taken == ("true",) else ("and", taken, cc)
         return ("not", taken), None
 
+    @staticmethod
+    def _condition_variable(frame, expr):
+        if not isinstance(expr, c_ast.ID):
+            return None
+        rhs = _single_definition(frame.values, expr)
+        if rhs is None:
+            return None
+        if isinstance(rhs, c_ast.BinaryOp) and rhs.op in ("&&", "||", "<", "<=", ">", ">=",
+                                                          "==", "!=") or \
+                isinstance(rhs, c_ast.UnaryOp) and rhs.op == "!":
+            return rhs
+        return None
+
     def _condition(self, frame, expr, loop_ids):
         if isinstance(expr, c_ast.BinaryOp) and expr.op in ("&&", "||"):
             a, pa = self._condition(frame, expr.left, loop_ids)
@@ -419,23 +433,54 @@ class Classifier:
             if la is None or ra is None:
                 return None, "a condition uses a loop that does not enclose it"
             return ("cmp", expr.op, la, ra), None
+        definition = self._condition_variable(frame, expr)
+        if definition is not None:
+            # `bool inside = i < ny - 1 && j < nx - 1; ... if (inside)`: the condition is the
+            # expression the variable was given
+            return self._condition(frame, definition, loop_ids)
         v = frame.values.value(expr)
         if v.affine is not None and v.affine.is_constant and not v.deps:
             return ("cmp", "!=", v.affine, S.Affine.constant(S.ZERO)), None
+        if v.affine is not None and not v.deps & (_OPAQUE_DEPS | {"data"}):
+            # a quasi-affine integer used as a truth value: `if (lane % 4)`
+            a = _rename_iters(v.affine, loop_ids)
+            if a is not None:
+                return ("cmp", "!=", a, S.Affine.constant(S.ZERO)), None
         text = X.span(expr).text if X.span(expr) else "?"
         return None, f"the condition ({text}) is not affine in thread, block and loop indices"
 
 
+def _single_definition(values, node):
+    """The expression a local variable read at `node` was given, when exactly one definition
+    reaches it (`T v = e;` or `v = e;`), that definition is not in a loop that does not also
+    enclose the use (so its loop indices are the use's), and nothing in between can change
+    what e reads (its value has no data or opaque dependences)."""
+    sym = values.names[node]
+    if sym is None or sym.kind != LOCAL:
+        return None
+    defs = values.reaching.at(node)
+    if len(defs) != 1:
+        return None
+    d = next(iter(defs))
+    if d.kind not in ("init", "assign") or d.rhs is None or d.node is None:
+        return None
+    use_loops = set(values.loops.of(node))
+    if not set(values.loops.of(d.node)) <= use_loops:
+        return None
+    if values.value(d.rhs).deps & (_OPAQUE_DEPS | {"data"}):
+        return None
+    return d.rhs
+
+
 def _rename_iters(affine: S.Affine | None, loop_ids: dict):
-    """Replace ('iter', Loop) variables by ('iter', k), k = the loop's depth from the kernel."""
+    """Replace ('iter', Loop) variables by ('iter', k), k = the loop's depth from the kernel
+    (inside derived terms too). None when a loop does not enclose the site."""
     if affine is None:
         return None
-    terms = []
-    for var, coeff in affine.terms:
+
+    def rename(var):
         if isinstance(var, tuple) and var[0] == "iter":
-            if var[1] not in loop_ids:
-                return None
-            var = ("iter", loop_ids[var[1]])
-        terms.append((var, coeff))
-    return S.Affine(tuple(sorted(terms, key=lambda t: (0, t[0]) if isinstance(t[0], str)
-                                 else (1, t[0][1]))), affine.const)
+            return ("iter", loop_ids[var[1]]) if var[1] in loop_ids else None
+        return var
+
+    return S.map_variables(affine, rename)

@@ -11,7 +11,8 @@ gmprof header and local includes get `#line` markers).
 
 Kernels get `::gmprof::enter();` after their opening brace (zeroes the block's counters in
 shared memory) and `::gmprof::leave();` before every return and their closing brace (the last
-thread out flushes the counters). A loop whose first iteration and trip count a site needs is
+thread out flushes the counters); a kernel without `return` ends with `::gmprof::leave_all();`
+instead (one barrier, then the whole block flushes). A loop whose first iteration and trip count a site needs is
 wrapped: `{ bool __gmprof_first_0 = true; unsigned __gmprof_trip_0 = 0u; for (...) { if
 (__gmprof_first_0) __gmprof_trip_0 = ::gmprof::trips(...); ... __gmprof_first_0 = false; } }`.
 
@@ -292,10 +293,14 @@ class InstrumentSource:
         if self.plan.mode.sampling is not None:
             prologue += " ::gmprof::Sampler __gmprof_sampler;"
         self._insert_after_brace(body, prologue)
-        for node in X.walk(body):
-            if isinstance(node, c_ast.Return):
-                self._wrap(node, "{ ::gmprof::leave(); ", " }")
-        self._insert_before_brace(body, " ::gmprof::leave(); ")
+        returns = [node for node in X.walk(body) if isinstance(node, c_ast.Return)]
+        for node in returns:
+            self._wrap(node, "{ ::gmprof::leave(); ", " }")
+        # Without a `return` (or an `asm` that might `exit`) every thread reaches the closing
+        # brace: the block can flush its counters together after one barrier.
+        asm = any(isinstance(node, X.Asm) for node in X.walk(body))
+        self._insert_before_brace(
+            body, " ::gmprof::leave(); " if returns or asm else " ::gmprof::leave_all(); ")
 
     def _shared_declarations(self, facts, register: bool = True) -> None:
         """Register shared arrays' addresses where a device function needs them, and (CPU)

@@ -302,4 +302,60 @@ def _var_text(v) -> str:
     if isinstance(v, str):
         return {"tid.x": "threadIdx.x", "tid.y": "threadIdx.y", "tid.z": "threadIdx.z",
                 "bid.x": "blockIdx.x", "bid.y": "blockIdx.y", "bid.z": "blockIdx.z"}.get(v, v)
+    if is_derived(v):
+        tag, a, b = v
+        if tag in ("qmin", "qmax"):
+            return f"{tag[1:]}({a.describe()}, {b.describe()})"
+        return f"({a.describe()} {'/' if tag == 'qdiv' else '%'} {_paren(b)})"
     return f"iter{v[1]}"
+
+
+# -- quasi-affine forms ---------------------------------------------------------------------
+#
+# An index such as `(t / tilesX) * TILE + threadIdx.y` or `lane % 4` is not affine, but it is
+# still a function of thread, block and loop indices and launch values, so its count can be
+# computed at launch by enumeration. Such a term is a *derived variable* of the Affine:
+#   ('qdiv', A, s)  C division (toward zero) of the Affine A by the launch-known Sym s
+#   ('qmod', A, s)  the matching remainder
+#   ('qmin', A, B) / ('qmax', A, B)  min and max of two Affines
+# A base variable is a thread or block index or a loop iteration number.
+DERIVED = ("qdiv", "qmod", "qmin", "qmax")
+
+
+def is_derived(v) -> bool:
+    return isinstance(v, tuple) and len(v) == 3 and v[0] in DERIVED
+
+
+def base_variables(affine: "Affine") -> set:
+    """The thread/block/iteration variables an Affine depends on, through derived terms too."""
+    out = set()
+    for v, _ in affine.terms:
+        if is_derived(v):
+            out |= base_variables(v[1])
+            if v[0] in ("qmin", "qmax"):
+                out |= base_variables(v[2])
+        else:
+            out.add(v)
+    return out
+
+
+def has_derived(affine: "Affine") -> bool:
+    return any(is_derived(v) for v, _ in affine.terms)
+
+
+def map_variables(affine: "Affine", f) -> "Affine | None":
+    """The Affine with every base variable v replaced by f(v) (None: give up)."""
+    terms = []
+    for v, c in affine.terms:
+        if is_derived(v):
+            a = map_variables(v[1], f)
+            b = map_variables(v[2], f) if v[0] in ("qmin", "qmax") else v[2]
+            if a is None or b is None:
+                return None
+            v = (v[0], a, b)
+        else:
+            v = f(v)
+            if v is None:
+                return None
+        terms.append((v, c))
+    return Affine(tuple(sorted(terms, key=_var_key)), affine.const)

@@ -98,6 +98,23 @@ class Value:
                      self.reasons + ((reason,) if reason else ()))
 
 
+def d_current_iteration(defs, loop: Loop, loops: Loops, use) -> bool:
+    """Whether the single reaching definition in `defs` is made in the same iteration of `loop`
+    as `use`: it comes before the use in the loop's body and is not inside a loop nested in
+    `loop` that does not also hold the use (whose iterations would have ended)."""
+    d = next(iter(defs))
+    if d.kind not in ("init", "assign", "compound", "incdec") or d.node is None:
+        return False
+    if loop.node.stmt is None:
+        return False
+    body, ds, us = X.span(loop.node.stmt), X.span(d.node), X.span(use)
+    if body is None or ds is None or us is None:
+        return False
+    if not (body.start <= ds.start and ds.end <= us.start and us.end <= body.end):
+        return False
+    return set(loops.of(d.node)) <= set(loops.of(use))
+
+
 def const_value(sym) -> Value:
     return Value(frozenset(), S.Affine.constant(sym))
 
@@ -278,6 +295,12 @@ class ValueAnalysis:
             inside = [d for d in defs if d.node is not None and self._in_loop(d.node, loop)]
             if not inside:
                 continue
+            if len(defs) == 1 and d_current_iteration(defs, loop, self.loops, node):
+                # the one definition that reaches is made earlier in this same iteration
+                # (`int i = (t / tilesX) * TILE + threadIdx.y;` in the loop body): the use sees
+                # that definition's value, a function of this iteration's indices
+                v = self._def_value(next(iter(defs)))
+                return self._strip_foreign_iters(v, enclosing)
             induction = self._induction(loop, sym, defs, node)
             if induction is not None:
                 return induction
@@ -327,7 +350,7 @@ class ValueAnalysis:
         """An affine form may only use iteration numbers of loops around the point of use."""
         if v.affine is None:
             return v
-        for var in v.affine.variables:
+        for var in S.base_variables(v.affine):
             if isinstance(var, tuple) and var[0] == "iter" and var[1] not in enclosing:
                 return Value(v.deps, None, v.reasons + ("the value a loop left behind",))
         return v
@@ -431,10 +454,48 @@ class ValueAnalysis:
             elif a.affine.is_constant and b.affine.is_constant and op in S.C_BINOPS:
                 affine = S.Affine.constant(S.binop(S.C_BINOPS[op], a.affine.const,
                                                   b.affine.const))
+            elif b.affine.is_constant and op in ("/", "%", ">>"):
+                affine = self._quotient(op, a.affine, b.affine.const)
             if affine is None and (deps & (TID | BID) or any(
                     isinstance(x, tuple) and x[0] == "loop" for x in deps)):
                 reasons += (f"'{op}' makes the index non-affine",)
         return Value(deps, affine, tuple(dict.fromkeys(reasons)))
+
+    def _quotient(self, op: str, num: S.Affine, den) -> S.Affine | None:
+        """`a / s`, `a % s`, `a >> k` with s, k known at launch: a derived variable of a
+        quasi-affine form (symbolic.DERIVED), which the runtime evaluates by enumeration."""
+        if op == ">>":
+            shift = self._compile_time_int(den)
+            if shift is None or not 0 <= shift < 31:
+                return None
+            op, den = "/", S.const(1 << shift)
+        # integer division only: a float quotient is not an index
+        if not self._integral(den) or not self._integral(num.const) or \
+                not all(self._integral(c) for _, c in num.terms):
+            return None
+        return S.Affine.var(("qdiv" if op == "/" else "qmod", num, den))
+
+    def _integral(self, sym) -> bool:
+        """Whether a launch-time Sym is certainly an integer."""
+        tag = sym[0]
+        if tag == "int":
+            return True
+        if tag == "float":
+            return False
+        if tag == "param":
+            for p in self.facts.names.params:
+                if p.name == sym[1]:
+                    from .symbols import type_text
+                    t = type_text(p.type) if p.type is not None else ""
+                    return not any(w in t for w in ("float", "double", "half"))
+            return False
+        if tag in ("macro", "const", "name"):
+            return self._compile_time_int(sym) is not None or tag != "macro"
+        if tag in ("dim", "sizeof", "tparam"):
+            return True
+        if tag == "cast":
+            return not any(w in sym[1] for w in ("float", "double", "half"))
+        return all(self._integral(x) for x in sym[1:] if isinstance(x, tuple))
 
     def _v_BinaryOp(self, node) -> Value:
         left, right = self.value(node.left), self.value(node.right)
@@ -465,7 +526,8 @@ class ValueAnalysis:
         if divisor % (32 * coeff) != 0:
             return None
         deps = (left.deps - {"tid.x"}) | right.deps | {"warp.x"}
-        return Value(frozenset(deps), None, left.reasons + right.reasons +
+        return Value(frozenset(deps), S.Affine.var(("qdiv", left.affine, S.const(divisor))),
+                     left.reasons + right.reasons +
                      ("threadIdx.x / 32: the same for a warp's lanes",))
 
     def _compile_time_int(self, sym) -> int | None:
@@ -630,6 +692,12 @@ class ValueAnalysis:
                         "min", "max", "umin", "umax"):
                 op = "min" if "min" in callee else "max"
                 return const_value((op, arg_values[0].affine.const, arg_values[1].affine.const))
+            if len(arg_values) == 2 and callee.lstrip(":").replace("std::", "") in ("min", "max") \
+                    and all(v.affine is not None for v in arg_values):
+                # min(firstRow + tid, nRows): quasi-affine, counted at launch by enumeration
+                op = "qmin" if "min" in callee else "qmax"
+                return join(arg_values, affine=S.Affine.var(
+                    (op, arg_values[0].affine, arg_values[1].affine)))
             if callee in ("__mul24", "__umul24") and len(arg_values) == 2:
                 return self._arith("*", arg_values[0], arg_values[1])
             return join(arg_values)

@@ -107,8 +107,10 @@ struct Launch {
   unsigned int n_sites;
   unsigned int obj_counters;      // counter_t values for the shared objects
   unsigned int lr_offset;         // first word of the live-range statistics (0: none)
+  unsigned int area_replicas;     // SM: copies of the area in device memory (>= 1)
+  unsigned int reserved0;
   unsigned long long sample_state; // per-thread sampler state (device functions), u32 each
-  unsigned long long area_global; // the area in device memory when not SM: area_words counters
+  unsigned long long area_global; // the area in device memory (SM: area_replicas copies)
   unsigned long long unknown_oor; // accesses whose object gmprof could not find
   unsigned long long trace;       // trace buffer: 4 x u64 per access
   unsigned long long trace_capacity;
@@ -312,6 +314,20 @@ __device__ __forceinline__ void out_of_range(int obj) {
   if (p) atomicAdd(reinterpret_cast<unsigned *>(p), 1u);
 }
 
+// Whether an address is in global memory: a pointer gmprof could not resolve may point into a
+// thread's local memory (`&st` of a local struct passed to a device function) or shared
+// memory, neither of which device-memory profiling counts (nor should it pay for them).
+__device__ __forceinline__ bool in_global(const void *p) {
+#if defined(__CUDA_ARCH__)
+  return __isGlobal(p);
+#elif defined(GMPROF_CPU)
+  return ::gmprof_cpu::is_global(p);
+#else
+  (void)p;
+  return true;
+#endif
+}
+
 // Find a device object by address (pointers gmprof could not resolve at compile time).
 __device__ __forceinline__ int find_device_object(const void *addr) {
   const unsigned long long a = (unsigned long long)addr;
@@ -378,6 +394,7 @@ __device__ __forceinline__ unsigned who_counts(unsigned inc) {
 
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) {
+  if (OBJ < 0 && !in_global(p)) return p;  // not a device-memory access after all
 #if GMPROF_TRACE
   trace(SITE, OBJ, p, sizeof(T));
 #else
@@ -537,10 +554,49 @@ __device__ __forceinline__ void enter() {
 #endif
 }
 
-// Called by every thread when it leaves the kernel (each return and the end of the body).
-// No barrier: threads that return early must not wait for the others (a barrier here would
-// also pair with the user's own __syncthreads). The last thread out flushes the block's area
-// into the device-memory totals.
+// Add the block's area into its replica of the device-memory totals, words first..stride apart.
+// Blocks flush into one of L().area_replicas copies (by block number), so that thousands of
+// blocks do not all queue on the same few hundred addresses; the host sums the copies.
+__device__ __forceinline__ void flush(unsigned first, unsigned stride) {
+  unsigned *a = area_words();
+  const unsigned replicas = L().area_replicas;  // 0 (an old launch description) means 1
+  unsigned *g = reinterpret_cast<unsigned *>(L().area_global) +
+                (replicas > 1 ? (linear_bid() % replicas) * L().area_words : 0ull);
+  // header and per-site words, then the live-range statistics: 32-bit words
+  for (unsigned i = AREA_HEADER + first; i < AREA_HEADER + L().n_sites; i += stride) {
+    unsigned v = *(volatile unsigned *)(a + i);
+    if (v) atomicAdd(g + i, v);
+  }
+  if (L().lr_offset)
+    for (unsigned i = L().lr_offset + first; i < L().area_words; i += stride) {
+      unsigned v = *(volatile unsigned *)(a + i);
+      if (v) atomicAdd(g + i, v);
+    }
+  // the shared objects' counters, at their width (saturating when a threshold is set)
+  counter_t *src = area_counters();
+  counter_t *dst = reinterpret_cast<counter_t *>(g + AREA_HEADER + L().n_sites);
+  for (unsigned i = first; i < L().obj_counters; i += stride) {
+    unsigned v = ((volatile counter_t *)src)[i];
+    if (v) add_to(dst + i, v);
+  }
+}
+
+#if GMPROF_ENHANCED
+// Close every word's open live range (its accesses so far) before the statistics are flushed.
+__device__ __forceinline__ void close_live_ranges(unsigned first, unsigned stride) {
+  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+    const Object &o = L().obj[k];
+    if (o.kind != KIND_SHARED || !o.lr_offset) continue;
+    volatile counter_t *c = area_counters() + o.area_offset;
+    for (unsigned w = first; w < o.n_counters; w += stride) lr_close(o, c[w]);
+  }
+}
+#endif
+
+// Called by every thread when it leaves the kernel through a `return` (and at the end of the body
+// of a kernel that has one). No barrier: threads that return early must not wait for the others
+// (a barrier here would also pair with the user's own __syncthreads). The last thread out flushes
+// the block's area alone.
 __device__ __forceinline__ void leave() {
 #if GMPROF_SM && !GMPROF_TRACE
   unsigned *a = area_words();
@@ -548,33 +604,24 @@ __device__ __forceinline__ void leave() {
   const unsigned done = atomicAdd(a + AREA_EXITED, 1u) + 1u;
   if (done != n_threads()) return;
   __threadfence_block();
-  unsigned *g = reinterpret_cast<unsigned *>(L().area_global);
 #if GMPROF_ENHANCED
-  // close every word's open live range before the statistics are flushed
-  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
-    const Object &o = L().obj[k];
-    if (o.kind != KIND_SHARED || !o.lr_offset) continue;
-    volatile counter_t *c = area_counters() + o.area_offset;
-    for (unsigned w = 0; w < o.n_counters; ++w) lr_close(o, c[w]);
-  }
+  close_live_ranges(0, 1);
 #endif
-  // header and per-site words, then the live-range statistics: 32-bit words
-  for (unsigned i = AREA_HEADER; i < AREA_HEADER + L().n_sites; ++i) {
-    unsigned v = *(volatile unsigned *)(a + i);
-    if (v) atomicAdd(g + i, v);
-  }
-  if (L().lr_offset)
-    for (unsigned i = L().lr_offset; i < L().area_words; ++i) {
-      unsigned v = *(volatile unsigned *)(a + i);
-      if (v) atomicAdd(g + i, v);
-    }
-  // the shared objects' counters, at their width (saturating when a threshold is set)
-  counter_t *src = area_counters();
-  counter_t *dst = reinterpret_cast<counter_t *>(g + AREA_HEADER + L().n_sites);
-  for (unsigned i = 0; i < L().obj_counters; ++i) {
-    unsigned v = ((volatile counter_t *)src)[i];
-    if (v) add_to(dst + i, v);
-  }
+  flush(0, 1);
+#endif
+}
+
+// The end of the body of a kernel without `return`: every thread of the block gets here, so a
+// barrier is safe and the whole block flushes together (one thread flushing a 1,000-word area
+// alone is a long serial tail per block).
+__device__ __forceinline__ void leave_all() {
+#if GMPROF_SM && !GMPROF_TRACE
+  __syncthreads();
+#if GMPROF_ENHANCED
+  close_live_ranges(linear_tid(), n_threads());
+  __syncthreads();
+#endif
+  flush(linear_tid(), n_threads());
 #endif
 }
 

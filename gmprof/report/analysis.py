@@ -18,15 +18,29 @@ def _loc(location) -> dict:
     return {"file": location.file, "line": location.line, "col": location.col}
 
 
+def _var_json(v):
+    """A base variable as its name ('tid.x', ['iter', k]); a derived one (symbolic.DERIVED) as
+    {"op": "div"|"mod"|"min"|"max", "a": affine, "b": affine or launch symbol}."""
+    from gmprof.passes import symbolic as S
+
+    if S.is_derived(v):
+        tag, a, b = v
+        return {"op": tag[1:], "a": _affine_json(a),
+                "b": _affine_json(b) if tag in ("qmin", "qmax") else b}
+    return v
+
+
+def _affine_json(a) -> dict:
+    return {"terms": [[_var_json(v), c] for v, c in a.terms], "const": a.const}
+
+
 def _formula(f) -> dict | None:
     if f is None:
         return None
     return {
-        "address_bytes": {"terms": [[v, c] for v, c in f.address.terms], "const": f.address.const},
+        "address_bytes": _affine_json(f.address),
         "access_size": f.access_size,
-        "loops": [{"compare": cmp, "init": {"terms": [[v, c] for v, c in init.terms],
-                                            "const": init.const},
-                   "bound": {"terms": [[v, c] for v, c in bound.terms], "const": bound.const},
+        "loops": [{"compare": cmp, "init": _affine_json(init), "bound": _affine_json(bound),
                    "step": step, "sign": sign} for cmp, init, bound, step, sign in f.loops],
         "constraints": _constraint_json(f.constraints),
     }
@@ -38,8 +52,7 @@ def _constraint_json(c):
         return [tag]
     if tag == "cmp":
         _, op, a, b = c
-        return ["cmp", op, {"terms": [[v, x] for v, x in a.terms], "const": a.const},
-                {"terms": [[v, x] for v, x in b.terms], "const": b.const}]
+        return ["cmp", op, _affine_json(a), _affine_json(b)]
     if tag == "not":
         return ["not", _constraint_json(c[1])]
     return [tag, _constraint_json(c[1]), _constraint_json(c[2])]

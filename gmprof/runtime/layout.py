@@ -24,7 +24,8 @@ OBJECT = np.dtype([
 
 LAUNCH = np.dtype([
     ("flags", "<u4"), ("area_words", "<u4"), ("dyn_user_bytes", "<u4"), ("n_sites", "<u4"),
-    ("obj_counters", "<u4"), ("lr_offset", "<u4"), ("sample_state", "<u8"),
+    ("obj_counters", "<u4"), ("lr_offset", "<u4"), ("area_replicas", "<u4"), ("reserved0", "<u4"),
+    ("sample_state", "<u8"),
     ("area_global", "<u8"), ("unknown_oor", "<u8"), ("trace", "<u8"), ("trace_capacity", "<u8"),
     ("trace_count", "<u8"), ("sample_seq", "<u8"), ("sample_seq_len", "<u4"),
     ("sample_threshold", "<u4"), ("sampler", "<u4"), ("seed", "<u4"),
@@ -39,3 +40,32 @@ def new_launch() -> np.ndarray:
 
 def counter_dtype(bits: int) -> np.dtype:
     return {8: np.dtype("<u1"), 16: np.dtype("<u2"), 32: np.dtype("<u4")}[bits]
+
+
+# SM mode: blocks flush their area into one of this many copies in device memory (by block
+# number), so that thousands of blocks do not queue on the same few hundred addresses.
+MAX_AREA_REPLICAS = 32
+
+
+def area_replicas(n_blocks: int, sm: bool) -> int:
+    return max(1, min(MAX_AREA_REPLICAS, int(n_blocks))) if sm else 1
+
+
+def fold_replicas(raw: np.ndarray, replicas: int, area_words: int, n_sites: int,
+                  obj_counters: int, counter_bits: int, threshold) -> np.ndarray:
+    """Sum the copies of the area (uint32 words, replicas x area_words) into one area of the
+    same format: 32-bit words add up; the shared objects' counters (counter_t, packed after the
+    sites) add up at their width and saturate at the threshold, as one copy would have."""
+    raw = np.asarray(raw, dtype=np.uint32)[:replicas * area_words]
+    copies = raw.reshape(replicas, area_words)
+    out = copies.astype(np.uint64).sum(axis=0).astype(np.uint32)  # wraps as the device would
+    ctype = counter_dtype(counter_bits)
+    start = (AREA_HEADER + n_sites) * 4
+    stop = start + obj_counters * ctype.itemsize
+    if stop > start:
+        counters = copies.view(np.uint8).reshape(replicas, area_words * 4)[:, start:stop]
+        total = np.ascontiguousarray(counters).view(ctype).astype(np.uint64).sum(axis=0)
+        if threshold:
+            total = np.minimum(total, threshold)
+        out.view(np.uint8)[start:stop] = total.astype(ctype).view(np.uint8)
+    return out

@@ -303,7 +303,8 @@ class Profiler:
         dyn = ((shared_mem + 15) & ~15) + area_bytes if sm else shared_mem
 
         # 3. buffers and the launch description
-        area_global = backend.zeros(max(area_words, 1), np.uint32)
+        replicas = LY.area_replicas(grid3[0] * grid3[1] * grid3[2], sm)
+        area_global = backend.zeros(max(area_words, 1) * replicas, np.uint32)
         unknown_oor = backend.zeros(1, np.uint32)
         launch = LY.new_launch()
         launch["flags"] = LY.FLAG_WARP_UNIFORM_OK if block3[0] % 32 == 0 else 0
@@ -313,8 +314,10 @@ class Profiler:
         launch["obj_counters"] = obj_counters
         launch["lr_offset"] = lr_offset
         launch["area_global"] = backend.address(area_global)
+        launch["area_replicas"] = replicas
         launch["unknown_oor"] = backend.address(unknown_oor)
-        buffers = {"area": area_global, "unknown_oor": unknown_oor}
+        buffers = {"area": area_global, "unknown_oor": unknown_oor,
+                   "area_shape": (replicas, area_words, len(plan.sites), obj_counters)}
         for ls in slots.values():
             o = launch["obj"][ls.slot.index]
             o["kind"] = ls.kind
@@ -408,7 +411,7 @@ class Profiler:
             info.timing_note = "CPU-emulated times (not comparable with GPU times)"
         info.counters_in = "shared memory" if sm else "device memory"
         info.counters_why = why
-        info.counter_bytes = self._counter_bytes(slots, area_words, sm, mode)
+        info.counter_bytes = self._counter_bytes(slots, area_words * replicas, sm, mode)
         # the user's arrays end as the kernel leaves them
         for a, out in zip(args, inst_out):
             if out is not None:
@@ -551,7 +554,7 @@ class Profiler:
 
     def _counter_bytes(self, slots, area_words, sm, mode) -> int:
         size = LY.counter_dtype(mode.counter_bits).itemsize
-        total = area_words * 4  # the device-memory copy of the area
+        total = area_words * 4  # the device-memory copies of the area
         for ls in slots.values():
             if ls.kind == LY.KIND_DEVICE:
                 total += ls.n_counters * size + 4
@@ -562,6 +565,10 @@ class Profiler:
         # copies: on the CPU backend "device" buffers are the host arrays themselves, and the
         # timing repetitions that follow keep counting into them
         area = np.array(backend.to_host(buffers["area"]), copy=True)
+        replicas, area_words, n_sites, obj_counters = buffers["area_shape"]
+        if replicas > 1:
+            area = LY.fold_replicas(area, replicas, area_words, n_sites, obj_counters,
+                                    mode.counter_bits, mode.threshold)
         out = {"area": area.astype(np.int64),
                "unknown_oor": int(backend.to_host(buffers["unknown_oor"])[0])}
         out["area_bytes"] = area.view(np.uint8)

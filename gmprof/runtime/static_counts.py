@@ -52,7 +52,46 @@ def _ival(sym, env) -> int:
 
 
 def _affine(aff: S.Affine, env) -> tuple[dict, int]:
-    return {v: _ival(c, env) for v, c in aff.terms}, _ival(aff.const, env)
+    """{variable: coefficient}, constant, evaluated at launch. A derived variable (a quotient,
+    remainder, min or max, symbolic.DERIVED) becomes a hashable key holding its evaluated
+    operands: ('qdiv', (terms, const), divisor) ..."""
+    terms: dict = {}
+    for v, c in aff.terms:
+        key = _var(v, env)
+        terms[key] = terms.get(key, 0) + _ival(c, env)
+    return {v: x for v, x in terms.items() if x}, _ival(aff.const, env)
+
+
+def _var(v, env):
+    if not S.is_derived(v):
+        return v
+    tag, a, b = v
+    at, ac = _affine(a, env)
+    left = (tuple(sorted(at.items(), key=str)), ac)
+    if tag in ("qmin", "qmax"):
+        bt, bc = _affine(b, env)
+        return (tag, left, (tuple(sorted(bt.items(), key=str)), bc))
+    den = _ival(b, env)
+    if den == 0:
+        raise S.Unknown("division by zero in an index")
+    return (tag, left, den)
+
+
+def _derived(v) -> bool:
+    return isinstance(v, tuple) and v[0] in S.DERIVED
+
+
+def _bases(terms) -> set:
+    """The base variables (thread, block, iteration) behind evaluated terms."""
+    out = set()
+    for v in terms:
+        if _derived(v):
+            out |= _bases(dict(v[1][0]))
+            if v[0] in ("qmin", "qmax"):
+                out |= _bases(dict(v[2][0]))
+        else:
+            out.add(v)
+    return out
 
 
 def count_static(formula, env, grid, block, n_units: int, unit: int, access_size: int,
@@ -77,7 +116,10 @@ def count_static(formula, env, grid, block, n_units: int, unit: int, access_size
     constraint = _prepare(formula.constraints, env)
     touched = max(1, -(-access_size // unit)) if not per_word else None
 
-    box = all(not it and not bt for _, it, _, bt, _, _ in loops)
+    derived = any(_derived(v) for v in addr_terms) or \
+        any(_derived(v) for _, it, _, bt, _, _ in loops for v in list(it) + list(bt)) or \
+        any(_derived(v) for v in _constraint_vars(constraint))
+    box = not derived and all(not it and not bt for _, it, _, bt, _, _ in loops)
     if box:
         trips = [S.trip_value(cmp, ic, bc, abs(step) if step else 0, 1 if step > 0 else -1)
                  for cmp, _, ic, _, bc, step in loops]
@@ -96,10 +138,10 @@ def count_static(formula, env, grid, block, n_units: int, unit: int, access_size
     # Thread and block indices the formula never uses only multiply the counts: enumerate one
     # value of each (a shared-memory site usually does not depend on blockIdx: one block stands
     # for all of them).
-    used = set(addr_terms)
+    used = _bases(addr_terms)
     for _, it, _, bt, _, _ in loops:
-        used |= set(it) | set(bt)
-    used |= _constraint_vars(constraint)
+        used |= _bases(it) | _bases(bt)
+    used |= _bases(_constraint_vars(constraint))
     factor = 1
     grid_e, block_e = list(grid), list(block)
     for name, k in _BLOCK_DIMS.items():
@@ -110,12 +152,94 @@ def count_static(formula, env, grid, block, n_units: int, unit: int, access_size
         if name not in used:
             factor *= int(block_e[k])
             block_e[k] = 1
-    result = _enumerate(formula, addr_terms, addr_const, loops, constraint, tuple(grid_e),
+    # Loops (and the indices they alone use) that the address and the conditions never see only
+    # multiply the counts too: `for (first = blockIdx.x * B; first < N; first += gridDim.x * B)`
+    # around a tile loop. Count their points apart and enumerate the rest.
+    loops_e, constraint, factor_sep, grid_e, block_e = _separate(
+        addr_terms, loops, constraint, grid_e, block_e)
+    factor *= factor_sep
+    if factor == 0:
+        return StaticCount(np.zeros(n_units, np.int64), 0, 0, "enumerate")
+    result = _enumerate(formula, addr_terms, addr_const, loops_e, constraint, tuple(grid_e),
                         tuple(block_e), n_units, unit, access_size, per_word, touched)
     if factor != 1:
         result = StaticCount(result.counts * factor, result.out_of_range * factor,
                              result.executions * factor, result.method)
     return result
+
+
+def _separate(addr_terms, loops, constraint, grid_e, block_e):
+    """Split the enumeration into independent parts: the part the address depends on, which is
+    enumerated point by point, and parts (loops, conditions and indices that share nothing with
+    it) whose number of points is all that matters. Returns the address part's loops (as
+    (k, loop) pairs), its constraint, the product of the other parts' point counts, and grid and
+    block with the other parts' indices set to 1."""
+    parent: dict = {}
+
+    def find(v):
+        parent.setdefault(v, v)
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    def union(vs):
+        vs = list(vs)
+        for v in vs[1:]:
+            parent[find(v)] = find(vs[0])
+        for v in vs[:1]:
+            find(v)
+
+    anchor = ("address",)
+    union([anchor] + sorted(_bases(addr_terms), key=str))
+    for k, (_, it, _, bt, _, _) in enumerate(loops):
+        union([("iter", k)] + sorted(_bases(it) | _bases(bt), key=str))
+    conjuncts = [c for c in _conjuncts(constraint) if c[0] != "true"]
+    for c in conjuncts:
+        vs = sorted(_bases(_constraint_vars(c)), key=str)
+        if vs:
+            union(vs)
+    for name in list(_VAR_DIMS) + list(_BLOCK_DIMS):
+        find(name)
+    main = find(anchor)
+    groups: dict = {}
+    for v in list(parent):
+        if v != anchor:
+            groups.setdefault(find(v), set()).add(v)
+    factor = 1
+    for root, members in groups.items():
+        if root == main:
+            continue
+        part_loops = [(k, l) for k, l in enumerate(loops) if ("iter", k) in members]
+        part_c = _join([c for c in conjuncts
+                        if _bases(_constraint_vars(c)) and _bases(_constraint_vars(c)) <= members])
+        g = [grid_e[k] if n in members else 1 for n, k in _BLOCK_DIMS.items()]
+        b = [block_e[k] if n in members else 1 for n, k in _VAR_DIMS.items()]
+        if not part_loops and part_c == ("true",):
+            # indices alone: they were factored out already when unused; keep them here
+            continue
+        points = _enumerate(None, {}, 0, part_loops, part_c, tuple(g), tuple(b), 1, 1, 1,
+                            False, 1).executions
+        factor *= points
+        for n, k in _BLOCK_DIMS.items():
+            if n in members:
+                grid_e = list(grid_e)
+                grid_e[k] = 1
+        for n, k in _VAR_DIMS.items():
+            if n in members:
+                block_e = list(block_e)
+                block_e[k] = 1
+    main_loops = [(k, l) for k, l in enumerate(loops) if find(("iter", k)) == main]
+    main_c = _join([c for c in conjuncts if not _bases(_constraint_vars(c)) or
+                    find(next(iter(_bases(_constraint_vars(c))))) == main])
+    return main_loops, main_c, factor, grid_e, block_e
+
+
+def _join(cs):
+    out = ("true",)
+    for c in cs:
+        out = c if out == ("true",) else ("and", out, c)
+    return out
 
 
 def _constraint_vars(c) -> set:
@@ -332,7 +456,7 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
             "tid.x": lin_t % block[0], "tid.y": (lin_t // block[0]) % block[1],
             "tid.z": lin_t // (block[0] * block[1]),
         }
-        for k, (cmp, it, ic, bt, bc, step) in enumerate(loops):
+        for k, (cmp, it, ic, bt, bc, step) in loops:
             npoints = len(next(iter(pts.values())))
             start = np.broadcast_to(ic + _lin(it, pts), (npoints,))
             bound = np.broadcast_to(bc + _lin(bt, pts), (npoints,))
@@ -365,8 +489,24 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
 def _lin(terms: dict, pts: dict):
     total = 0
     for v, x in terms.items():
-        total = total + x * pts[v]
+        total = total + x * _point_values(v, pts)
     return total if not isinstance(total, int) else np.int64(total)
+
+
+def _point_values(v, pts):
+    """A variable's value at every point; derived ones computed with C's integer semantics."""
+    if not _derived(v):
+        return pts[v]
+    tag, (at, ac), b = v
+    a = ac + _lin(dict(at), pts)
+    if tag in ("qmin", "qmax"):
+        bt, bc = b
+        other = bc + _lin(dict(bt), pts)
+        return np.minimum(a, other) if tag == "qmin" else np.maximum(a, other)
+    a = np.asarray(a, np.int64)
+    q = np.abs(a) // abs(b)  # C division truncates toward zero
+    q = np.where((a < 0) != (b < 0), -q, q)
+    return q if tag == "qdiv" else a - q * b
 
 
 def _trips(cmp, start, bound, step):

@@ -121,6 +121,9 @@ enum Op : unsigned char {
 };
 
 extern unsigned char g_dyn_smem[];  // the dynamic shared memory of the running block
+// Whether an address is outside every thread's stack (CUDA's local memory) and the block's
+// dynamic shared memory: the CPU's answer to CUDA's __isGlobal.
+bool is_global(const void *p);
 
 // __syncthreads and its _count/_and/_or forms: returns the number of threads whose predicate
 // was true; *participants (if given) gets the number of threads that took part.

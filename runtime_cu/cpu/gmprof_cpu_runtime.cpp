@@ -118,6 +118,14 @@ static void **g_args;
 
 alignas(64) unsigned char g_dyn_smem[GMPROF_CPU_DYNAMIC_SHARED_MAX];
 
+bool is_global(const void *p) {
+  const uintptr_t a = (uintptr_t)p;
+  const uintptr_t smem = (uintptr_t)g_dyn_smem;
+  if (a >= smem && a < smem + GMPROF_CPU_DYNAMIC_SHARED_MAX) return false;
+  const uintptr_t stacks = (uintptr_t)g_stacks.base;
+  return !(g_stacks.base && a >= stacks && a < stacks + g_stacks.stride * g_stacks.count);
+}
+
 // ---------------------------------------------------------------- printf
 //
 // Kernel printf output is collected and written to file descriptor 1 when the launch ends (as

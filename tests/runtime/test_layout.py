@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 
 from gmprof._paths import runtime_cu_dir
@@ -40,3 +41,21 @@ def test_struct_offsets_match_the_compiler(tmp_path):
         assert got[("O", f)] == LY.OBJECT.fields[f][1], f
     assert got[("size", "L")] == LY.LAUNCH.itemsize
     assert got[("size", "O")] == LY.OBJECT.itemsize
+
+
+def test_fold_replicas_sums_words_and_saturates_narrow_counters():
+    """Blocks flush into copies of the area; the host's sum must read as one copy would."""
+    n_sites, obj_counters, area_words = 2, 6, LY.AREA_HEADER + 2 + 2  # 6 u8 counters: 2 words
+    copies = np.zeros((3, area_words), np.uint32)
+    copies[:, LY.AREA_HEADER + 0] = [1, 2, 3]          # a site's executions
+    copies[:, LY.AREA_HEADER + 1] = [0, 0, 2 ** 31]    # large words add (and wrap) as u32
+    counters = copies.view(np.uint8).reshape(3, area_words * 4)[:, (LY.AREA_HEADER + 2) * 4:]
+    counters[:, :6] = [[200, 1, 0, 5, 0, 0], [100, 1, 0, 5, 0, 9], [0, 1, 0, 5, 7, 0]]
+    out = LY.fold_replicas(copies.ravel(), 3, area_words, n_sites, obj_counters, 8, 250)
+    assert out[LY.AREA_HEADER] == 6 and out[LY.AREA_HEADER + 1] == 2 ** 31
+    got = out.view(np.uint8)[(LY.AREA_HEADER + 2) * 4:][:6]
+    assert got.tolist() == [250, 3, 0, 15, 7, 9]   # 300 saturates at the threshold
+    # 32-bit counters, no threshold: plain sums
+    copies32 = np.arange(3 * area_words, dtype=np.uint32).reshape(3, area_words)
+    out32 = LY.fold_replicas(copies32.ravel(), 3, area_words, n_sites, 2, 32, None)
+    assert out32.tolist() == copies32.sum(axis=0).tolist()

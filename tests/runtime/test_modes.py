@@ -157,3 +157,41 @@ def test_template_kernel_through_a_name_expression():
     np.testing.assert_array_equal(c, np.full((n, n), 2 * n, np.float32))
     # each shared word: written once per tile and read 16 times per tile, in every block
     assert r.array("As").counts.tolist() == [(n // 16) ** 3 * 17] * 256
+
+
+LOCAL_THROUGH_POINTER = r"""
+struct Pair { int lo[2]; int hi[2]; };
+__device__ int pick(const Pair *p, const int *t, int k)
+{
+    // p points to the caller's local struct: local memory, not profiled; t is a device pointer
+    // chosen by a condition, which gmprof resolves by address at run time
+    return p->lo[k] + p->hi[k] + t[threadIdx.x];
+}
+__global__ void local_ptr(int *out, const int *a, const int *b)
+{
+    Pair st;
+    st.lo[0] = st.lo[1] = threadIdx.x;
+    st.hi[0] = st.hi[1] = 1;
+    const int *t = (threadIdx.x & 1) ? a : b;
+    out[threadIdx.x] = pick(&st, t, 0) + pick(&st, t, 1);
+}
+"""
+
+
+def test_unresolved_pointers_into_local_memory_are_not_device_accesses(tmp_path):
+    """`p->lo[k]` through a pointer to a local struct is not a device-memory access: neither
+    counted nor reported as going outside every object; `t[i]` (a pointer chosen by a
+    condition) is found by address and counted in its array."""
+    src = tmp_path / "local_ptr.cu"
+    src.write_text(LOCAL_THROUGH_POINTER)
+    prof = gmprof.api.profiler(src, backend="cpu")
+    a = np.arange(32, dtype=np.int32)
+    b = np.arange(32, dtype=np.int32) * 10
+    out = np.zeros(32, np.int32)
+    rep = prof.launch("local_ptr", 1, 32, [out, a, b], mode=Mode.parse("default", profile="dm"))
+    i = np.arange(32)
+    assert out.tolist() == (2 * (i + 1 + np.where(i & 1, a, b))).tolist()
+    assert not [n for n in rep.notes if "outside" in n], rep.notes
+    odd = (i & 1).astype(np.int64)
+    assert rep.array("a").counts.tolist() == (2 * odd).tolist()
+    assert rep.array("b").counts.tolist() == (2 * (1 - odd)).tolist()

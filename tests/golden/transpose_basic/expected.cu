@@ -11,4 +11,4 @@ __global__ void transpose(float *odata, float *idata, int width, int height)
     yIndex = blockIdx.x * BLK_DIM + threadIdx.y;
     if ((xIndex < height) && (yIndex < width))
         { ::gmprof::dm<2, 0, ::gmprof::EACH>(&(odata[yIndex * height + xIndex]), 1u, nullptr); ::gmprof::sm<3, 2, ::gmprof::EACH>(&(shared_data[threadIdx.x][threadIdx.y]), (const void *)(shared_data), 1u, nullptr); odata[yIndex * height + xIndex] = shared_data[threadIdx.x][threadIdx.y]; }
- ::gmprof::leave(); }
+ ::gmprof::leave_all(); }
