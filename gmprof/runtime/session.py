@@ -203,6 +203,10 @@ class Profiler:
                     raise GmprofError(f"argument {name!r} of {facts.name} is a pointer "
                                       f"({elem} *): pass an array, not {type(arg).__name__}")
                 want = env.numpy_type(elem)
+                if isinstance(getattr(t, "type", None), (c_ast.PtrDecl, c_ast.ArrayDecl)):
+                    # a pointer to pointers (`const float *const *rows`): an array of device
+                    # addresses, 8 bytes each
+                    elem, want = elem + " *", np.uint64
                 have = np.dtype(arg.dtype)
                 if want is not None and have != np.dtype(want):
                     raise GmprofError(f"argument {name!r} of {facts.name} is {elem} *; the array "

@@ -195,3 +195,15 @@ def test_unresolved_pointers_into_local_memory_are_not_device_accesses(tmp_path)
     odd = (i & 1).astype(np.int64)
     assert rep.array("a").counts.tolist() == (2 * odd).tolist()
     assert rep.array("b").counts.tolist() == (2 * (1 - odd)).tolist()
+
+
+def test_pointer_to_pointer_arguments_take_arrays_of_addresses(tmp_path):
+    """`const int *const *tables` is an array of device addresses (uint64), not of ints."""
+    src = tmp_path / "pp.cu"
+    src.write_text("__global__ void k(int *out, const int *const *tables) "
+                   "{ out[threadIdx.x] = 1; }\n")
+    prof = gmprof.api.profiler(src, backend="cpu")
+    with pytest.raises(GmprofError, match=r"'tables'.*expected uint64"):
+        prof.launch("k", 1, 4, [np.zeros(4, np.int32), np.zeros(2, np.int32)])
+    rep = prof.launch("k", 1, 4, [np.zeros(4, np.int32), np.zeros(2, np.uint64)])
+    assert rep.array("out").counts.tolist() == [1, 1, 1, 1]
