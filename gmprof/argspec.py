@@ -11,25 +11,30 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import GmprofError
+from .errors import ArgumentValueError, InputError, OptionError
 
-_ARRAY = re.compile(r"^([A-Za-z0-9_]+)\[([0-9, ]+)\](?::(.*))?$")
+_ARRAY = re.compile(r"^([A-Za-z0-9_]+)\[([0-9, ]*[0-9][0-9, ]*)\](?::(.*))?$")
+# kinds of dtype whose bytes a kernel can use: no Python objects, strings or datetimes
+_KERNEL_KINDS = "biufc"
+# an array larger than this is refused before numpy tries (a typo such as float32[10**11])
+MAX_ARRAY_BYTES = 1 << 36
 
 
 def parse_dim3(text: str, what: str) -> tuple[int, int, int]:
+    """`--grid 16,16` -> (16, 16, 1), within CUDA's limits (gmprof.options.launch_dims)."""
+    from .options import launch_dims
+
     try:
-        parts = [int(p) for p in text.replace("x", ",").split(",") if p.strip()]
-    except ValueError:
-        raise GmprofError(f"--{what} {text!r}: expected X[,Y[,Z]] with positive integers")
-    if not 1 <= len(parts) <= 3 or any(p < 1 for p in parts):
-        raise GmprofError(f"--{what} {text!r}: expected X[,Y[,Z]] with positive integers")
-    return tuple(parts + [1] * (3 - len(parts)))  # type: ignore[return-value]
+        return launch_dims(text, what)
+    except OptionError as e:
+        raise OptionError(f"--{e.message}") from None
 
 
 def parse_arg(spec: str, rng: np.random.Generator):
     name, eq, value = spec.partition("=")
+    name = name.strip()
     if not eq or not name:
-        raise GmprofError(f"--arg {spec!r}: expected NAME=VALUE")
+        raise OptionError(f"--arg {spec!r}: expected NAME=VALUE")
     value = value.strip()
     if value.endswith(".npy") and ":" not in value:
         return name, _load(value, spec)
@@ -39,28 +44,47 @@ def parse_arg(spec: str, rng: np.random.Generator):
         try:
             dtype = np.dtype(dtype_text)
         except TypeError:
-            raise GmprofError(f"--arg {spec!r}: unknown dtype {dtype_text!r}")
-        shape = tuple(int(d) for d in dims.split(",") if d.strip())
-        return name, _make(shape, dtype, init, rng, spec)
+            raise OptionError(f"--arg {spec!r}: unknown dtype {dtype_text!r}") from None
+        if dtype.kind not in _KERNEL_KINDS:
+            raise OptionError(f"--arg {spec!r}: {dtype} cannot be passed to a kernel (use a "
+                              "numeric dtype such as float32, int32, uint8)")
+        parts = [d.strip() for d in dims.split(",")]
+        if any(not d for d in parts):
+            raise OptionError(f"--arg {spec!r}: expected dimensions like [1024] or [64,64]")
+        shape = tuple(int(d) for d in parts)
+        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if nbytes > MAX_ARRAY_BYTES:
+            raise ArgumentValueError(f"--arg {spec!r}: {nbytes:,} bytes is more than gmprof "
+                                     f"allocates for one argument ({MAX_ARRAY_BYTES:,})")
+        try:
+            return name, _make(shape, dtype, init, rng, spec)
+        except MemoryError:
+            raise ArgumentValueError(f"--arg {spec!r}: not enough memory for {nbytes:,} bytes") \
+                from None
     try:
         number = int(value, 0)
     except ValueError:
         try:
             number = float(value)
         except ValueError:
-            raise GmprofError(f"--arg {spec!r}: {value!r} is neither a number nor an array "
-                              "spec like float32[1024]:random")
+            raise OptionError(f"--arg {spec!r}: {value!r} is neither a number nor an array "
+                              "spec like float32[1024]:random") from None
     return name, number
 
 
 def _load(path: str, spec: str) -> np.ndarray:
     p = Path(path)
     if not p.is_file():
-        raise GmprofError(f"--arg {spec!r}: no such file {path}")
+        raise InputError(f"--arg {spec!r}: no such file {path}")
     try:
-        return np.load(p)
-    except Exception as exc:
-        raise GmprofError(f"--arg {spec!r}: cannot read {path}: {exc}")
+        arr = np.load(p, allow_pickle=False)
+    except MemoryError:
+        raise ArgumentValueError(f"--arg {spec!r}: {path} is too large to load") from None
+    except Exception as exc:  # numpy's many ways of saying "not a .npy file"
+        raise InputError(f"--arg {spec!r}: cannot read {path}: {exc}") from None
+    if not isinstance(arr, np.ndarray) or arr.dtype.kind not in _KERNEL_KINDS:
+        raise InputError(f"--arg {spec!r}: {path} does not hold a numeric array")
+    return np.ascontiguousarray(arr)
 
 
 def _make(shape, dtype, init, rng, spec) -> np.ndarray:
@@ -77,14 +101,20 @@ def _make(shape, dtype, init, rng, spec) -> np.ndarray:
             return rng.integers(0, 100, size=shape).astype(dtype)
         return rng.integers(0, 2, size=shape).astype(dtype)
     if init.startswith("fill="):
+        text = init[5:].strip()
         try:
-            return np.full(shape, float(init[5:])).astype(dtype)
+            value = int(text, 0) if dtype.kind in "iub" else float(text)
         except ValueError:
-            raise GmprofError(f"--arg {spec!r}: bad fill value")
+            raise OptionError(f"--arg {spec!r}: bad fill value {text!r} for {dtype}") from None
+        if dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            if not info.min <= value <= info.max:
+                raise ArgumentValueError(f"--arg {spec!r}: {value} does not fit {dtype}")
+        return np.full(shape, value, dtype=dtype)
     if init.endswith(".npy"):
         arr = _load(init, spec)
         if arr.shape != tuple(shape):
-            raise GmprofError(f"--arg {spec!r}: {init} has shape {arr.shape}, not {shape}")
+            raise OptionError(f"--arg {spec!r}: {init} has shape {arr.shape}, not {shape}")
         return arr.astype(dtype)
-    raise GmprofError(f"--arg {spec!r}: unknown initialiser {init!r} (zeros, ones, random, "
+    raise OptionError(f"--arg {spec!r}: unknown initialiser {init!r} (zeros, ones, random, "
                       "arange, fill=X, FILE.npy)")

@@ -4,18 +4,26 @@
     (analyze, instrument, profile, compare and bench are added by their stages)
 
 A GmprofError (a user's mistake) is printed as `file:line:col: error: ...` with the source line
-and a caret, and the exit status is 2; output files are written whole or not at all.
+and a caret, never with a traceback. Exit statuses (docs/errors.md): 0 success, 1 a failed check
+(outputs that differ, an out-of-range access, a kernel fault or timeout; `--error-exitcode`
+changes it), 2 a usage error (a bad option, bad source, a kernel that does not compile, a file
+that cannot be read or written), 3 an internal error (with its traceback), 130 and 143 when
+stopped by SIGINT or SIGTERM. Output files go through gmprof.outputs: checked before any work,
+written whole, all of a command's or none.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
-import tempfile
-from pathlib import Path
+import threading
+import traceback
 
-from .errors import GmprofError
+from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
+                     EXIT_USAGE, CheckFailed, GmprofError)
 
 
 def _add_frontend_options(p: argparse.ArgumentParser) -> None:
@@ -33,25 +41,12 @@ def load_tu(args):
     return load(args.file, defines=defines, include_dirs=args.include_dirs)
 
 
-def write_output(path: str | os.PathLike, text: str | bytes) -> None:
-    """Write a file atomically: a temporary file in the same directory, then a rename, so a
-    failure never leaves a half-written output."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise GmprofError(f"cannot write {path}: no such directory {directory}")
-    mode = "wb" if isinstance(text, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    try:
-        with os.fdopen(fd, mode) as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+def write_output(path: str | os.PathLike, text: str | bytes, inputs=()) -> None:
+    """Write one output file (see gmprof.outputs: checked, written whole or not at all, never
+    over an input, `-` for standard output)."""
+    from .outputs import write_outputs
+
+    write_outputs({os.fspath(path): text}, inputs=inputs)
 
 
 def _console(stderr: bool = False):
@@ -87,8 +82,9 @@ def cmd_analyze(args) -> int:
     tu = load_tu(args)
     program = analyze(tu)
     if args.kernel is not None and args.kernel not in program.extra["kernels"]:
-        raise GmprofError(f"no kernel named {args.kernel!r} in {args.file} (kernels: "
-                          f"{', '.join(program.extra['kernels']) or 'none'})")
+        from .runtime.session import missing_kernel
+
+        raise missing_kernel(tu, args.kernel)
     data = analysis(program, args.kernel)
     if args.json:
         print(json.dumps(data, indent=2, default=str))
@@ -121,19 +117,64 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind (temporaries are removed on the way) and exit with 143."""
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds():
+    """While a command runs, SIGTERM raises Terminated instead of killing the process at once,
+    so that temporary files are removed and no output is left half-written (a background job
+    stopped with `kill`). Only where SIGTERM had its default action, and on the main thread."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def on_term(signum, frame):
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse: --help (0), or a usage error it has printed (2)
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
+    try:
+        with _sigterm_unwinds():
+            return args.run(args)
     except GmprofError as exc:
         print(exc.render(), file=sys.stderr)
-        return 2
+        if isinstance(exc, CheckFailed):
+            return getattr(args, "error_exitcode", EXIT_CHECK_FAILED)
+        return exc.exit_status
     except KeyboardInterrupt:
         print("gmprof: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except Terminated:
+        print("gmprof: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except BrokenPipeError:
+        # the reader went away (`gmprof parse x.cu | head`): not an error of ours
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")
         return 0
+    except MemoryError:
+        print("gmprof: error: out of memory (a problem size too large for this machine?)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    except Exception:
+        traceback.print_exc()
+        print("gmprof: internal error: this is a bug in gmprof, not in your input; please "
+              "report it with the traceback above", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,10 @@
-"""Subcommands instrument, profile, compare and bench (argument parsing and output only)."""
+"""Subcommands instrument, profile, compare and bench (argument parsing and output only).
+
+Every option's range is checked by gmprof.options (a bad value is argparse's usage error, status
+2), every output file goes through gmprof.outputs (checked before the run, written whole, all
+or none, never over an input), and a report whose checks failed (outputs that differ, accesses
+out of range) prints them as errors and exits with --error-exitcode (1).
+"""
 from __future__ import annotations
 
 import json
@@ -7,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import GmprofError
+from . import options as O
+from .errors import EXIT_CHECK_FAILED, GmprofError, OptionError
 
 
 def _mode_options(p) -> None:
@@ -16,77 +23,156 @@ def _mode_options(p) -> None:
                         "(the paper's names, e.g. SA-NA-SM-TH)")
     p.add_argument("--profile", default="both", choices=("shm", "dm", "both"),
                    help="profile shared memory, device memory, or both")
-    p.add_argument("--threshold", type=int, help="saturate counters at N (TH)")
+    p.add_argument("--threshold", type=O.cli_type(O.count, "--threshold", minimum=1,
+                                                  maximum=2 ** 32 - 1),
+                   help="saturate counters at N (TH)")
     p.add_argument("--counter-bits", type=int, default=32, choices=(8, 16, 32))
     p.add_argument("--enhanced", action="store_true",
                    help="live-range statistics for shared arrays (Algorithm 2)")
-    p.add_argument("--sampling", type=float, metavar="RATE", help="count a sample of accesses")
+    p.add_argument("--sampling", type=O.cli_type(O.rate, "--sampling"), metavar="RATE",
+                   help="count a sample of accesses (a rate in (0, 1])")
     p.add_argument("--sampler", default="rng", choices=("rng", "paper"))
+
+
+def _check_options(p) -> None:
+    """--timeout and --error-exitcode, for the commands that launch kernels."""
+    p.add_argument("--timeout", type=O.cli_type(O.seconds, "--timeout"), metavar="SECONDS",
+                   help="stop a launch that runs longer (default: 120 s on the CPU backend, "
+                        "none on a GPU; 0: no limit)")
+    p.add_argument("--error-exitcode", type=O.cli_type(O.count, "--error-exitcode",
+                                                       maximum=255),
+                   default=EXIT_CHECK_FAILED, metavar="N",
+                   help="exit status when a check fails (outputs differ, an access out of "
+                        "range, a kernel fault or timeout); 0 reports and exits 0 (default 1)")
 
 
 def _mode(args):
     from .passes.plan import Mode
 
-    return Mode.parse(args.mode, threshold=args.threshold, counter_bits=args.counter_bits,
-                      enhanced=args.enhanced, sampling=args.sampling, sampler=args.sampler,
-                      profile=args.profile)
+    try:
+        return Mode.parse(args.mode, threshold=args.threshold, counter_bits=args.counter_bits,
+                          enhanced=args.enhanced, sampling=args.sampling, sampler=args.sampler,
+                          profile=args.profile)
+    except GmprofError as e:
+        raise OptionError(e.message) from None
+
+
+def _timeout(args):
+    t = getattr(args, "timeout", None)
+    return None if t is None else t
+
+
+def _failed_checks(reports, args) -> int:
+    """Print the failed checks and warnings of the reports; the exit status."""
+    failed = False
+    shown = set()
+    for report in reports:
+        for w in report.warnings:
+            text = w.render()
+            if text not in shown:
+                shown.add(text)
+                print(text, file=sys.stderr)
+            failed |= getattr(w, "failed_check", False)
+    return args.error_exitcode if failed else 0
 
 
 # -- instrument ---------------------------------------------------------------------------
 
 def cmd_instrument(args) -> int:
-    from .cli import load_tu, write_output
+    from .outputs import Outputs, source_inputs
     from .passes.pipeline import analyze
     from .passes.plan import plan_counters
     from .passes.rewrite import emit, instrument
     from .report.plan_json import plan_json
+    from .runtime.session import missing_kernel
+    from .cli import load_tu
 
+    # the output names are checked before any work; the inputs (the source and every header it
+    # includes) are known once it is read, and checked again then
+    outs = Outputs(inputs=[args.file])
+    out = outs.reserve(args.output, "-o", allow_stdout=False, regular_only=True)
+    side = outs.reserve(str(args.output) + ".json", "-o (its sidecar)", allow_stdout=False,
+                        regular_only=True)
     mode = _mode(args)
     tu = load_tu(args)
+    outs = Outputs(inputs=source_inputs(tu, [args.file]))
+    out = outs.reserve(args.output, "-o", allow_stdout=False, regular_only=True)
+    side = outs.reserve(str(args.output) + ".json", "-o (its sidecar)", allow_stdout=False,
+                        regular_only=True)
     program = analyze(tu)
     if args.kernel and args.kernel not in program.extra["kernels"]:
-        fn = tu.function(args.kernel)
-        if fn is not None and fn.parsed is None:
-            raise GmprofError(f"kernel {args.kernel!r} could not be parsed", fn.location)
-        raise GmprofError(f"no kernel named {args.kernel!r} in {args.file} (kernels: "
-                          f"{', '.join(program.extra['kernels']) or 'none'})")
+        raise missing_kernel(tu, args.kernel)
     plan = plan_counters(program, mode)
     patches, rewriter = instrument(plan)
     defines = plan.mode.defines() | {"GMPROF_SHARED_BASES": int(rewriter.needs_shared_bases)}
     text = emit(program, patches, device_only=args.device_only, defines=defines)
     sidecar = plan_json(plan, defines, args.output)
-    out = Path(args.output)
-    side = Path(str(out) + ".json")
-    # write both or neither: the sidecar first to a temporary, then both renames
-    write_output(out, text)
-    try:
-        write_output(side, json.dumps(sidecar, indent=2, default=str))
-    except BaseException:
-        out.unlink(missing_ok=True)
-        raise
+    outs.put(out, text)
+    outs.put(side, json.dumps(sidecar, indent=2, default=str))
+    outs.commit()  # both or neither
     for w in tu.warnings:
         print(w.render(), file=sys.stderr)
     n_hooks = sum(1 for sp in plan.sites.values() if sp.strategy in ("hook", "lr_start"))
     n_static = sum(1 for sp in plan.sites.values() if sp.strategy == "static")
-    print(f"wrote {out} ({plan.mode.name}: {n_hooks} counted sites, {n_static} static) "
-          f"and {side}", file=sys.stderr)
+    print(f"wrote {args.output} ({plan.mode.name}: {n_hooks} counted sites, {n_static} static) "
+          f"and {args.output}.json", file=sys.stderr)
     return 0
 
 
 # -- profile ------------------------------------------------------------------------------
 
-def _print_report(report, args) -> None:
-    from .cli import _console, write_output
+def _reserve_reports(args, inputs):
+    """The report files of --csv and --out, checked before the run."""
+    from .outputs import Outputs
+
+    outs = Outputs(inputs=inputs)
+    files = {"csv": outs.reserve(getattr(args, "csv", None), "--csv"),
+             "out": outs.reserve(getattr(args, "out", None), "--out")}
+    return outs, files
+
+
+def _print_report(report, args, outs=None, files=None) -> None:
+    from .cli import _console
     from .report.render import csv_text, html_text, json_text, render_text
 
     if args.json:
         print(json_text(report))
     else:
         render_text(report, _console())
-    if getattr(args, "csv", None):
-        write_output(args.csv, csv_text(report))
-    if getattr(args, "out", None):
-        write_output(args.out, html_text(report))
+    if outs is not None:
+        if files.get("csv") is not None:
+            outs.put(files["csv"], csv_text(report))
+        if files.get("out") is not None:
+            outs.put(files["out"], html_text(report))
+
+
+def _arg_files(specs) -> list[str]:
+    """The .npy files named by --arg (inputs: never overwritten by an output)."""
+    out = []
+    for spec in specs:
+        value = spec.partition("=")[2].strip()
+        tail = value.rsplit(":", 1)[-1] if ":" in value else value
+        if tail.endswith(".npy"):
+            out.append(tail)
+    return out
+
+
+def _named_args(args, params, kernel, rng):
+    from .argspec import parse_arg
+
+    named = {}
+    for spec in args.arg:
+        name, value = parse_arg(spec, rng)
+        if name in named:
+            raise OptionError(f"--arg {spec!r}: {name} is given twice")
+        named[name] = value
+    missing = [p for p in params if p not in named]
+    extra = [n for n in named if n not in params]
+    if missing or extra:
+        raise OptionError(f"{kernel} takes ({', '.join(str(p) for p in params)}); "
+                          + (f"missing --arg for {', '.join(map(str, missing))}" if missing
+                             else f"no parameter named {', '.join(extra)}"))
+    return named
 
 
 def cmd_profile(args) -> int:
@@ -95,53 +181,49 @@ def cmd_profile(args) -> int:
     if target.is_dir():
         return _profile_sample(args, target, mode)
     if not args.kernel or not args.grid or not args.block:
-        raise GmprofError("profiling a .cu file needs --kernel, --grid and --block "
+        raise OptionError("profiling a .cu file needs --kernel, --grid and --block "
                           "(or give a sample directory, e.g. samples/matmul_tiled)")
     from .api import profiler
-    from .argspec import parse_arg, parse_dim3
+    from .argspec import parse_dim3
     from .frontend.program import parse_define_option
 
+    grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
+    outs, files = _reserve_reports(args, [args.file] + _arg_files(args.arg))
     defines = dict(parse_define_option(d) for d in args.defines)
     prof = profiler(args.file, defines, args.include_dirs, args.backend)
-    rng = np.random.default_rng(args.seed)
-    named = dict(parse_arg(spec, rng) for spec in args.arg)
-    from .runtime.launchenv import split_name_expression
-
-    kernel, _ = split_name_expression(args.kernel)
-    facts = prof.program.facts(kernel)
-    if facts is None:
-        raise GmprofError(f"no kernel named {kernel!r} in {args.file} (kernels: "
-                          f"{', '.join(k.name for k in prof.tu.kernels) or 'none'})")
+    outs, files = _reserve_reports(args, [str(f.path) for f in prof.tu.files if f.path] +
+                                   _arg_files(args.arg))
+    facts = prof.kernel_facts(args.kernel)
     params = [getattr(p, "name", None) for p in facts.function.params]
-    missing = [p for p in params if p not in named]
-    extra = [n for n in named if n not in params]
-    if missing or extra:
-        raise GmprofError(f"{kernel} takes ({', '.join(str(p) for p in params)}); "
-                          + (f"missing --arg for {', '.join(map(str, missing))}" if missing
-                             else f"no parameter named {', '.join(extra)}"))
-    report = prof.launch(args.kernel, parse_dim3(args.grid, "grid"),
-                         parse_dim3(args.block, "block"), [named[p] for p in params],
+    named = _named_args(args, params, facts.name, np.random.default_rng(args.seed))
+    report = prof.launch(args.kernel, grid, block, [named[p] for p in params],
                          args.shared_mem, mode=mode,
-                         repeat=args.repeat if args.compare_native or args.repeat else 0)
-    _print_report(report, args)
-    return 0
+                         repeat=args.repeat if args.compare_native or args.repeat else 0,
+                         timeout=_timeout(args))
+    _print_report(report, args, outs, files)
+    outs.commit()
+    return _failed_checks([report], args)
 
 
 def _profile_sample(args, directory: Path, mode) -> int:
     from .runtime.backend import get_backend
     from .runtime.samples import run_sample
 
+    inputs = [str(p) for p in directory.iterdir() if p.is_file()]
+    outs, files = _reserve_reports(args, inputs)
     backend = get_backend(args.backend)
     size = args.size or ("large" if backend.name == "gpu" else "small")
     run = run_sample(directory, size, mode=mode, backend=backend.name,
                      repeat=args.repeat if args.compare_native or args.repeat else 0,
                      seed=args.seed)
     for name, report in run.reports.items():
-        _print_report(report, args)
+        _print_report(report, args, outs, files)
+    outs.commit()
     status = "passed" if run.ok else f"FAILED: {run.check_error}"
     print(f"sample {run.sample.name} ({size}, {backend.name}): self-check {status}",
           file=sys.stderr)
-    return 0 if run.ok else 1
+    checks = _failed_checks(list(run.reports.values()), args)
+    return checks or (0 if run.ok else args.error_exitcode)
 
 
 # -- compare ------------------------------------------------------------------------------
@@ -174,33 +256,27 @@ def cmd_compare(args) -> int:
     from rich.text import Text
 
     from .api import profiler
-    from .argspec import parse_arg, parse_dim3
+    from .argspec import parse_dim3
     from .cli import _console
     from .frontend.program import parse_define_option
     from .passes.plan import Mode
 
+    grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
+    rates = args.sampling
     defines = dict(parse_define_option(d) for d in args.defines)
     prof = profiler(args.file, defines, args.include_dirs, args.backend)
-    rng = np.random.default_rng(args.seed)
-    named = dict(parse_arg(spec, rng) for spec in args.arg)
-    from .runtime.launchenv import split_name_expression
-
-    kernel, _ = split_name_expression(args.kernel)
-    facts = prof.program.facts(kernel)
-    if facts is None:
-        raise GmprofError(f"no kernel named {kernel!r} in {args.file}")
+    facts = prof.kernel_facts(args.kernel)
     params = [getattr(p, "name", None) for p in facts.function.params]
-    missing = [p for p in params if p not in named]
-    if missing:
-        raise GmprofError(f"missing --arg for {', '.join(map(str, missing))}")
-    grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
-    rates = [float(r) for r in args.sampling.split(",")] if args.sampling else []
+    named = _named_args(args, params, facts.name, np.random.default_rng(args.seed))
+    reports = []
 
     def run(mode):
         fresh = [v.copy() if isinstance(v, np.ndarray) else v for v in
                  (named[p] for p in params)]
-        return prof.launch(args.kernel, grid, block, fresh, args.shared_mem, mode=mode,
-                           repeat=args.repeat)
+        rep = prof.launch(args.kernel, grid, block, fresh, args.shared_mem, mode=mode,
+                          repeat=args.repeat, timeout=_timeout(args))
+        reports.append(rep)
+        return rep
 
     reference = run(Mode.parse("basic", profile=args.profile))
     rows = [("basic (exact reference)", reference, 0.0)]
@@ -225,7 +301,7 @@ def cmd_compare(args) -> int:
     console.print(table)
     if prof.backend.name == "cpu":
         console.print(Text("times are CPU-emulated: they do not predict GPU overheads"))
-    return 0
+    return _failed_checks(reports, args)
 
 
 def register(sub, add_frontend_options) -> None:
@@ -246,17 +322,20 @@ def register(sub, add_frontend_options) -> None:
     p.add_argument("--arg", action="append", default=[], metavar="NAME=SPEC",
                    help="n=1024 or in=float32[1024,1024]:random (zeros, ones, arange, "
                         "fill=X, FILE.npy)")
-    p.add_argument("--shared-mem", type=int, default=0, help="dynamic shared memory bytes")
+    p.add_argument("--shared-mem", type=O.cli_type(O.count, "--shared-mem"), default=0,
+                   help="dynamic shared memory bytes")
     p.add_argument("--size", help="sample size (small/large; default: small on the CPU)")
     p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
     p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.report/1)")
-    p.add_argument("--csv", metavar="FILE", help="also write CSV")
+    p.add_argument("--csv", metavar="FILE", help="also write CSV (- for standard output)")
     p.add_argument("--out", metavar="FILE.html", help="also write an HTML report with heat maps")
     p.add_argument("--compare-native", action="store_true",
                    help="time native and instrumented runs (median of --repeat)")
-    p.add_argument("--repeat", type=int, default=0, help="timed repetitions")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=0,
+                   help="timed repetitions")
+    p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0)
     _mode_options(p)
+    _check_options(p)
     p.set_defaults(run=cmd_profile)
 
     p = sub.add_parser("compare", help="the paper's modes and sampling side by side")
@@ -265,14 +344,17 @@ def register(sub, add_frontend_options) -> None:
     p.add_argument("--grid", required=True)
     p.add_argument("--block", required=True)
     p.add_argument("--arg", action="append", default=[], metavar="NAME=SPEC")
-    p.add_argument("--shared-mem", type=int, default=0)
-    p.add_argument("--sampling", default="0.1,0.01,0.001", help="rates, comma separated")
+    p.add_argument("--shared-mem", type=O.cli_type(O.count, "--shared-mem"), default=0)
+    p.add_argument("--sampling", type=O.cli_type(O.rate_list, "--sampling"),
+                   default=[0.1, 0.01, 0.001], help="rates in (0, 1], comma separated")
     p.add_argument("--sampler", default="rng", choices=("rng", "paper"))
-    p.add_argument("--threshold", type=int, default=255)
+    p.add_argument("--threshold", type=O.cli_type(O.count, "--threshold", minimum=1,
+                                                  maximum=2 ** 32 - 1), default=255)
     p.add_argument("--profile", default="both", choices=("shm", "dm", "both"))
     p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
-    p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=5)
+    p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0)
+    _check_options(p)
     p.set_defaults(run=cmd_compare)
 
     try:
