@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import GmprofError
+from .errors import ArgumentError, GmprofError, InputError, OptionError
+from .options import count, rate
 from .passes.plan import Mode
 from .report.model import Report
 
@@ -22,8 +23,23 @@ def make_mode(mode="default", *, profile="both", threshold=None, counter_bits=32
               enhanced=False, sampling=None, sampler="rng") -> Mode:
     if isinstance(mode, Mode):
         return mode
-    return Mode.parse(mode, threshold=threshold, counter_bits=counter_bits, enhanced=enhanced,
-                      sampling=sampling, sampler=sampler, profile=profile)
+    if mode is not None and not isinstance(mode, str):
+        raise OptionError(f"mode={mode!r}: expected a mode name such as 'default', 'basic' or "
+                          "'SA-NA-SM-TH', or a Mode")
+    for name, value in (("profile", profile), ("sampler", sampler)):
+        if not isinstance(value, str):
+            raise OptionError(f"{name}={value!r}: expected a str")
+    if threshold is not None:
+        threshold = count(threshold, "threshold", minimum=1, maximum=2 ** 32 - 1)
+    counter_bits = count(counter_bits, "counter_bits", minimum=1, maximum=64)
+    if sampling is not None:
+        sampling = rate(sampling, "sampling")
+    try:
+        return Mode.parse(mode, threshold=threshold, counter_bits=counter_bits,
+                          enhanced=bool(enhanced), sampling=sampling, sampler=sampler,
+                          profile=profile)
+    except GmprofError as e:
+        raise OptionError(e.message) from None
 
 
 def _is_path(source) -> bool:
@@ -36,58 +52,145 @@ def _is_path(source) -> bool:
 _PROFILERS: dict = {}
 
 
+def _stamp(path: Path):
+    try:
+        st = path.stat()
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+    except OSError:
+        return None
+
+
+def _current(prof) -> bool:
+    """Whether none of the files a Profiler read (its source and every header it included)
+    has changed since: an edited header must be seen by a running process."""
+    return all(_stamp(p) == s for p, s in getattr(prof, "_file_stamps", []))
+
+
+def _defines(defines) -> dict:
+    if defines is None:
+        return {}
+    if not isinstance(defines, dict):
+        raise OptionError(f"defines={defines!r}: expected a dict of NAME -> value (or None)")
+    out = {}
+    for k, v in defines.items():
+        if not isinstance(k, str) or not k.isidentifier():
+            raise OptionError(f"defines: {k!r} is not a macro name")
+        if v is not None and not isinstance(v, (str, int, float)):
+            raise OptionError(f"defines[{k!r}]={v!r}: expected a str, a number or None")
+        out[k] = v if v is None else str(v)
+    return out
+
+
+def _include_dirs(include_dirs) -> list[str]:
+    if include_dirs is None:
+        return []
+    if isinstance(include_dirs, (str, os.PathLike)):
+        include_dirs = [include_dirs]  # one directory, not a string of one-letter ones
+    try:
+        dirs = list(include_dirs)
+    except TypeError:
+        raise OptionError(f"include_dirs={include_dirs!r}: expected a list of directories") \
+            from None
+    for d in dirs:
+        if not isinstance(d, (str, os.PathLike)):
+            raise OptionError(f"include_dirs: {d!r} is not a directory name")
+    return [str(d) for d in dirs]
+
+
 def profiler(source, defines=None, include_dirs=None, backend="auto"):
-    """A cached Profiler for a source path or text (re-reading a changed file)."""
+    """A cached Profiler for a source path or text (re-reading a changed file or header)."""
     from .runtime.session import Profiler
 
-    defines = dict(defines or {})
-    include_dirs = [str(d) for d in (include_dirs or [])]
+    defines = _defines(defines)
+    include_dirs = _include_dirs(include_dirs)
+    if not isinstance(backend, str):
+        raise OptionError(f"backend={backend!r}: use 'auto', 'gpu' or 'cpu'")
+    if isinstance(source, bytes):
+        raise ArgumentError("source: pass the CUDA source as a str (or a path), not bytes")
+    if not isinstance(source, (str, Path)):
+        raise ArgumentError(f"source: expected CUDA source text or a path to a .cu file, not "
+                            f"{type(source).__name__}")
     if _is_path(source):
         path = Path(source)
-        stamp = path.stat().st_mtime_ns if path.exists() else 0
-        key = ("path", str(path.resolve()) if path.exists() else str(path), stamp,
-               tuple(sorted(defines.items())), tuple(include_dirs), backend)
-        if key not in _PROFILERS:
-            _PROFILERS[key] = Profiler(path, defines=defines, include_dirs=include_dirs,
-                                       backend=backend)
+        if not path.is_file():
+            raise InputError(f"{path}: no such file" if not path.exists() else
+                             f"{path}: not a regular file")
+        key = ("path", str(path.resolve()), tuple(sorted(defines.items())),
+               tuple(include_dirs), backend)
+        make = lambda: Profiler(path, defines=defines, include_dirs=include_dirs,  # noqa: E731
+                                backend=backend)
     else:
         key = ("text", source, tuple(sorted(defines.items())), tuple(include_dirs), backend)
-        if key not in _PROFILERS:
-            _PROFILERS[key] = Profiler(text=source, name="<kernel>.cu", defines=defines,
-                                       include_dirs=include_dirs, backend=backend)
-    return _PROFILERS[key]
+        make = lambda: Profiler(text=source, name="<kernel>.cu", defines=defines,  # noqa: E731
+                                include_dirs=include_dirs, backend=backend)
+    prof = _PROFILERS.get(key)
+    if prof is None or not _current(prof):
+        prof = make()
+        prof._file_stamps = [(f.path, _stamp(f.path)) for f in prof.tu.files if f.path]
+        _PROFILERS[key] = prof
+    return prof
 
 
 def profile(source_or_path, kernel, grid, block, args, shared_mem=0, profile="both",
             mode="default", threshold=None, enhanced=False, sampling=None, backend="auto",
             counter_bits=32, sampler="rng", defines=None, include_dirs=None, repeat=0,
-            compare_native=True) -> Report:
-    """Profile one launch. Arrays (numpy, or CuPy on the GPU backend) are left as the kernel
-    leaves them. `kernel` may be a template name expression (`matmul<16>`)."""
+            compare_native=True, timeout=None) -> Report:
+    """Profile one launch. Arrays (numpy, or CuPy on the GPU backend) are left as the native
+    (uninstrumented) kernel leaves them. `kernel` may be a template name expression
+    (`matmul<16>`). `timeout`: seconds a launch may run (None: the backend's default, 120 s on
+    the CPU; 0: no limit). Misuse raises a GmprofError subclass naming the argument (see
+    docs/errors.md); failed checks (outputs that differ, out-of-range accesses) are on
+    `report.warnings` as Diagnostics whose `failed_check` is true."""
     m = make_mode(mode, profile=profile, threshold=threshold, counter_bits=counter_bits,
                   enhanced=enhanced, sampling=sampling, sampler=sampler)
     prof = profiler(source_or_path, defines, include_dirs, backend)
-    return prof.launch(kernel, grid, block, list(args), shared_mem, mode=m, repeat=repeat,
-                       compare_native=compare_native)
+    return prof.launch(kernel, grid, block, _arg_list(args), shared_mem, mode=m,
+                       repeat=repeat, compare_native=compare_native, timeout=timeout)
+
+
+def _arg_list(args) -> list:
+    if isinstance(args, (str, bytes, dict)) or not hasattr(args, "__iter__") or \
+            hasattr(args, "dtype"):
+        raise ArgumentError(f"args: expected a list or tuple with one argument per kernel "
+                            f"parameter, not {type(args).__name__}")
+    return list(args)
 
 
 def parse_options(options) -> tuple[dict, list]:
     """CuPy/NVRTC-style options -> (defines, include dirs); others are ignored."""
+    if options is None:
+        return {}, []
+    if isinstance(options, str):
+        options = [options]
+    try:
+        opts = list(options)
+    except TypeError:
+        raise OptionError(f"options={options!r}: expected a tuple of compiler options") from None
+    for o in opts:
+        if not isinstance(o, str):
+            raise OptionError(f"options: {o!r} is not a str")
     defines, includes = {}, []
-    opts = list(options or ())
     i = 0
     while i < len(opts):
         o = opts[i]
+        if o in ("-D", "-I", "--define-macro", "--include-path"):
+            if i + 1 >= len(opts):
+                raise OptionError(f"options: {o} needs a value (e.g. {o} NAME)")
+            body, i = opts[i + 1], i + 1
+            o = o[:2] if o.startswith("-") and len(o) == 2 else \
+                ("-D" if o == "--define-macro" else "-I")
+            o = o + body
+        elif o.startswith(("--define-macro=", "--include-path=")):
+            o = ("-D" if o.startswith("--define") else "-I") + o.split("=", 1)[1]
         if o.startswith("-D"):
-            body = o[2:] or (opts[i + 1] if i + 1 < len(opts) else "")
-            if not o[2:]:
-                i += 1
-            name, eq, value = body.partition("=")
+            name, eq, value = o[2:].partition("=")
+            if not name.isidentifier():
+                raise OptionError(f"options: {o!r}: expected -DNAME or -DNAME=VALUE")
             defines[name] = value if eq else None
         elif o.startswith("-I"):
-            includes.append(o[2:] or opts[i + 1])
             if not o[2:]:
-                i += 1
+                raise OptionError("options: -I needs a directory")
+            includes.append(o[2:])
         i += 1
     return defines, includes
 
@@ -98,6 +201,15 @@ class RawKernel:
 
     def __init__(self, code: str, name: str, options=(), backend="auto", mode="default",
                  name_expressions=None, **mode_options):
+        if not isinstance(code, str):
+            raise ArgumentError(f"code: expected CUDA source text (a str), not "
+                                f"{type(code).__name__}")
+        if not isinstance(name, str) or not name.strip():
+            raise ArgumentError(f"name={name!r}: expected the kernel's name (a str)")
+        unknown = set(mode_options) - {"profile", "threshold", "counter_bits", "enhanced",
+                                       "sampling", "sampler"}
+        if unknown:
+            raise OptionError(f"RawKernel: unknown option(s) {', '.join(sorted(unknown))}")
         self.code = code
         self.name = name
         self.options = tuple(options)
@@ -108,9 +220,9 @@ class RawKernel:
         self.report: Report | None = None
         self.reports: list[Report] = []
 
-    def __call__(self, grid, block, args, *, shared_mem=0, name=None):
-        report = self._profiler.launch(name or self.name, grid, block, list(args), shared_mem,
-                                       mode=self.mode)
+    def __call__(self, grid, block, args, *, shared_mem=0, name=None, timeout=None):
+        report = self._profiler.launch(name or self.name, grid, block, _arg_list(args),
+                                       shared_mem, mode=self.mode, timeout=timeout)
         self.reports.append(report)
         if self.report is None:
             import copy

@@ -16,11 +16,12 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-from ..errors import GmprofError
+from ..errors import CompileError, GmprofError, KernelTimeout, OptionError
 
 
 class Module(Protocol):
-    def launch(self, name: str, grid, block, args: Sequence, shared_mem: int = 0) -> float: ...
+    def launch(self, name: str, grid, block, args: Sequence, shared_mem: int = 0,
+               timeout: float | None = None) -> float: ...
     def get_global(self, name: str) -> tuple[int, int]: ...
     def static_shared_bytes(self, name: str) -> int: ...
 
@@ -37,6 +38,7 @@ class Backend(Protocol):
     def to_host(self, array) -> np.ndarray: ...
     def address(self, array) -> int: ...
     def copy_to_address(self, address: int, data: bytes) -> None: ...
+    def read_address(self, address: int, size: int) -> bytes: ...
     def synchronize(self) -> None: ...
 
 
@@ -57,8 +59,8 @@ _BACKENDS: dict = {}
 def get_backend(name: str = "auto"):
     if name == "auto":
         name = "gpu" if gpu_available() else "cpu"
-    if name not in ("gpu", "cpu"):
-        raise GmprofError(f"unknown backend {name!r}: use auto, gpu or cpu")
+    if not isinstance(name, str) or name not in ("gpu", "cpu"):
+        raise OptionError(f"unknown backend {name!r}: use auto, gpu or cpu")
     if name not in _BACKENDS:
         if name == "gpu":
             if not gpu_available():
@@ -87,7 +89,7 @@ class GpuModule:
                 raise GmprofError(f"kernel {name!r} not found in the compiled module: {exc}")
         return self._functions[name]
 
-    def launch(self, name, grid, block, args, shared_mem=0) -> float:
+    def launch(self, name, grid, block, args, shared_mem=0, timeout=None) -> float:
         import cupy as cp
 
         fn = self.function(name)
@@ -97,6 +99,17 @@ class GpuModule:
         start.record()
         fn(tuple(grid), tuple(block), tuple(args), shared_mem=shared_mem)
         end.record()
+        if timeout:
+            # a running GPU kernel cannot be stopped from the host: say so, and let the process
+            # end (which ends the kernel with its context)
+            deadline = time.monotonic() + timeout
+            while not end.done:
+                if time.monotonic() > deadline:
+                    raise KernelTimeout(f"kernel `{name}` did not finish within {timeout:g} s "
+                                        "(the time limit; --timeout SECONDS, 0 for none); it is "
+                                        "still running on the GPU until this process ends",
+                                        kind="timeout")
+                time.sleep(0.001)
         end.synchronize()
         return cp.cuda.get_elapsed_time(start, end) / 1e3
 
@@ -133,7 +146,7 @@ class GpuBackend:
                                name_expressions=list(names))
             raw.compile()
         except cp.cuda.compiler.CompileException as exc:
-            raise GmprofError(_first_compile_error(str(exc), filename)) from None
+            raise CompileError(_first_compile_error(str(exc), filename)) from None
         return GpuModule(self, raw, names)
 
     def to_device(self, array):
@@ -153,6 +166,13 @@ class GpuBackend:
         buf = np.frombuffer(data, np.uint8)
         cp.cuda.runtime.memcpy(address, buf.ctypes.data, buf.nbytes,
                                cp.cuda.runtime.memcpyHostToDevice)
+
+    def read_address(self, address, size) -> bytes:
+        cp = self.cp
+        buf = np.empty(int(size), np.uint8)
+        cp.cuda.runtime.memcpy(buf.ctypes.data, address, buf.nbytes,
+                               cp.cuda.runtime.memcpyDeviceToHost)
+        return buf.tobytes()
 
     def synchronize(self):
         self.cp.cuda.runtime.deviceSynchronize()

@@ -23,6 +23,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -36,22 +37,32 @@ from typing import Sequence
 import numpy as np
 
 from gmprof._paths import runtime_cu_dir
-from gmprof.errors import Diagnostic, GmprofError, Location
+from gmprof.errors import (ArgumentError, ArgumentValueError, CompileError, Diagnostic,
+                           GmprofError, KernelFault, KernelTimeout, Location, OptionError)
+
+from . import cpu_cache
 
 CXX = "g++"
 # -O2: the tiled product's inner loop vectorises no further at -O3, and -O3 compiles slower.
 # -fno-strict-aliasing: CUDA code reads float arrays through float4 pointers and back.
 # -fstack-clash-protection: a large local array touches the guard page below a fiber's stack
 # instead of jumping over it. -g1: line tables only, so a fault can be mapped to a line.
+# -gdwarf-4: with DWARF 5 (g++ 11's default), addr2line 2.40 names the compiled file (a deleted
+# temporary) instead of the #line file for the first file of the table.
 COMPILE_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-fno-strict-aliasing",
-                 "-fstack-clash-protection", "-g1", "-fdiagnostics-color=never",
+                 "-fstack-clash-protection", "-g1", "-gdwarf-4", "-fdiagnostics-color=never",
                  "-fno-diagnostics-show-caret")
 # -z defs: an undefined symbol is a compile error here, not a failure at load time.
-LINK_FLAGS = ("-shared", "-Wl,-z,defs")
+LINK_FLAGS = ("-shared", "-Wl,-z,defs", "-lrt")  # -lrt: timer_create on glibc before 2.34
 FLAGS = COMPILE_FLAGS + LINK_FLAGS
 DEFAULT_STACK_KB = 256
+# A launch that runs longer than this is stopped (a kernel that spins without a yield point
+# would otherwise hang the process); --timeout / timeout= change it, 0 removes it. The CPU
+# backend's problem sizes run in well under a second a launch.
+DEFAULT_TIMEOUT_S = 120.0
 MAX_THREADS = 1024
-_FORMAT = "gmprof-cpu-3"  # bump when the glue or the Status layout changes
+_FORMAT = "gmprof-cpu-4"  # bump when the glue or the Status layout changes
+SANITIZE_ENV = "GMPROF_CPU_SANITIZE"
 _GLUE_FILE = "<gmprof-cpu glue>"
 _GLOBALS_FILE = "<gmprof-cpu globals>"
 
@@ -62,7 +73,7 @@ _LAUNCH_LOCK = threading.Lock()
 # Status codes of runtime_cu/cpu/gmprof_cpu_sched.h
 _CODE_NAMES = {1: "deadlock", 2: "invalid-address", 3: "stack-overflow", 4: "trap", 5: "assert",
                6: "livelock", 7: "bad-launch", 8: "arithmetic", 9: "illegal-instruction",
-               10: "internal", 11: "interrupted"}
+               10: "internal", 11: "interrupted", 12: "timeout"}
 
 
 class CpuPointer(int):
@@ -83,8 +94,8 @@ class Param:
 
 
 class _Status(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_int), ("line", ctypes.c_int),
-                ("pc_offset", ctypes.c_ulonglong), ("divergent_barriers", ctypes.c_ulonglong),
+    _fields_ = [("code", ctypes.c_int), ("line", ctypes.c_int), ("signal", ctypes.c_int),
+                ("reserved", ctypes.c_int), ("pc_offset", ctypes.c_ulonglong), ("divergent_barriers", ctypes.c_ulonglong),
                 ("div_line_a", ctypes.c_int), ("div_line_b", ctypes.c_int),
                 ("file", ctypes.c_char * 512), ("div_file_a", ctypes.c_char * 512),
                 ("div_file_b", ctypes.c_char * 512), ("message", ctypes.c_char * 8192)]
@@ -113,6 +124,27 @@ def compiler_version() -> str:
     return out.stdout.splitlines()[0] if out.stdout else CXX
 
 
+def sanitize_flags() -> tuple[str, ...]:
+    """Test-only: $GMPROF_CPU_SANITIZE=address (or undefined, or both joined by a comma)
+    compiles the runtime and every module with -fsanitize=...; the process must then load the
+    sanitizer's runtime first (LD_PRELOAD). Read here only, and part of every cache key."""
+    value = os.environ.get(SANITIZE_ENV, "").strip()
+    if not value:
+        return ()
+    if not re.fullmatch(r"[a-z]+(,[a-z]+)*", value):
+        raise OptionError(f"{SANITIZE_ENV}={value!r}: expected sanitizer names such as "
+                          "address or address,undefined")
+    return (f"-fsanitize={value}", "-fno-omit-frame-pointer")
+
+
+def compile_flags() -> tuple[str, ...]:
+    return COMPILE_FLAGS + sanitize_flags()
+
+
+def link_flags() -> tuple[str, ...]:
+    return LINK_FLAGS + sanitize_flags()
+
+
 def _header_dir() -> Path:
     return runtime_cu_dir() / "cpu"
 
@@ -128,6 +160,25 @@ def _header_digest() -> str:
 def default_cache_dir() -> Path:
     env = os.environ.get("GMPROF_CACHE_DIR")
     return Path(env) if env else Path.home() / ".cache" / "gmprof" / "cpu"
+
+
+def _deps(deps_file: Path, build_dir: Path) -> list[str]:
+    """The files g++ read that the cache key does not cover: the kernel's own #includes (not
+    the generated source, gmprof's headers or the system's)."""
+    try:
+        names = cpu_cache.parse_deps(deps_file.read_text())
+    except OSError:
+        return []
+    out = []
+    for n in names:
+        p = Path(n)
+        if not p.is_absolute():
+            p = Path.cwd() / p
+        if p.parent == build_dir or _is_runtime_file(str(p)) or str(p).startswith("/usr/"):
+            continue
+        if p.is_file() and str(p) not in out:
+            out.append(str(p))
+    return out
 
 
 _EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;{}]*?)\[\s*\]\s*;")
@@ -165,20 +216,21 @@ def _runtime_object(cache_dir: Path, options: Sequence[str]) -> Path:
     GMPROF_CPU_* options, and linked into every module: it is two thirds of a small kernel's
     compile time when compiled with each one."""
     rt_options = [o for o in options if o.startswith(("-DGMPROF_CPU_", "-UGMPROF_CPU_"))]
-    key = _digest(_FORMAT, compiler_version(), _header_digest(), *COMPILE_FLAGS, *rt_options)
+    flags = compile_flags()
+    key = _digest(_FORMAT, compiler_version(), _header_digest(), *flags, *rt_options)
     obj = cache_dir / f"runtime-{key}.o"
-    if obj.is_file():
+    if cpu_cache.lookup(obj):
         return obj
-    with tempfile.TemporaryDirectory(prefix="gmprof-cpu-rt-", dir=cache_dir) as tmp:
-        out = Path(tmp) / "runtime.o"
-        proc = _run([CXX, *COMPILE_FLAGS, *rt_options, "-c",
+    with cpu_cache.temp_dir(cache_dir) as tmp:
+        out = tmp / "runtime.o"
+        proc = _run([CXX, *flags, *rt_options, "-c",
                      str(_header_dir() / "gmprof_cpu_runtime.cpp"), "-o", str(out)])
         if proc.returncode != 0:
             # not the user's fault unless a GMPROF_CPU_* option broke it
-            raise GmprofError("the CPU backend's runtime does not compile with options "
-                              f"{' '.join(rt_options) or '(none)'}: "
-                              f"{(proc.stderr or proc.stdout).strip()[:2000]}")
-        os.replace(out, obj)
+            raise CompileError("the CPU backend's runtime does not compile with options "
+                               f"{' '.join(rt_options) or '(none)'}: "
+                               f"{(proc.stderr or proc.stdout).strip()[:2000]}")
+        cpu_cache.store(out, obj)
     return obj
 
 
@@ -187,27 +239,24 @@ def _pch_dir(cache_dir: Path) -> Path | None:
     (g++ uses the .gch beside a force-included header when the flags match, and quietly reads
     the header itself when they do not). The system headers it includes are most of the rest of
     a kernel's compile time. None when it cannot be built: compiling without it still works."""
-    key = _digest(_FORMAT, compiler_version(), _header_digest(), *COMPILE_FLAGS)
+    flags = compile_flags()
+    key = _digest(_FORMAT, compiler_version(), _header_digest(), *flags)
     final = cache_dir / f"pch-{key}"
-    if (final / "gmprof_cpu.h.gch").is_file():
+    if cpu_cache.lookup(final):
         return final
-    tmp = Path(tempfile.mkdtemp(prefix="gmprof-cpu-pch-", dir=cache_dir))
-    try:
+    with cpu_cache.temp_dir(cache_dir) as tmp:
+        built = tmp / "pch"
+        built.mkdir()
         for p in _header_dir().iterdir():
             if p.is_file():
-                shutil.copyfile(p, tmp / p.name)
-        proc = _run([CXX, *COMPILE_FLAGS, "-DGMPROF_CPU_SEPARATE_RUNTIME", "-x", "c++-header",
-                     str(tmp / "gmprof_cpu.h"), "-o", str(tmp / "gmprof_cpu.h.gch")])
+                shutil.copyfile(p, built / p.name)
+        proc = _run([CXX, *flags, "-DGMPROF_CPU_SEPARATE_RUNTIME", "-x", "c++-header",
+                     str(built / "gmprof_cpu.h"), "-o", str(built / "gmprof_cpu.h.gch")])
         if proc.returncode != 0:
             return None
-        try:
-            os.rename(tmp, final)
-        except OSError:  # another process made it first
-            pass
-        _prune_pch_dirs(cache_dir, keep=final)
-        return final if (final / "gmprof_cpu.h.gch").is_file() else None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        cpu_cache.store(built, final)
+    _prune_pch_dirs(cache_dir, keep=final)
+    return final if (final / "gmprof_cpu.h.gch").is_file() else None
 
 
 def _prune_pch_dirs(cache_dir: Path, keep: Path, max_age_s: float = 86400.0) -> None:
@@ -216,16 +265,25 @@ def _prune_pch_dirs(cache_dir: Path, keep: Path, max_age_s: float = 86400.0) -> 
     now = time.time()
     for d in cache_dir.glob("pch-*"):
         try:
-            if d != keep and now - (d / "gmprof_cpu.h.gch").stat().st_atime > max_age_s:
-                shutil.rmtree(d, ignore_errors=True)
+            if d.is_dir() and d != keep and \
+                    now - (d / "gmprof_cpu.h.gch").stat().st_atime > max_age_s:
+                cpu_cache.discard(d)
         except OSError:
             pass
 
 
 def _is_runtime_file(path: str) -> bool:
+    """A file of gmprof's own device code (the CPU headers, gmprof.cuh, a precompiled copy):
+    errors and faults there are located at the user's line that led there."""
     p = Path(path)
-    return p.parent == _header_dir() or p.parent.name.startswith("pch-") and \
-        p.name.startswith("gmprof_cpu")
+    if p.parent == _header_dir() or p.parent.name.startswith("pch-") and \
+            p.name.startswith("gmprof_cpu"):
+        return True
+    try:
+        parent = p.resolve().parent
+    except OSError:
+        return False
+    return parent in (runtime_cu_dir().resolve(), _header_dir().resolve())
 
 
 def _c_string(s: str) -> str:
@@ -282,9 +340,15 @@ class CpuModule:
         self.diagnostics: list[Diagnostic] = []
         self.compile_seconds = 0.0
         self.cached = False
-        self._cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self._cache_dir = cpu_cache.checked_dir(Path(cache_dir) if cache_dir
+                                                else default_cache_dir())
         self._so_path = self._build()
-        self._load()
+        if not self._load():
+            # damaged between the check and the load (another process, a full disk): once more
+            self._so_path = self._build()
+            if not self._load():
+                raise GmprofError(f"the compiled kernel in the cache ({self._so_path}) is "
+                                  "damaged and could not be rebuilt", kind="cache")
 
     # -- building ----------------------------------------------------------------------
     def _text(self) -> str:
@@ -297,32 +361,35 @@ class CpuModule:
     def _build(self) -> Path:
         text = self._text()
         options = list(self.options)
-        key = _digest(_FORMAT, compiler_version(), _header_digest(), *FLAGS, "\0", *options,
-                      "\0", text)
-        self._cache_dir.mkdir(parents=True, exist_ok=True)
+        key = _digest(_FORMAT, compiler_version(), _header_digest(), *compile_flags(),
+                      *link_flags(), "\0", *options, "\0", text)
         so = self._cache_dir / f"{key}.so"
-        if so.is_file():
+        if cpu_cache.lookup(so):
             self.cached = True
             return so
+        self.cached = False
         t0 = time.perf_counter()
         runtime = _runtime_object(self._cache_dir, options)
         include_dir = _pch_dir(self._cache_dir) or _header_dir()
-        with tempfile.TemporaryDirectory(prefix="gmprof-cpu-", dir=self._cache_dir) as tmp:
-            src = Path(tmp) / "kernel.cpp"
+        with cpu_cache.temp_dir(self._cache_dir) as tmp:
+            src = tmp / "kernel.cpp"
             src.write_text(text)
-            out = Path(tmp) / "kernel.so"
+            out = tmp / "kernel.so"
+            deps = tmp / "kernel.d"
             # relative #line names stay relative in the line tables (for fault locations)
             prefix_map = f"-fdebug-prefix-map={os.getcwd()}=."
-            proc = _run([CXX, *COMPILE_FLAGS, "-DGMPROF_CPU_SEPARATE_RUNTIME", prefix_map,
-                         *options, "-include", str(include_dir / "gmprof_cpu.h"), str(src),
-                         str(runtime), *LINK_FLAGS, "-o", str(out)])
+            proc = _run([CXX, *compile_flags(), "-DGMPROF_CPU_SEPARATE_RUNTIME", prefix_map,
+                         "-MD", "-MF", str(deps), *options, "-include",
+                         str(include_dir / "gmprof_cpu.h"), str(src), str(runtime),
+                         *link_flags(), "-o", str(out)])
             self.compile_seconds = time.perf_counter() - t0
             if proc.returncode != 0:
                 raise self._compile_error(proc.stderr + proc.stdout)
-            os.replace(out, so)  # atomic: a concurrent build of the same key is harmless
+            # the headers the kernel included are checked on every later use of the entry
+            cpu_cache.store(out, so, deps=_deps(deps, tmp))
         return so
 
-    def _compile_error(self, output: str) -> GmprofError:
+    def _compile_error(self, output: str) -> CompileError:
         lines = output.splitlines()
         first = None
         for k, line in enumerate(lines):
@@ -341,15 +408,16 @@ class CpuModule:
                              l.strip())
                 if u:
                     msg = u.group("msg")
-                    file, line = u.group("file"), int(u.group("line"))
-                    if Path(file).name == "kernel.cpp" and Path(file).parent.name.startswith("gmprof-cpu-"):
+                    file, line = os.path.normpath(u.group("file")), int(u.group("line"))
+                    if Path(file).name == "kernel.cpp" and \
+                            Path(file).parent.name.startswith(cpu_cache.TEMP_PREFIX):
                         # ld names the compiled file; the line is the text's own (when the text
                         # has no #line of its own, that is the user's file)
                         file = self.filename if "#line" not in self.source else None
                     if file:
                         loc = self._location(file, line)
                     break
-            e = GmprofError(f"the kernel does not compile on the CPU path (g++): {msg}", loc)
+            e = CompileError(f"the kernel does not compile on the CPU path (g++): {msg}", loc)
             e.compiler_output = output
             return e
         k, m = first
@@ -367,13 +435,14 @@ class CpuModule:
             msg = "; ".join([msg] + more[:3])
         if file == _GLUE_FILE:
             expr = self.name_expressions[line - 1] if 0 < line <= len(self.name_expressions) else "?"
-            e = GmprofError(f"kernel name expression `{expr}` does not name a __global__ function "
-                            f"of the source (g++: {msg})")
+            e = CompileError(f"kernel name expression `{expr}` does not name a __global__ "
+                             f"function of the source (g++: {msg})", kind="no-kernel")
             e.compiler_output = output
             return e
         if file == _GLOBALS_FILE:
             name = self.global_names[line - 1] if 0 < line <= len(self.global_names) else "?"
-            e = GmprofError(f"global `{name}` is not a file-scope variable of the source (g++: {msg})")
+            e = CompileError(f"global `{name}` is not a file-scope variable of the source "
+                             f"(g++: {msg})")
             e.compiler_output = output
             return e
         if _is_runtime_file(file) or file.startswith("/usr/"):
@@ -387,24 +456,32 @@ class CpuModule:
                     file, line, col = a.group("file"), int(a.group("line")), int(a.group("col"))
                     break
         loc = Location(file, line, col, _source_line(file, line, self.source, self.filename))
-        e = GmprofError(f"the kernel does not compile on the CPU path (g++): {msg}", loc)
+        e = CompileError(f"the kernel does not compile on the CPU path (g++): {msg}", loc)
         e.compiler_output = output
         return e
 
     # -- loading -----------------------------------------------------------------------
-    def _load(self) -> None:
+    def _load(self) -> bool:
+        """Load a private copy of the library, made from bytes verified against the cache's
+        record; False when they do not match (the entry is then gone, to be rebuilt)."""
+        try:
+            data = self._so_path.read_bytes()
+        except OSError:
+            return False
+        if not cpu_cache.lookup(self._so_path, data=data):
+            return False
         # dlopen shares one copy per file: load a private copy, so each CpuModule has its own
         # globals and shared-memory state, as each CUDA module load does
-        fd, private = tempfile.mkstemp(prefix="gmprof-cpu-", suffix=".so", dir=self._cache_dir)
-        os.close(fd)
+        private = cpu_cache.temp_file(self._cache_dir, suffix=".so")
         try:
-            shutil.copyfile(self._so_path, private)
+            private.write_bytes(data)
             try:
-                lib = ctypes.CDLL(private)
+                lib = ctypes.CDLL(str(private))
             except OSError as e:
-                raise GmprofError(f"the kernel's CPU library does not load: {e}") from None
+                raise GmprofError(f"the kernel's CPU library does not load: {e}",
+                                  kind="cache") from None
         finally:
-            os.unlink(private)
+            private.unlink()
         self._lib = lib
         lib.gmprof_cpu_status_size.restype = ctypes.c_ulonglong
         if lib.gmprof_cpu_status_size() != ctypes.sizeof(_Status):
@@ -413,7 +490,7 @@ class CpuModule:
         self._launch_fn.restype = ctypes.c_int
         self._launch_fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                     ctypes.c_void_p, ctypes.c_ulonglong, ctypes.c_ulonglong,
-                                    ctypes.POINTER(_Status)]
+                                    ctypes.c_double, ctypes.POINTER(_Status)]
         self._kernels: dict[str, _Kernel] = {}
         for i, expr in enumerate(self.name_expressions):
             entry = ctypes.cast(getattr(lib, f"__gmprof_cpu_entry_{i}"), ctypes.c_void_p).value
@@ -431,6 +508,7 @@ class CpuModule:
             addr = fn(ctypes.byref(size))
             self._globals[name] = (int(addr), int(size.value))
         weakref.finalize(self, lib.gmprof_cpu_release)
+        return True
 
     # -- the API ------------------------------------------------------------------------
     def params(self, name_expression: str) -> tuple[Param, ...]:
@@ -441,21 +519,25 @@ class CpuModule:
         named in `globals`."""
         if name not in self._globals:
             known = ", ".join(self._globals) or "none"
-            raise GmprofError(f"`{name}` was not asked for as a global of this module (globals: {known})")
+            raise ArgumentError(f"`{name}` was not asked for as a global of this module "
+                                f"(globals: {known})")
         return self._globals[name]
 
     def launch(self, name_expression: str, grid, block, args: Sequence,
-               shared_mem: int = 0) -> float:
-        """Run a kernel; returns the launch's wall seconds. See the module docstring."""
+               shared_mem: int = 0, timeout: float | None = None) -> float:
+        """Run a kernel; returns the launch's wall seconds. See the module docstring.
+        `timeout`: seconds before the launch is stopped (None: DEFAULT_TIMEOUT_S; 0: none)."""
         kernel = self._kernel(name_expression)
         g = _dim3(grid, "grid")
         b = _dim3(block, "block")
         if b[0] * b[1] * b[2] > MAX_THREADS:
-            raise GmprofError(f"launch of {name_expression}: a block of {b[0]}x{b[1]}x{b[2]} = "
+            raise OptionError(f"launch of {name_expression}: a block of {b[0]}x{b[1]}x{b[2]} = "
                               f"{b[0] * b[1] * b[2]} threads is more than {MAX_THREADS}")
-        if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
-            raise GmprofError(f"launch of {name_expression}: shared_mem must be a non-negative "
+        if isinstance(shared_mem, bool) or not isinstance(shared_mem, (int, np.integer)) or \
+                shared_mem < 0:
+            raise OptionError(f"launch of {name_expression}: shared_mem must be a non-negative "
                               f"number of bytes, not {shared_mem!r}")
+        limit = _timeout(timeout)
         argv, keep = _pack(kernel, args)
         stack_bytes = _stack_kb() * 1024
         status = _Status()
@@ -465,12 +547,17 @@ class CpuModule:
         with _LAUNCH_LOCK:
             t0 = time.perf_counter()
             rc = self._launch_fn(kernel.entry, argv, grid_c, block_c, int(shared_mem),
-                                 stack_bytes, ctypes.byref(status))
+                                 stack_bytes, limit, ctypes.byref(status))
             seconds = time.perf_counter() - t0
         del keep
         self.diagnostics = self._launch_diagnostics(status)
-        if rc == 11:  # Ctrl-C abandoned the launch
-            raise KeyboardInterrupt(f"kernel `{kernel.name}`: {status.message.decode(errors='replace')}")
+        if rc == 11:  # SIGINT or SIGTERM abandoned the launch
+            text = f"kernel `{kernel.name}`: {status.message.decode(errors='replace')}"
+            if status.signal == signal.SIGTERM:
+                # what SIGTERM would have done had the kernel not been running: the
+                # process's own handler (the CLI's ends it cleanly) or the default, termination
+                signal.raise_signal(signal.SIGTERM)
+            raise KeyboardInterrupt(text)
         if rc:
             raise self._launch_error(kernel, status)
         return seconds
@@ -480,7 +567,7 @@ class CpuModule:
         k = self._kernels.get(name_expression)
         if k is None:
             known = ", ".join(self._kernels) or "none"
-            raise GmprofError(f"kernel `{name_expression}` was not compiled into this module "
+            raise ArgumentError(f"kernel `{name_expression}` was not compiled into this module "
                               f"(name expressions: {known})")
         return k
 
@@ -506,24 +593,63 @@ class CpuModule:
         loc = self._location(st.file.decode(errors="replace"), st.line)
         if loc is None and st.pc_offset:
             loc = self._fault_location(st.pc_offset)
-        e = GmprofError(f"kernel `{kernel.name}`: {message}", loc)
-        e.kind = _CODE_NAMES.get(st.code, "error")
-        return e
+        kind = _CODE_NAMES.get(st.code, "fault")
+        if kind == "internal":
+            return RuntimeError(f"gmprof's CPU runtime failed in kernel `{kernel.name}`: "
+                                f"{message}")
+        if kind == "bad-launch":
+            return OptionError(f"kernel `{kernel.name}`: {message}", loc, kind="bad-launch")
+        cls = KernelTimeout if kind == "timeout" else KernelFault
+        return cls(f"kernel `{kernel.name}`: {message}", loc, kind=kind)
 
     def _fault_location(self, pc_offset: int) -> Location | None:
-        """The user's line of a faulting instruction, from the library's line tables."""
-        try:
-            out = subprocess.run(["addr2line", "-e", str(self._so_path), "-i", hex(pc_offset)],
-                                 capture_output=True, text=True, timeout=30).stdout
-        except (OSError, subprocess.SubprocessError):
+        """The user's line of a faulting instruction, from the library's line tables. A fault
+        in a function's prologue (a stack overflow is one: the stack probe of a large frame)
+        maps to no user line; the first user line after it in the same function does."""
+        out = self._addr2line(["-i", hex(pc_offset)])
+        for line in out[1::2]:  # innermost inlined frame first
+            loc = self._user_location(line)
+            if loc is not None:
+                return loc
+        if not out:
             return None
-        for line in out.splitlines():  # innermost inlined frame first
-            m = re.match(r"^(.*):(\d+)(?: \(discriminator \d+\))?$", line.strip())
-            if not m or m.group(1) == "??" or m.group(2) == "0" or _is_runtime_file(m.group(1)) \
-                    or m.group(1).startswith("/usr/"):
-                continue
-            return self._location(os.path.normpath(m.group(1)), int(m.group(2)))
+        function = out[0]
+        scan = self._addr2line([hex(pc_offset + k) for k in range(1, 512)])
+        for k in range(0, len(scan) - 1, 2):
+            if scan[k] != function:
+                break
+            loc = self._user_location(scan[k + 1])
+            if loc is not None:
+                return loc
         return None
+
+    def _addr2line(self, args) -> list[str]:
+        try:
+            return subprocess.run(["addr2line", "-e", str(self._so_path), "-f", *args],
+                                  capture_output=True, text=True, timeout=30).stdout.splitlines()
+        except (OSError, subprocess.SubprocessError):
+            return []
+
+    def _user_location(self, where: str) -> Location | None:
+        m = re.match(r"^(.*):(\d+)(?: \(discriminator \d+\))?$", where.strip())
+        if not m or m.group(1) == "??" or m.group(2) == "0" or _is_runtime_file(m.group(1)) \
+                or m.group(1).startswith("/usr/") or _is_build_file(m.group(1)):
+            return None
+        return self._location(os.path.normpath(m.group(1)), int(m.group(2)))
+
+
+def _is_build_file(path: str) -> bool:
+    """A file of a build directory (the generated kernel.cpp, deleted after the build)."""
+    return Path(path).parent.name.startswith((cpu_cache.TEMP_PREFIX, "gmprof-cpu-"))
+
+
+def _timeout(value) -> float:
+    if value is None:
+        return DEFAULT_TIMEOUT_S
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not value >= 0 or value == float("inf"):
+        raise OptionError(f"timeout={value!r}: expected seconds >= 0 (0: no limit)")
+    return float(value)
 
 
 def _param(info: _ParamInfo) -> Param:
@@ -541,25 +667,16 @@ def _stack_kb() -> int:
     except ValueError:
         kb = 0
     if kb < 16:
-        raise GmprofError(f"GMPROF_CPU_STACK_KB={env!r}: give a stack size in KiB, at least 16")
+        raise OptionError(f"GMPROF_CPU_STACK_KB={env!r}: give a stack size in KiB, at least 16")
     return kb
 
 
 def _dim3(v, what: str) -> tuple[int, int, int]:
-    if isinstance(v, (int, np.integer)):
-        v = (int(v),)
-    try:
-        t = tuple(int(x) for x in v)
-    except (TypeError, ValueError):
-        raise GmprofError(f"{what} must be an int or a tuple of 1 to 3 ints, not {v!r}") from None
-    if not 1 <= len(t) <= 3 or any(isinstance(x, bool) for x in v):
-        raise GmprofError(f"{what} must be an int or a tuple of 1 to 3 ints, not {v!r}")
-    if any(x <= 0 for x in t):
-        raise GmprofError(f"{what} dimensions must be positive, not {t}")
-    t = t + (1,) * (3 - len(t))
-    if any(x > 0xFFFFFFFF for x in t):
-        raise GmprofError(f"{what} dimension too large: {t}")
-    return t
+    if isinstance(v, (str, bytes)):
+        raise OptionError(f"{what}={v!r}: expected an int or a tuple of 1 to 3 ints, not a string")
+    from gmprof.options import launch_dims
+
+    return launch_dims(v, what)
 
 
 _SCALAR_DTYPES = {("f", 4): np.float32, ("f", 8): np.float64, ("i", 1): np.int8,
@@ -585,7 +702,7 @@ def _pack(kernel: _Kernel, args: Sequence):
     args = tuple(args)
     if len(args) != len(params):
         sig = ", ".join(p.type for p in params)
-        raise GmprofError(f"{kernel.name}({sig}) takes {len(params)} argument"
+        raise ArgumentError(f"{kernel.name}({sig}) takes {len(params)} argument"
                           f"{'' if len(params) == 1 else 's'}, {len(args)} given")
     keep = []
     addrs = []
@@ -594,16 +711,19 @@ def _pack(kernel: _Kernel, args: Sequence):
         if p.kind == "p":
             if isinstance(a, np.ndarray):
                 if not a.flags.c_contiguous:
-                    raise GmprofError(f"{where}: the array must be C-contiguous "
-                                      f"(np.ascontiguousarray makes a copy)")
+                    raise ArgumentError(f"{where}: the array must be C-contiguous "
+                                        f"(np.ascontiguousarray makes a copy)")
+                if a.dtype.hasobject:
+                    raise ArgumentError(f"{where}: an array of Python objects ({a.dtype}) "
+                                        "cannot be passed to a kernel")
                 value = a.ctypes.data
             elif isinstance(a, CpuPointer):
                 value = int(a)
             elif a is None:
                 value = 0
             else:
-                raise GmprofError(f"{where}: a pointer parameter takes a numpy array or a "
-                                  f"CpuPointer, not {type(a).__name__}")
+                raise ArgumentError(f"{where}: a pointer parameter takes a numpy array or a "
+                                    f"CpuPointer, not {type(a).__name__}")
             cell = ctypes.c_void_p(value)
             keep.append((a, cell))
             addrs.append(ctypes.addressof(cell))
@@ -618,30 +738,40 @@ def _pack(kernel: _Kernel, args: Sequence):
 
 def _scalar_bytes(a, p: Param, where: str) -> bytes:
     if isinstance(a, np.ndarray) and a.ndim != 0:
-        raise GmprofError(f"{where}: a by-value parameter takes a numpy scalar or 0-d array, "
-                          f"not an array of shape {a.shape}")
+        raise ArgumentError(f"{where}: a by-value parameter takes a numpy scalar or 0-d array, "
+                            f"not an array of shape {a.shape}")
     if isinstance(a, CpuPointer):
-        raise GmprofError(f"{where}: a CpuPointer passed for a by-value parameter")
+        raise ArgumentError(f"{where}: a CpuPointer passed for a by-value parameter")
     if isinstance(a, (bool, int, float)) and not isinstance(a, np.generic):
         dtype = _SCALAR_DTYPES.get((p.kind, p.size))
         if dtype is None:
-            raise GmprofError(f"{where}: pass a numpy scalar or np.void of {p.size} bytes")
+            raise ArgumentError(f"{where}: pass a numpy scalar or np.void of {p.size} bytes")
         if isinstance(a, float) and p.kind != "f":
-            raise GmprofError(f"{where}: a float given for an integer parameter")
+            raise ArgumentError(f"{where}: a float given for an integer parameter")
         try:
             arr = np.array(a, dtype=dtype) if not isinstance(a, float) else np.array(a, dtype)
             if p.kind in "iue" and int(arr) != a:
                 raise OverflowError
+            if p.kind == "f" and not np.isfinite(arr) and np.isfinite(a):
+                raise OverflowError
         except (OverflowError, ValueError):
-            raise GmprofError(f"{where}: {a!r} does not fit") from None
+            raise ArgumentValueError(f"{where}: {a!r} does not fit") from None
         return arr.tobytes()
-    arr = np.asarray(a)
-    if arr.dtype.itemsize != p.size:
-        raise GmprofError(f"{where}: a {arr.dtype} value is {arr.dtype.itemsize} bytes, the "
-                          f"parameter {p.size}")
+    if not isinstance(a, (np.generic, np.ndarray, bytes, bytearray)):
+        raise ArgumentError(f"{where}: a by-value parameter takes a number, a numpy scalar or "
+                            f"np.void, not {type(a).__name__}")
+    arr = np.frombuffer(bytes(a), np.uint8) if isinstance(a, (bytes, bytearray)) else \
+        np.asarray(a)
+    if arr.dtype.hasobject:
+        raise ArgumentError(f"{where}: a value holding Python objects ({arr.dtype})")
+    nbytes = arr.nbytes if isinstance(a, (bytes, bytearray)) else arr.dtype.itemsize
+    if nbytes != p.size:
+        raise ArgumentError(f"{where}: a {arr.dtype} value is {nbytes} bytes, the "
+                            f"parameter {p.size}")
     kind = arr.dtype.kind
-    ok = {"f": kind == "f", "i": kind in "iub", "u": kind in "iub", "b": kind in "bui",
-          "e": kind in "iu", "s": True}.get(p.kind, True)
+    ok = isinstance(a, (bytes, bytearray)) or {
+        "f": kind == "f", "i": kind in "iub", "u": kind in "iub", "b": kind in "bui",
+        "e": kind in "iu", "s": True}.get(p.kind, True)
     if not ok:
-        raise GmprofError(f"{where}: a {arr.dtype} value given")
+        raise ArgumentError(f"{where}: a {arr.dtype} value given")
     return arr.tobytes()

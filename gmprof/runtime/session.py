@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gmprof.errors import Diagnostic, GmprofError
+from gmprof.errors import ArgumentError, Diagnostic, GmprofError, OptionError
 from gmprof.passes import symbolic as S
 from gmprof.passes.plan import HOOK, LR_START, NONE, STATIC, Mode, plan_counters
 from gmprof.report.model import (APPROXIMATE, EXACT, SAMPLED, THRESHOLDED, ArrayStats, Report,
@@ -159,102 +159,64 @@ class Profiler:
         return self._sizes
 
     # -- checking a launch -----------------------------------------------------------------
+    def kernel_facts(self, name_expression):
+        """The analysed kernel a name expression names, or a plain error saying why not."""
+        if not isinstance(name_expression, str) or not name_expression.strip():
+            raise ArgumentError(f"kernel={name_expression!r}: expected a kernel's name or name "
+                                "expression (a str such as 'saxpy' or 'matmul<16>')")
+        kernel, _ = split_name_expression(name_expression)
+        facts = self.program.facts(kernel)
+        if facts is None or not facts.function.is_kernel:
+            raise missing_kernel(self.tu, kernel)
+        return facts
+
     def _check(self, facts, name_expression, grid, block, args, shared_mem):
-        from gmprof.driver import dim3
+        from gmprof.options import launch_dims
 
         fn = facts.function
-        try:
-            grid3, block3 = dim3(grid), dim3(block)
-        except (TypeError, ValueError) as exc:
-            raise GmprofError(f"bad launch shape: {exc}")
-        if any(g < 1 for g in grid3):
-            raise GmprofError(f"grid {grid3}: every dimension must be at least 1")
-        if any(b < 1 for b in block3):
-            raise GmprofError(f"block {block3}: every dimension must be at least 1")
+        for what, value in (("grid", grid), ("block", block)):
+            if isinstance(value, (str, bytes)):
+                raise OptionError(f"{what}={value!r}: expected an int or a tuple of 1 to 3 ints, "
+                                  "not a string")
+        grid3, block3 = launch_dims(grid, "grid"), launch_dims(block, "block")
         threads = block3[0] * block3[1] * block3[2]
         if threads > self.backend.max_threads_per_block:
-            raise GmprofError(f"block {block3} has {threads} threads; the device allows "
+            raise OptionError(f"block {block3} has {threads} threads; the device allows "
                               f"{self.backend.max_threads_per_block}")
+        if isinstance(shared_mem, bool) or not isinstance(shared_mem, (int, np.integer)):
+            raise OptionError(f"shared_mem={shared_mem!r}: expected a number of bytes (an int)")
         if shared_mem < 0 or shared_mem > self.backend.max_shared_per_block:
-            raise GmprofError(f"shared_mem={shared_mem}: the device allows at most "
+            raise OptionError(f"shared_mem={shared_mem}: the device allows at most "
                               f"{self.backend.max_shared_per_block} bytes a block")
         params = fn.params
+        if isinstance(args, (str, bytes, dict)) or not hasattr(args, "__len__"):
+            raise ArgumentError(f"args: expected a list or tuple of {len(params)} arguments "
+                                f"(one per parameter of {fn.name}), not {type(args).__name__}")
         if len(args) != len(params):
-            raise GmprofError(f"{fn.name} takes {len(params)} arguments "
-                              f"({', '.join(getattr(p, 'name', '?') or '?' for p in params)}), "
-                              f"{len(args)} given")
+            raise ArgumentError(f"{fn.name} takes {len(params)} arguments "
+                                f"({', '.join(getattr(p, 'name', '?') or '?' for p in params)}), "
+                                f"{len(args)} given")
         return grid3, block3
-
-    def _convert_args(self, facts, env, args):
-        """Check each argument against its parameter; scalars become their C type."""
-        from pycparser import c_ast
-
-        from gmprof.passes.symbols import type_text
-
-        out = []
-        scalars = {}
-        for param, arg in zip(facts.function.params, args):
-            name = getattr(param, "name", None) or "?"
-            t = param.type
-            is_pointer = isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl))
-            elem = type_text(t)
-            if is_pointer:
-                if not _is_array(arg):
-                    raise GmprofError(f"argument {name!r} of {facts.name} is a pointer "
-                                      f"({elem} *): pass an array, not {type(arg).__name__}")
-                want = env.numpy_type(elem)
-                if isinstance(getattr(t, "type", None), (c_ast.PtrDecl, c_ast.ArrayDecl)):
-                    # a pointer to pointers (`const float *const *rows`): an array of device
-                    # addresses, 8 bytes each
-                    elem, want = elem + " *", np.uint64
-                have = np.dtype(arg.dtype)
-                if want is not None and have != np.dtype(want):
-                    raise GmprofError(f"argument {name!r} of {facts.name} is {elem} *; the array "
-                                      f"given is {have} (expected {np.dtype(want)})")
-                vb = vector_base(clean_type(elem))
-                if want is None and vb is not None and have != np.dtype(vb):
-                    raise GmprofError(f"argument {name!r} of {facts.name} is {elem} *; the array "
-                                      f"given is {have} (expected {np.dtype(vb)} components)")
-                out.append(arg)
-            else:
-                if _is_array(arg) and getattr(arg, "ndim", 1) > 0:
-                    raise GmprofError(f"argument {name!r} of {facts.name} is a scalar "
-                                      f"({elem}); an array was given")
-                want = env.numpy_type(elem)
-                if want is None:
-                    out.append(arg)  # a struct by value: the caller's bytes
-                    continue
-                try:
-                    value = np.array(arg).astype(want, casting="unsafe")[()]
-                    if np.array(arg).dtype.kind == "f" and np.dtype(want).kind in "iu" and \
-                            float(np.array(arg)) != float(value):
-                        raise ValueError("not a whole number")
-                except (TypeError, ValueError) as exc:
-                    raise GmprofError(f"argument {name!r} of {facts.name} is {elem}; "
-                                      f"{arg!r} does not convert ({exc})")
-                out.append(want(value))
-                scalars[name] = value
-        env.scalars.update(scalars)
-        return out
 
     # -- a launch ------------------------------------------------------------------------
     def launch(self, name_expression: str, grid, block, args, shared_mem: int = 0,
                mode: Mode | None = None, repeat: int = 0, compare_native: bool = True,
-               warmup: int = 1) -> Report:
+               warmup: int = 1, timeout: float | None = None) -> Report:
+        from gmprof.options import count, seconds
+
+        from . import launchargs
+
         mode = mode or Mode()
+        if not isinstance(mode, Mode):
+            raise OptionError(f"mode={mode!r}: expected a Mode (gmprof.api.make_mode makes one)")
+        repeat = count(repeat, "repeat")
+        warmup = count(warmup, "warmup")
+        self._timeout = None if timeout is None else seconds(timeout, "timeout")
+        facts = self.kernel_facts(name_expression)
         kernel, template_args = split_name_expression(name_expression)
-        facts = self.program.facts(kernel)
-        if facts is None or not facts.function.is_kernel:
-            fn = self.tu.function(kernel)
-            if fn is not None and fn.parsed is None:
-                raise GmprofError(f"kernel {kernel!r} could not be parsed: "
-                                  f"{fn.error.message if fn.error else '?'}", fn.location)
-            kernels = ", ".join(k.name for k in self.tu.kernels) or "none"
-            raise GmprofError(f"no kernel named {kernel!r} in {self.tu.main.name} (kernels: "
-                              f"{kernels})")
         grid3, block3 = self._check(facts, name_expression, grid, block, args, shared_mem)
         env = LaunchEnv(self.program, facts, template_args, grid3, block3, {}, {})
-        args = self._convert_args(facts, env, list(args))
+        args, largs = launchargs.convert(facts, env, list(args), self.backend, self.program)
         backend = self.backend
         try:
             env.sizes.update(self.sizes())
@@ -368,46 +330,59 @@ class Profiler:
         backend.copy_to_address(const_addr, launch.tobytes())
 
         # 4. run native and instrumented on separate copies, compare, time
-        host_inputs = [_host_copy(backend, a) if _is_array(a) else a for a in args]
+        from . import module_state
+
+        before = launchargs.Copies.snapshot(backend, largs)
         info = RunInfo(name_expression, backend.name, backend.device, mode.name, grid3, block3,
                        shared_mem)
-        native_args = [backend.to_device(h) if _is_array(a) else a
-                       for a, h in zip(args, host_inputs)]
-        inst_args = [self._device_arg(a, h) for a, h in zip(args, host_inputs)]
+        native_run = launchargs.Copies(backend, largs, before)
+        inst_run = launchargs.Copies(backend, largs, before)
         for ls_key, ls in slots.items():
             if ls.kind == LY.KIND_DEVICE and ls.slot.kernel == kernel:
-                ls.base = backend.address(inst_args[ls_key[1]])  # the trace is decoded with it
+                ls.base = backend.address(inst_run.args[ls_key[1]])  # the trace is decoded with it
                 launch["obj"][ls.slot.index]["base"] = ls.base
         backend.copy_to_address(const_addr, launch.tobytes())
+        # the instrumented module starts from the native module's __device__ variables
+        names = self._global_names()
+        module_state.copy_into(backend, module_state.snapshot(backend, native, names), module)
         native_times, inst_times = [], []
-        t = native.launch(name_expression, grid3, block3, native_args, shared_mem)
+        t = self._run(native, name_expression, grid3, block3, native_run.args, shared_mem)
         native_times.append(t)
-        native_out = [backend.to_host(a) if _is_array(a) else None for a in native_args]
-        t = module.launch(name_expression, grid3, block3, inst_args, dyn)
+        failures = self._memory_errors(native, largs, "native")
+        diagnostics = list(getattr(native, "diagnostics", []))
+        native_out = native_run.read()
+        native_globals = module_state.snapshot(backend, native, names)
+        t = self._run(module, name_expression, grid3, block3, inst_run.args, dyn)
         inst_times.append(t)
-        inst_out = [backend.to_host(a) if _is_array(a) else None for a in inst_args]
-        info.outputs_identical = all(
-            n is None or (n.tobytes() == i.tobytes()) for n, i in zip(native_out, inst_out))
+        self._check_counter_buffers(buffers, slots)
+        inst_out = inst_run.read()
+        differ = launchargs.compare(native_out, inst_out, largs)
+        differ += [f"__device__ variable {n}" for n in module_state.differing(
+            native_globals, module_state.snapshot(backend, module, names))]
+        info.outputs_identical = not differ
         counters = self._read(slots, buffers, backend, mode)
         self.last_trace = None
         if repeat:
-            scratch_native = [backend.to_device(h) if _is_array(a) else a
-                              for a, h in zip(args, host_inputs)]
-            scratch_inst = [backend.to_device(h) if _is_array(a) else a
-                            for a, h in zip(args, host_inputs)]
+            scratch_native = launchargs.Copies(backend, largs, before)
+            scratch_inst = launchargs.Copies(backend, largs, before)
             for ls_key, ls in slots.items():
                 if ls.kind == LY.KIND_DEVICE and ls.slot.kernel == kernel:
-                    launch["obj"][ls.slot.index]["base"] = backend.address(scratch_inst[ls_key[1]])
+                    launch["obj"][ls.slot.index]["base"] = backend.address(
+                        scratch_inst.args[ls_key[1]])
             backend.copy_to_address(const_addr, launch.tobytes())
             for _ in range(warmup):
-                native.launch(name_expression, grid3, block3, scratch_native, shared_mem)
-                module.launch(name_expression, grid3, block3, scratch_inst, dyn)
+                self._run(native, name_expression, grid3, block3, scratch_native.args, shared_mem)
+                self._run(module, name_expression, grid3, block3, scratch_inst.args, dyn)
             native_times, inst_times = [], []
             for _ in range(repeat):
-                native_times.append(native.launch(name_expression, grid3, block3,
-                                                  scratch_native, shared_mem))
-                inst_times.append(module.launch(name_expression, grid3, block3, scratch_inst,
-                                                dyn))
+                native_times.append(self._run(native, name_expression, grid3, block3,
+                                              scratch_native.args, shared_mem))
+                inst_times.append(self._run(module, name_expression, grid3, block3,
+                                            scratch_inst.args, dyn))
+            # the timing runs' own writes stay in their copies; module state goes back to what
+            # the profiled launch left
+            module_state.restore(backend, native_globals)
+            module_state.copy_into(backend, native_globals, module)
         info.native_ms = statistics.median(native_times) * 1e3
         info.instrumented_ms = statistics.median(inst_times) * 1e3
         info.timing_repeats = max(repeat, 1)
@@ -416,37 +391,71 @@ class Profiler:
         info.counters_in = "shared memory" if sm else "device memory"
         info.counters_why = why
         info.counter_bytes = self._counter_bytes(slots, area_words * replicas, sm, mode)
-        # the user's arrays end as the kernel leaves them
-        for a, out in zip(args, inst_out):
-            if out is not None:
-                _store_back(backend, a, out)
-        return self._report(plan, prepared, slots, counters, info, mode, grid3, block3)
+        # the user's arrays end as the native kernel leaves them
+        launchargs.store_back(backend, largs, native_out, before)
+        report = self._report(plan, prepared, slots, counters, info, mode, grid3, block3)
+        from .launchcheck import add_findings
 
-    def run_native(self, name_expression, grid, block, args, shared_mem=0) -> float:
+        # the native run's launch diagnostics (the instrumented run's repeat them)
+        add_findings(report, self, plan, prepared, slots, largs, differ, failures,
+                     diagnostics or list(getattr(module, "diagnostics", [])))
+        return report
+
+    def _global_names(self) -> list[str]:
+        return [v.name for v in self.tu.variables if v.name and v.space != "__shared__"]
+
+    def _run(self, module, name_expression, grid, block, args, shared_mem) -> float:
+        timeout = getattr(self, "_timeout", None)
+        if timeout is None:
+            return module.launch(name_expression, grid, block, args, shared_mem)
+        return module.launch(name_expression, grid, block, args, shared_mem, timeout=timeout)
+
+    def _memory_errors(self, module, largs, run: str) -> list:
+        """Writes past the ends of the arrays the backend handed to the kernel (the CPU
+        backend's red zones), as (parameter name, description)."""
+        out = []
+        for index, text in getattr(module, "memory_errors", []):
+            name = largs[index].name if 0 <= index < len(largs) else f"argument {index + 1}"
+            out.append((name, f"the {run} run {text}"))
+        return out
+
+    def _check_counter_buffers(self, buffers, slots) -> None:
+        check = getattr(self.backend, "check_guards", None)
+        if check is None:
+            return
+        arrays = [v for v in buffers.values() if isinstance(v, np.ndarray)]
+        arrays += [x for ls in slots.values() for x in (ls.counters, ls.oor)
+                   if isinstance(x, np.ndarray)]
+        damaged = check(arrays)
+        if damaged:
+            # counters never write outside their buffers: this is gmprof's bug, not the user's
+            raise RuntimeError(f"gmprof's counters wrote outside their buffers: {damaged}")
+
+    def run_native(self, name_expression, grid, block, args, shared_mem=0,
+                   timeout: float | None = None) -> float:
         """Launch the uninstrumented kernel (a sample's helper launch); arrays updated."""
-        from gmprof.driver import dim3
+        from gmprof.errors import CheckFailed
+        from gmprof.options import seconds
 
-        kernel, _ = split_name_expression(name_expression)
-        facts = self.program.facts(kernel)
-        if facts is None:
-            raise GmprofError(f"no kernel named {kernel!r} in {self.tu.main.name}")
+        from . import launchargs
+
+        self._timeout = None if timeout is None else seconds(timeout, "timeout")
+        facts = self.kernel_facts(name_expression)
+        grid3, block3 = self._check(facts, name_expression, grid, block, args, shared_mem)
         env = LaunchEnv(self.program, facts, split_name_expression(name_expression)[1],
-                        dim3(grid), dim3(block), {}, {})
-        args = self._convert_args(facts, env, list(args))
+                        grid3, block3, {}, {})
+        args, largs = launchargs.convert(facts, env, list(args), self.backend, self.program)
         module = self.module(None, [name_expression])
-        dev = [self.backend.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
-        t = module.launch(name_expression, dim3(grid), dim3(block), dev, shared_mem)
-        for a, d in zip(args, dev):
-            if isinstance(a, np.ndarray):
-                np.copyto(a, self.backend.to_host(d).reshape(a.shape))
+        before = launchargs.Copies.snapshot(self.backend, largs)
+        run = launchargs.Copies(self.backend, largs, before)
+        t = self._run(module, name_expression, grid3, block3, run.args, shared_mem)
+        errors = self._memory_errors(module, largs, "native")
+        if errors:
+            raise CheckFailed(f"kernel `{name_expression}`: accesses outside its arrays: " +
+                              "; ".join(f"{name!r}: {text}" for name, text in errors),
+                              kind="out-of-range")
+        launchargs.store_back(self.backend, largs, run.read(), before)
         return t
-
-    def _device_arg(self, a, host):
-        if not _is_array(a):
-            return a
-        if self.backend.name == "gpu" and not isinstance(a, np.ndarray):
-            return a  # a CuPy array: run on it, as the kernel would
-        return self.backend.to_device(host)
 
     # -- layout --------------------------------------------------------------------------
     def _layout(self, plan, prepared, args, shared_mem) -> dict:
@@ -794,6 +803,27 @@ class Profiler:
                 entry[1] = counts
 
 
+def missing_kernel(tu, name: str) -> GmprofError:
+    """The error for a kernel name that names no usable kernel: one that did not parse (why,
+    located at the problem), a __device__ function, or no function at all (the kernels that
+    exist, parsed or not, named apart)."""
+    fn = tu.function(name)
+    if fn is not None and fn.parsed is None:
+        why = fn.error.message if fn.error is not None else "unknown reason"
+        where = fn.error.location if fn.error is not None and fn.error.location else fn.location
+        return GmprofError(f"kernel {name!r} did not parse, so it cannot be analysed: {why}",
+                           where, kind="kernel-not-parsed")
+    if fn is not None and not fn.is_kernel:
+        return GmprofError(f"{name!r} is a __device__ function, not a kernel (__global__)",
+                           fn.location, kind="no-kernel")
+    ok = [k.name for k in tu.kernels if k.parsed is not None]
+    bad = [k.name for k in tu.kernels if k.parsed is None]
+    text = f"kernels: {', '.join(ok) or 'none'}"
+    if bad:
+        text += f"; did not parse: {', '.join(bad)}"
+    return GmprofError(f"no kernel named {name!r} in {tu.main.name} ({text})", kind="no-kernel")
+
+
 def _hashable(v):
     return v.item() if isinstance(v, np.generic) else v
 
@@ -801,17 +831,6 @@ def _hashable(v):
 def _is_array(a) -> bool:
     return hasattr(a, "nbytes") and hasattr(a, "dtype") and hasattr(a, "shape") and \
         getattr(a, "ndim", 0) >= 0 and not isinstance(a, np.generic)
-
-
-def _host_copy(backend, a) -> np.ndarray:
-    if isinstance(a, np.ndarray):
-        return np.ascontiguousarray(a).copy()
-    return backend.to_host(a).copy()
-
-
-def _store_back(backend, a, out) -> None:
-    if isinstance(a, np.ndarray):
-        np.copyto(a, out.reshape(a.shape))
 
 
 __all__ = ["Profiler", "Diagnostic", "field"]

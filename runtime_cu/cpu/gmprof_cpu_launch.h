@@ -23,20 +23,37 @@ static uintptr_t g_fault_pc;
 static Fiber *g_fault_fiber;
 alignas(64) static char g_altstack[1 << 16];
 
-static struct sigaction g_old_int;
+// SIGINT (Ctrl-C) and SIGTERM (`kill`, a job control stop of a background job) during a launch
+// abandon it, so that a kernel that spins forever without a yield point (a plain
+// `while (flag == 0);`) can be stopped; Python then raises KeyboardInterrupt or re-raises
+// SIGTERM. A signal that was ignored before the launch stays ignored.
+static const int kStopSignals[] = {SIGINT, SIGTERM};
+enum { kNumStopSignals = sizeof kStopSignals / sizeof kStopSignals[0] };
+static struct sigaction g_old_stop[kNumStopSignals];
+static bool g_took_stop[kNumStopSignals];
 
-// SIGINT (Ctrl-C) during a launch abandons it, so that a kernel that spins forever without a
-// yield point (a plain `while (flag == 0);`) can be stopped; Python raises KeyboardInterrupt.
-static void on_interrupt(int sig, siginfo_t *si, void *ucv) {
+// The time limit: a POSIX timer aimed at the launching thread alone, with a real-time signal
+// that Python and the C library leave alone (SIGALRM belongs to the program).
+static timer_t g_timer;
+static bool g_timer_armed;
+static double g_timeout_seconds;
+
+static int timeout_signal() { return SIGRTMIN + 3; }
+
+static void on_stop(int sig, siginfo_t *si, void *ucv) {
   if (!g_in_launch || !pthread_equal(pthread_self(), g_launch_thread)) {
     // for another thread of the process: what would have happened without us
-    if (g_old_int.sa_flags & SA_SIGINFO) {
-      if (g_old_int.sa_sigaction) g_old_int.sa_sigaction(sig, si, ucv);
-    } else if (g_old_int.sa_handler == SIG_DFL) {
-      sigaction(sig, &g_old_int, nullptr);
+    const struct sigaction *old = nullptr;
+    for (int i = 0; i < kNumStopSignals; ++i)
+      if (kStopSignals[i] == sig) old = &g_old_stop[i];
+    if (!old) return;
+    if (old->sa_flags & SA_SIGINFO) {
+      if (old->sa_sigaction) old->sa_sigaction(sig, si, ucv);
+    } else if (old->sa_handler == SIG_DFL) {
+      sigaction(sig, old, nullptr);
       raise(sig);
-    } else if (g_old_int.sa_handler != SIG_IGN) {
-      g_old_int.sa_handler(sig);
+    } else if (old->sa_handler != SIG_IGN) {
+      old->sa_handler(sig);
     }
     return;
   }
@@ -47,6 +64,63 @@ static void on_interrupt(int sig, siginfo_t *si, void *ucv) {
   g_fault_pc = 0;
   g_fault_fiber = g_cur;
   siglongjmp(g_jmp, 1);
+}
+
+static uintptr_t context_pc(void *ucv) {
+  ucontext_t *uc = (ucontext_t *)ucv;
+#if defined(__x86_64__)
+  return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  return (uintptr_t)uc->uc_mcontext.pc;
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+static void on_timeout(int sig, siginfo_t *, void *ucv) {
+  // a late expiry (the launch already ended) is dropped
+  if (!g_in_launch || !pthread_equal(pthread_self(), g_launch_thread)) return;
+  g_in_launch = 0;
+  g_fault_sig = sig;
+  g_fault_code = 0;
+  g_fault_addr = nullptr;
+  g_fault_pc = context_pc(ucv);  // where the kernel was: its line in the report
+  g_fault_fiber = g_cur;
+  siglongjmp(g_jmp, 1);
+}
+
+static void arm_timeout(double seconds) {
+  g_timer_armed = false;
+  g_timeout_seconds = seconds;
+  if (!(seconds > 0)) return;
+  struct sigevent sev;
+  memset(&sev, 0, sizeof sev);
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = timeout_signal();
+#ifdef sigev_notify_thread_id
+  sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+#else
+  sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+#endif
+  if (timer_create(CLOCK_MONOTONIC, &sev, &g_timer) != 0) return;
+  struct itimerspec its;
+  memset(&its, 0, sizeof its);
+  its.it_value.tv_sec = (time_t)seconds;
+  its.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
+  if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0) its.it_value.tv_nsec = 1;
+  if (timer_settime(g_timer, 0, &its, nullptr) != 0) {
+    timer_delete(g_timer);
+    return;
+  }
+  g_timer_armed = true;
+}
+
+static void disarm_timeout() {
+  // a signal still pending for this thread is delivered (to on_timeout, which drops it) when
+  // timer_delete returns, before the handler is taken away
+  if (g_timer_armed) timer_delete(g_timer);
+  g_timer_armed = false;
 }
 
 static void on_fault(int sig, siginfo_t *si, void *ucv) {
@@ -62,22 +136,15 @@ static void on_fault(int sig, siginfo_t *si, void *ucv) {
   g_fault_code = si->si_code;
   g_fault_addr = si->si_addr;
   g_fault_fiber = g_cur;
-  ucontext_t *uc = (ucontext_t *)ucv;
-#if defined(__x86_64__)
-  g_fault_pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-  g_fault_pc = (uintptr_t)uc->uc_mcontext.pc;
-#else
-  (void)uc;
-  g_fault_pc = 0;
-#endif
+  g_fault_pc = context_pc(ucv);
   siglongjmp(g_jmp, 1);
 }
 
 extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void **args,
                                                   const unsigned *grid, const unsigned *block,
                                                   unsigned long long shmem,
-                                                  unsigned long long stack_bytes, Status *st);
+                                                  unsigned long long stack_bytes, double timeout_s,
+                                                  Status *st);
 
 static void report_fault() {
   Fiber *f = g_fault_fiber;
@@ -87,8 +154,17 @@ static void report_fault() {
   if (g_fault_pc && dladdr((void *)&gmprof_cpu_launch, &self) && dladdr((void *)g_fault_pc, &at) &&
       at.dli_fbase == self.dli_fbase)
     g_status->pc_offset = g_fault_pc - (uintptr_t)self.dli_fbase;
-  if (g_fault_sig == SIGINT) {
-    set_error(INTERRUPTED, nullptr, 0, "kernel launch interrupted (SIGINT) in %s", who);
+  if (g_fault_sig == SIGINT || g_fault_sig == SIGTERM) {
+    set_error(INTERRUPTED, nullptr, 0, "kernel launch interrupted (%s) in %s",
+              g_fault_sig == SIGINT ? "SIGINT" : "SIGTERM", who);
+    g_status->signal = g_fault_sig;
+    return;
+  }
+  if (g_fault_sig == timeout_signal()) {
+    set_error(TIMEOUT, nullptr, 0,
+              "did not finish within %g s (the time limit; --timeout SECONDS, 0 for none): "
+              "stopped in %s",
+              g_timeout_seconds, who);
     return;
   }
   if (!f) {
@@ -174,7 +250,8 @@ static void run_block(unsigned bx, unsigned by, unsigned bz) {
 extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void **args,
                                                   const unsigned *grid, const unsigned *block,
                                                   unsigned long long shmem,
-                                                  unsigned long long stack_bytes, Status *st) {
+                                                  unsigned long long stack_bytes, double timeout_s,
+                                                  Status *st) {
   memset(st, 0, sizeof *st);
   g_status = st;
   const unsigned long long n = (unsigned long long)block[0] * block[1] * block[2];
@@ -230,17 +307,23 @@ extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void 
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   for (int i = 0; i < kNumSignals; ++i) sigaction(kSignals[i], &sa, &g_old_act[i]);
-  struct sigaction sa_int = sa;
-  sa_int.sa_sigaction = on_interrupt;
-  sigaction(SIGINT, nullptr, &g_old_int);
-  const bool take_int = g_old_int.sa_handler != SIG_IGN;  // an ignored SIGINT stays ignored
-  if (take_int) sigaction(SIGINT, &sa_int, nullptr);
+  struct sigaction sa_stop = sa;
+  sa_stop.sa_sigaction = on_stop;
+  for (int i = 0; i < kNumStopSignals; ++i) {
+    sigaction(kStopSignals[i], nullptr, &g_old_stop[i]);
+    g_took_stop[i] = g_old_stop[i].sa_handler != SIG_IGN;  // an ignored signal stays ignored
+    if (g_took_stop[i]) sigaction(kStopSignals[i], &sa_stop, nullptr);
+  }
+  struct sigaction sa_timeout = sa, old_timeout;
+  sa_timeout.sa_sigaction = on_timeout;
+  sigaction(timeout_signal(), &sa_timeout, &old_timeout);
   g_launch_thread = pthread_self();
 
   fenv_t fenv;  // a kernel that changed the FP environment must not leave it changed
   fegetenv(&fenv);
   if (sigsetjmp(g_jmp, 1) == 0) {
     g_in_launch = 1;
+    arm_timeout(timeout_s);
     for (unsigned bz = 0; bz < grid[2] && !st->code; ++bz)
       for (unsigned by = 0; by < grid[1] && !st->code; ++by)
         for (unsigned bx = 0; bx < grid[0] && !st->code; ++bx) run_block(bx, by, bz);
@@ -248,11 +331,15 @@ extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void 
   } else {
     report_fault();
   }
+  g_in_launch = 0;
+  disarm_timeout();
   g_cur = nullptr;
   fesetenv(&fenv);
 
   for (int i = 0; i < kNumSignals; ++i) sigaction(kSignals[i], &g_old_act[i], nullptr);
-  if (take_int) sigaction(SIGINT, &g_old_int, nullptr);
+  for (int i = 0; i < kNumStopSignals; ++i)
+    if (g_took_stop[i]) sigaction(kStopSignals[i], &g_old_stop[i], nullptr);
+  sigaction(timeout_signal(), &old_timeout, nullptr);
   // a disabled old stack may come back with ss_size 0, which sigaltstack refuses
   if (old_ss.ss_flags & SS_DISABLE) {
     old_ss.ss_size = MINSIGSTKSZ;

@@ -60,12 +60,14 @@ enum State : unsigned char { RUNNABLE, RUNNING, AT_BARRIER, AT_WARP, AT_ACTIVEMA
 enum Code {
   OK = 0, DEADLOCK = 1, INVALID_ADDRESS = 2, STACK_OVERFLOW = 3, TRAP = 4, ASSERT_FAILED = 5,
   LIVELOCK = 6, BAD_LAUNCH = 7, ARITHMETIC = 8, ILLEGAL_INSTRUCTION = 9, INTERNAL = 10,
-  INTERRUPTED = 11
+  INTERRUPTED = 11, TIMEOUT = 12
 };
 
 struct Status {
   int code;
   int line;                        // the first named user line (0: none)
+  int signal;                      // INTERRUPTED: the signal (SIGINT or SIGTERM)
+  int reserved;
   unsigned long long pc_offset;    // faults: faulting pc - this module's load address (0: unknown)
   unsigned long long divergent_barriers;  // barriers completed by threads at different lines
   int div_line_a, div_line_b;
