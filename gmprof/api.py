@@ -29,6 +29,10 @@ def make_mode(mode="default", *, profile="both", threshold=None, counter_bits=32
     for name, value in (("profile", profile), ("sampler", sampler)):
         if not isinstance(value, str):
             raise OptionError(f"{name}={value!r}: expected a str")
+    for name, value in (("threshold", threshold), ("counter_bits", counter_bits),
+                        ("sampling", sampling)):
+        if isinstance(value, (str, bytes)):
+            raise OptionError(f"{name}={value!r}: expected a number, not a string")
     if threshold is not None:
         threshold = count(threshold, "threshold", minimum=1, maximum=2 ** 32 - 1)
     counter_bits = count(counter_bits, "counter_bits", minimum=1, maximum=64)

@@ -61,7 +61,7 @@ DEFAULT_STACK_KB = 256
 # backend's problem sizes run in well under a second a launch.
 DEFAULT_TIMEOUT_S = 120.0
 MAX_THREADS = 1024
-_FORMAT = "gmprof-cpu-4"  # bump when the glue or the Status layout changes
+_FORMAT = "gmprof-cpu-5"  # bump when the glue or the Status layout changes
 SANITIZE_ENV = "GMPROF_CPU_SANITIZE"
 _GLUE_FILE = "<gmprof-cpu glue>"
 _GLOBALS_FILE = "<gmprof-cpu globals>"
@@ -245,7 +245,7 @@ def _pch_dir(cache_dir: Path) -> Path | None:
     if cpu_cache.lookup(final):
         return final
     with cpu_cache.temp_dir(cache_dir) as tmp:
-        built = tmp / "pch"
+        built = tmp / final.name  # `pch-*`: how fault locations recognise these headers
         built.mkdir()
         for p in _header_dir().iterdir():
             if p.is_file():
@@ -276,7 +276,7 @@ def _is_runtime_file(path: str) -> bool:
     """A file of gmprof's own device code (the CPU headers, gmprof.cuh, a precompiled copy):
     errors and faults there are located at the user's line that led there."""
     p = Path(path)
-    if p.parent == _header_dir() or p.parent.name.startswith("pch-") and \
+    if p.parent == _header_dir() or p.parent.name.startswith("pch") and \
             p.name.startswith("gmprof_cpu"):
         return True
     try:

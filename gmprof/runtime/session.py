@@ -185,7 +185,9 @@ class Profiler:
                               f"{self.backend.max_threads_per_block}")
         if isinstance(shared_mem, bool) or not isinstance(shared_mem, (int, np.integer)):
             raise OptionError(f"shared_mem={shared_mem!r}: expected a number of bytes (an int)")
-        if shared_mem < 0 or shared_mem > self.backend.max_shared_per_block:
+        if shared_mem < 0:
+            raise OptionError(f"shared_mem={shared_mem}: expected a number of bytes >= 0")
+        if shared_mem > self.backend.max_shared_per_block:
             raise OptionError(f"shared_mem={shared_mem}: the device allows at most "
                               f"{self.backend.max_shared_per_block} bytes a block")
         params = fn.params
