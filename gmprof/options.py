@@ -43,6 +43,14 @@ def _integer(value, option: str) -> int:
     return int(value)
 
 
+def not_text(value, option: str):
+    """Through the Python API a number is a number: '5' is refused (the command line's
+    checkers take text)."""
+    if isinstance(value, (str, bytes)):
+        raise OptionError(f"{option}={value!r}: expected a number, not a string")
+    return value
+
+
 def count(value, option: str, minimum: int = 0, maximum: int = MAX_COUNT) -> int:
     n = _integer(value, option)
     if n < minimum or n > maximum:
@@ -159,5 +167,5 @@ def cli_type(check, option: str, **kw):
     return convert
 
 
-__all__ = ["count", "rate", "rate_list", "seconds", "launch_dims", "cli_type", "MAX_GRID",
+__all__ = ["not_text", "count", "rate", "rate_list", "seconds", "launch_dims", "cli_type", "MAX_GRID",
            "MAX_BLOCK"]

@@ -204,10 +204,12 @@ class Profiler:
     def launch(self, name_expression: str, grid, block, args, shared_mem: int = 0,
                mode: Mode | None = None, repeat: int = 0, compare_native: bool = True,
                warmup: int = 1, timeout: float | None = None) -> Report:
-        from gmprof.options import count, seconds
+        from gmprof.options import count, not_text, seconds
 
         from . import launchargs
 
+        for option, value in (("repeat", repeat), ("warmup", warmup), ("timeout", timeout)):
+            not_text(value, option)
         mode = mode or Mode()
         if not isinstance(mode, Mode):
             raise OptionError(f"mode={mode!r}: expected a Mode (gmprof.api.make_mode makes one)")
@@ -437,11 +439,12 @@ class Profiler:
                    timeout: float | None = None) -> float:
         """Launch the uninstrumented kernel (a sample's helper launch); arrays updated."""
         from gmprof.errors import CheckFailed
-        from gmprof.options import seconds
+        from gmprof.options import not_text, seconds
 
         from . import launchargs
 
-        self._timeout = None if timeout is None else seconds(timeout, "timeout")
+        self._timeout = None if timeout is None else seconds(not_text(timeout, "timeout"),
+                                                               "timeout")
         facts = self.kernel_facts(name_expression)
         grid3, block3 = self._check(facts, name_expression, grid, block, args, shared_mem)
         env = LaunchEnv(self.program, facts, split_name_expression(name_expression)[1],

@@ -28,6 +28,9 @@ from gmprof.passes import symbolic as S
 # Executions enumerated at most, per site per launch: about a second of numpy. Beyond it the site
 # is counted on the device (a few atomics) rather than on the host (seconds per launch).
 ENUMERATION_BUDGET = 20_000_000
+# threads (points) enumerated, whether or not a condition keeps them: `if (i < n)` over a grid
+# of 2^31 blocks executes n times but would enumerate 2^37 points (hours, in numpy)
+POINTS_BUDGET = 8 * ENUMERATION_BUDGET
 _CHUNK = 4_000_000  # points per numpy chunk
 
 _VAR_DIMS = {"tid.x": 0, "tid.y": 1, "tid.z": 2}
@@ -442,6 +445,8 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
                access_size, per_word, touched) -> StaticCount:
     threads = int(block[0]) * int(block[1]) * int(block[2])
     blocks = int(grid[0]) * int(grid[1]) * int(grid[2])
+    if blocks * threads > POINTS_BUDGET:
+        raise S.Unknown(f"more than {POINTS_BUDGET} threads to enumerate")
     counts = np.zeros(n_units, np.int64)
     oor = 0
     executions = 0
