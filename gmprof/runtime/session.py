@@ -28,7 +28,7 @@ from gmprof.report.model import (APPROXIMATE, EXACT, SAMPLED, THRESHOLDED, Array
 
 from . import layout as LY
 from .backend import get_backend
-from .launchenv import LaunchEnv, clean_type, split_name_expression, vector_base
+from .launchenv import LaunchEnv, clean_type, split_name_expression
 from .static_counts import count_static
 
 TRACE_CAPACITY = 1 << 22
