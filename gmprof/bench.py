@@ -93,6 +93,26 @@ class Bench:
         }, result.reports
 
 
+def _out_dir(out_dir: Path) -> None:
+    """The results directory: created if needed; a file or an unwritable place is an
+    OutputError before any work."""
+    from .errors import OutputError
+
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputError(f"--out {str(out_dir)!r} is not a directory")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"--out {str(out_dir)!r}: cannot create it: {e.strerror}") from None
+
+
+def _write(files: dict) -> None:
+    """Results through gmprof.outputs: written whole, all or none."""
+    from .outputs import write_outputs
+
+    write_outputs({str(k): v for k, v in files.items()})
+
+
 def run_bench(out_dir: Path, size: str = "large", repeat: int = 5, backend: str = "auto",
               max_launches: int | None = 3, quick: bool = False, apps=None, cases: bool = True,
               part: str | None = None) -> dict:
@@ -111,13 +131,13 @@ def run_bench(out_dir: Path, size: str = "large", repeat: int = 5, backend: str 
     }
     results: dict = {"info": info, "table1": [], "table2": [], "sampling": [], "cases": [],
                      "space": []}
-    out_dir.mkdir(parents=True, exist_ok=True)
+    _out_dir(out_dir)
 
     def save():
         # after every application, so a run cut short keeps what it measured
         if part:
-            (out_dir / f"paper_part_{part}.json").write_text(json.dumps(results, indent=2,
-                                                                        default=str))
+            _write({out_dir / f"paper_part_{part}.json": json.dumps(results, indent=2,
+                                                                    default=str)})
 
     chosen = [a for a in SIX if apps is None or a[0] in apps]
     if quick:
@@ -186,13 +206,12 @@ def run_bench(out_dir: Path, size: str = "large", repeat: int = 5, backend: str 
             entry["native_ms"] = entry["exact_row"]["native_ms"]
             results["cases"].append(entry)
             save()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    _out_dir(out_dir)
     if part:
-        (out_dir / f"paper_part_{part}.json").write_text(json.dumps(results, indent=2,
-                                                                    default=str))
+        _write({out_dir / f"paper_part_{part}.json": json.dumps(results, indent=2, default=str)})
         return results
-    (out_dir / "paper.json").write_text(json.dumps(results, indent=2, default=str))
-    (out_dir / "paper.md").write_text(markdown(results))
+    _write({out_dir / "paper.json": json.dumps(results, indent=2, default=str),
+            out_dir / "paper.md": markdown(results)})
     return results
 
 
@@ -204,7 +223,13 @@ def merge_parts(directory: Path) -> dict:
     merged: dict = {"table1": [], "table2": [], "sampling": [], "cases": [], "space": []}
     infos = []
     for p in parts:
-        data = json.loads(p.read_text())
+        try:
+            data = json.loads(p.read_text())
+            data["info"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            from .errors import InputError
+
+            raise InputError(f"{p}: not a part written by `gmprof bench --part` ({e})") from None
         infos.append(data["info"])
         for key in merged:
             merged[key].extend(data.get(key, []))
@@ -221,8 +246,8 @@ def merge_parts(directory: Path) -> dict:
     info["date"] = ", ".join(sorted({i["date"] for i in infos}))
     info["command"] = "; ".join(dict.fromkeys(i["command"] for i in infos))
     merged["info"] = info
-    (directory / "paper.json").write_text(json.dumps(merged, indent=2, default=str))
-    (directory / "paper.md").write_text(markdown(merged))
+    _write({directory / "paper.json": json.dumps(merged, indent=2, default=str),
+            directory / "paper.md": markdown(merged)})
     return merged
 
 
@@ -337,13 +362,16 @@ def cmd_bench(args) -> int:
 
 
 def register(sub) -> None:
+    from . import options as O
+
     p = sub.add_parser("bench", help="the paper's tables on this GPU (docs/results/)")
     p.add_argument("--suite", default="paper")
     p.add_argument("--out", default=str(ROOT / "docs" / "results"))
     p.add_argument("--size", default="large")
-    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=5)
     p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
-    p.add_argument("--max-launches", type=int, default=3,
+    p.add_argument("--max-launches", type=O.cli_type(O.count, "--max-launches", minimum=1),
+                   default=3,
                    help="profile at most this many launches of a sample (the rest run natively)")
     p.add_argument("--quick", action="store_true", help="two apps, no sampling or case studies")
     p.add_argument("--apps", help="comma-separated subset of co,em,bo,jcb,spmv,dxtc")

@@ -383,8 +383,13 @@ class Profiler:
                                               scratch_native.args, shared_mem))
                 inst_times.append(self._run(module, name_expression, grid3, block3,
                                             scratch_inst.args, dyn))
-            # the timing runs' own writes stay in their copies; module state goes back to what
-            # the profiled launch left
+            # the repeated launches are compared too (both ran warmup + repeat times from the
+            # same inputs); their writes stay in their copies, and module state goes back to
+            # what the profiled launch left
+            if not differ:
+                late = launchargs.compare(scratch_native.read(), scratch_inst.read(), largs)
+                differ += [f"{n} (after {warmup + repeat} repeated launches)" for n in late]
+                info.outputs_identical = not differ
             module_state.restore(backend, native_globals)
             module_state.copy_into(backend, native_globals, module)
         info.native_ms = statistics.median(native_times) * 1e3
