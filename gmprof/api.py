@@ -219,14 +219,17 @@ class RawKernel:
         self.options = tuple(options)
         self.name_expressions = list(name_expressions or [])
         defines, includes = parse_options(options)
-        self._profiler = profiler(code, defines, includes, backend)
+        self._source = (code, defines, includes, backend)
+        profiler(*self._source)  # read and analysed now: errors in the code show here
         self.mode = make_mode(mode, **mode_options)
         self.report: Report | None = None
         self.reports: list[Report] = []
 
     def __call__(self, grid, block, args, *, shared_mem=0, name=None, timeout=None):
-        report = self._profiler.launch(name or self.name, grid, block, _arg_list(args),
-                                       shared_mem, mode=self.mode, timeout=timeout)
+        # looked up per call: a header the code includes may have changed since
+        prof = profiler(*self._source)
+        report = prof.launch(name or self.name, grid, block, _arg_list(args), shared_mem,
+                             mode=self.mode, timeout=timeout)
         self.reports.append(report)
         if self.report is None:
             import copy

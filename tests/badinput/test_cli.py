@@ -124,6 +124,7 @@ USAGE = [
     (["profile", "k.cu", *SAXPY, "--csv", "adir"], False),
     (["profile", "k.cu", *SAXPY, "--csv", "k.cu"], False),
     (["profile", "k.cu", *SAXPY, "--out", "missing/r.html"], False),
+    (["profile", "k.cu", *SAXPY, "--csv", "/dev/full"], False),  # written in place: ENOSPC
     (["profile", "k.cu", *SAXPY, "--csv", "same.txt", "--out", "same.txt"], False),
     (["compare", "k.cu", *SAXPY, "--sampling", "a,b"], False),
     (["compare", "k.cu", *SAXPY, "--sampling", "0.1,,0.2"], False),
