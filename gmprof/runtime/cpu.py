@@ -35,11 +35,12 @@ from typing import Sequence
 
 import numpy as np
 
-from gmprof._paths import runtime_cu_dir
 from gmprof.errors import (ArgumentError, CompileError, Diagnostic, GmprofError, KernelFault,
                            KernelTimeout, Location, OptionError)
 
 from . import cpu_cache
+from .cpu_locate import (_GLOBALS_FILE, _GLUE_FILE, _header_dir, compile_error,
+                         fault_location, is_runtime_file, source_line)
 from .cpu_args import CpuPointer, Param, pack  # noqa: F401  (CpuPointer: part of this API)
 
 CXX = "g++"
@@ -63,8 +64,6 @@ DEFAULT_TIMEOUT_S = 120.0
 MAX_THREADS = 1024
 _FORMAT = "gmprof-cpu-5"  # bump when the glue or the Status layout changes
 SANITIZE_ENV = "GMPROF_CPU_SANITIZE"
-_GLUE_FILE = "<gmprof-cpu glue>"
-_GLOBALS_FILE = "<gmprof-cpu globals>"
 
 # One launch at a time in the process: fault handling installs process-wide signal handlers and
 # the module's scheduler state is global.
@@ -128,10 +127,6 @@ def link_flags() -> tuple[str, ...]:
     return LINK_FLAGS + sanitize_flags()
 
 
-def _header_dir() -> Path:
-    return runtime_cu_dir() / "cpu"
-
-
 def _header_digest() -> str:
     h = hashlib.sha256()
     for p in sorted(_header_dir().glob("*")):
@@ -157,7 +152,7 @@ def _deps(deps_file: Path, build_dir: Path) -> list[str]:
         p = Path(n)
         if not p.is_absolute():
             p = Path.cwd() / p
-        if p.parent == build_dir or _is_runtime_file(str(p)) or str(p).startswith("/usr/"):
+        if p.parent == build_dir or is_runtime_file(str(p)) or str(p).startswith("/usr/"):
             continue
         if p.is_file() and str(p) not in out:
             out.append(str(p))
@@ -255,20 +250,6 @@ def _prune_pch_dirs(cache_dir: Path, keep: Path, max_age_s: float = 86400.0) -> 
             pass
 
 
-def _is_runtime_file(path: str) -> bool:
-    """A file of gmprof's own device code (the CPU headers, gmprof.cuh, a precompiled copy):
-    errors and faults there are located at the user's line that led there."""
-    p = Path(path)
-    if p.parent == _header_dir() or p.parent.name.startswith("pch") and \
-            p.name.startswith("gmprof_cpu"):
-        return True
-    try:
-        parent = p.resolve().parent
-    except OSError:
-        return False
-    return parent in (runtime_cu_dir().resolve(), _header_dir().resolve())
-
-
 def _c_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -288,23 +269,6 @@ def _glue(name_expressions: Sequence[str], globals_: Sequence[str]) -> str:
             f'extern "C" GMPROF_CPU_EXPORT void *__gmprof_cpu_global_{i}(unsigned long long *s) '
             f"{{ *s = sizeof({name}); return (void *)__builtin_addressof({name}); }}\n")
     return "".join(out)
-
-
-_DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>fatal error|error|note|warning): ?(?P<msg>.*)$")
-_AT = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+):")
-
-
-def _source_line(file: str, line: int, source: str, filename: str) -> str | None:
-    try:
-        if file == filename and not os.path.isfile(file):
-            return source.splitlines()[line - 1]
-        with open(file, encoding="utf-8", errors="replace") as f:
-            for k, text in enumerate(f, 1):
-                if k == line:
-                    return text
-    except (OSError, IndexError):
-        pass
-    return None
 
 
 class CpuModule:
@@ -374,81 +338,10 @@ class CpuModule:
                          *link_flags(), "-o", str(out)])
             self.compile_seconds = time.perf_counter() - t0
             if proc.returncode != 0:
-                raise self._compile_error(proc.stderr + proc.stdout)
+                raise compile_error(self, proc.stderr + proc.stdout)
             # the headers the kernel included are checked on every later use of the entry
             cpu_cache.store(out, so, deps=_deps(deps, tmp))
         return so
-
-    def _compile_error(self, output: str) -> CompileError:
-        lines = output.splitlines()
-        first = None
-        for k, line in enumerate(lines):
-            m = _DIAG.match(line)
-            if m and m.group("kind") in ("error", "fatal error"):
-                first = (k, m)
-                break
-        if first is None:
-            # a link error (-z defs: "k.cu:3: undefined reference to `f(int)'") or something
-            # without a position
-            loc = None
-            msg = next((l.strip() for l in lines if "error" in l or "undefined" in l),
-                       lines[-1].strip() if lines else "no output")
-            for l in lines:
-                u = re.match(r"^(?P<file>[^:]+):(?P<line>\d+):\s*(?P<msg>undefined reference.*)$",
-                             l.strip())
-                if u:
-                    msg = u.group("msg")
-                    file, line = os.path.normpath(u.group("file")), int(u.group("line"))
-                    if Path(file).name == "kernel.cpp" and \
-                            Path(file).parent.name.startswith(cpu_cache.TEMP_PREFIX):
-                        # ld names the compiled file; the line is the text's own (when the text
-                        # has no #line of its own, that is the user's file)
-                        file = self.filename if "#line" not in self.source else None
-                    if file:
-                        loc = self._location(file, line)
-                    break
-            e = CompileError(f"the kernel does not compile on the CPU path (g++): {msg}", loc)
-            e.compiler_output = output
-            return e
-        k, m = first
-        msg = m.group("msg").strip()
-        file, line, col = m.group("file"), int(m.group("line")), int(m.group("col"))
-        # g++'s first error on a line is sometimes a consequence (an unknown parameter type
-        # first reads as "variable or field 'k' declared void"): quote the line's others too
-        more = []
-        for other in lines[k + 1:]:
-            o = _DIAG.match(other)
-            if o and o.group("kind") == "error" and o.group("file") == file and \
-                    int(o.group("line")) == line and o.group("msg").strip() not in more + [msg]:
-                more.append(o.group("msg").strip())
-        if more:
-            msg = "; ".join([msg] + more[:3])
-        if file == _GLUE_FILE:
-            expr = self.name_expressions[line - 1] if 0 < line <= len(self.name_expressions) else "?"
-            e = CompileError(f"kernel name expression `{expr}` does not name a __global__ "
-                             f"function of the source (g++: {msg})", kind="no-kernel")
-            e.compiler_output = output
-            return e
-        if file == _GLOBALS_FILE:
-            name = self.global_names[line - 1] if 0 < line <= len(self.global_names) else "?"
-            e = CompileError(f"global `{name}` is not a file-scope variable of the source "
-                             f"(g++: {msg})")
-            e.compiler_output = output
-            return e
-        if _is_runtime_file(file) or file.startswith("/usr/"):
-            # an error inside our header or a system header: locate it at the user's line that
-            # led there (the "required from here" note, or the include chain)
-            for other in lines[k + 1:] + lines[:k]:
-                a = _AT.match(other.strip()) or _AT.match(other.replace("In file included from", "").strip())
-                if a and not _is_runtime_file(a.group("file")) and \
-                        not a.group("file").startswith("/usr/") and \
-                        a.group("file") not in (_GLUE_FILE, _GLOBALS_FILE):
-                    file, line, col = a.group("file"), int(a.group("line")), int(a.group("col"))
-                    break
-        loc = Location(file, line, col, _source_line(file, line, self.source, self.filename))
-        e = CompileError(f"the kernel does not compile on the CPU path (g++): {msg}", loc)
-        e.compiler_output = output
-        return e
 
     # -- loading -----------------------------------------------------------------------
     def _load(self) -> bool:
@@ -564,7 +457,7 @@ class CpuModule:
     def _location(self, file: str, line: int) -> Location | None:
         if not file or line <= 0:
             return None
-        text = _source_line(file, line, self.source, self.filename)
+        text = source_line(file, line, self.source, self.filename)
         col = len(text) - len(text.lstrip()) + 1 if text else 1  # the caret under the statement
         return Location(file, line, col, text)
 
@@ -582,7 +475,7 @@ class CpuModule:
         message = st.message.decode(errors="replace")
         loc = self._location(st.file.decode(errors="replace"), st.line)
         if loc is None and st.pc_offset:
-            loc = self._fault_location(st.pc_offset)
+            loc = fault_location(self, st.pc_offset)
         kind = _CODE_NAMES.get(st.code, "fault")
         if kind == "internal":
             return RuntimeError(f"gmprof's CPU runtime failed in kernel `{kernel.name}`: "
@@ -591,47 +484,6 @@ class CpuModule:
             return OptionError(f"kernel `{kernel.name}`: {message}", loc, kind="bad-launch")
         cls = KernelTimeout if kind == "timeout" else KernelFault
         return cls(f"kernel `{kernel.name}`: {message}", loc, kind=kind)
-
-    def _fault_location(self, pc_offset: int) -> Location | None:
-        """The user's line of a faulting instruction, from the library's line tables. A fault
-        in a function's prologue (a stack overflow is one: the stack probe of a large frame)
-        maps to no user line; the first user line after it in the same function does."""
-        out = self._addr2line(["-i", hex(pc_offset)])
-        for line in out[1::2]:  # innermost inlined frame first
-            loc = self._user_location(line)
-            if loc is not None:
-                return loc
-        if not out:
-            return None
-        function = out[0]
-        scan = self._addr2line([hex(pc_offset + k) for k in range(1, 512)])
-        for k in range(0, len(scan) - 1, 2):
-            if scan[k] != function:
-                break
-            loc = self._user_location(scan[k + 1])
-            if loc is not None:
-                return loc
-        return None
-
-    def _addr2line(self, args) -> list[str]:
-        try:
-            return subprocess.run(["addr2line", "-e", str(self._so_path), "-f", *args],
-                                  capture_output=True, text=True, timeout=30).stdout.splitlines()
-        except (OSError, subprocess.SubprocessError):
-            return []
-
-    def _user_location(self, where: str) -> Location | None:
-        m = re.match(r"^(.*):(\d+)(?: \(discriminator \d+\))?$", where.strip())
-        if not m or m.group(1) == "??" or m.group(2) == "0" or _is_runtime_file(m.group(1)) \
-                or m.group(1).startswith("/usr/") or _is_build_file(m.group(1)):
-            return None
-        return self._location(os.path.normpath(m.group(1)), int(m.group(2)))
-
-
-def _is_build_file(path: str) -> bool:
-    """A file of a build directory (the generated kernel.cpp, deleted after the build)."""
-    return Path(path).parent.name.startswith((cpu_cache.TEMP_PREFIX, "gmprof-cpu-"))
-
 
 def _timeout(value) -> float:
     if value is None:
