@@ -93,6 +93,8 @@ USAGE = [
     (["analyze", "k.cu", "--kernel", "nope"], False),
     (["parse", "missing.cu"], False),
     (["parse", "adir"], False),
+    (["parse", "binary.cu"], True),
+    (["instrument", "binary.cu", "-o", "new.cu"], True),
     (["parse", "k.cu", "-D", "1X"], False),
     (["parse", "k.cu", "-I", "nowhere"], False),
     (["profile", "k.cu"], False),
