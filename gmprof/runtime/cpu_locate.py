@@ -125,7 +125,11 @@ def compile_error(module, output: str) -> CompileError:
                     a.group("file") not in (_GLUE_FILE, _GLOBALS_FILE):
                 file, line, col = a.group("file"), int(a.group("line")), int(a.group("col"))
                 break
-    loc = Location(file, line, col, source_line(file, line, module.source, module.filename))
+    text = source_line(file, line, module.source, module.filename)
+    if text is not None and col > len(text.rstrip("\n")):
+        # a column of the instrumented text (its hooks make lines longer): the statement's
+        col = len(text) - len(text.lstrip()) + 1
+    loc = Location(file, line, col, text)
     e = CompileError(f"the kernel does not compile on the CPU path (g++): {msg}", loc)
     e.compiler_output = output
     return e
