@@ -82,7 +82,7 @@ def cmd_analyze(args) -> int:
     tu = load_tu(args)
     program = analyze(tu)
     if args.kernel is not None and args.kernel not in program.extra["kernels"]:
-        from .runtime.session import missing_kernel
+        from .runtime.launch_input import missing_kernel
 
         raise missing_kernel(tu, args.kernel)
     data = analysis(program, args.kernel)

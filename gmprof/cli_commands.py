@@ -84,7 +84,7 @@ def cmd_instrument(args) -> int:
     from .passes.plan import plan_counters
     from .passes.rewrite import emit, instrument
     from .report.plan_json import plan_json
-    from .runtime.session import missing_kernel
+    from .runtime.launch_input import missing_kernel
     from .cli import load_tu
 
     # the output names are checked before any work; the inputs (the source and every header it
