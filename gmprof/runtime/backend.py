@@ -105,10 +105,14 @@ class GpuModule:
             deadline = time.monotonic() + timeout
             while not end.done:
                 if time.monotonic() > deadline:
-                    raise KernelTimeout(f"kernel `{name}` did not finish within {timeout:g} s "
+                    exc = KernelTimeout(f"kernel `{name}` did not finish within {timeout:g} s "
                                         "(the time limit; --timeout SECONDS, 0 for none); it is "
                                         "still running on the GPU until this process ends",
                                         kind="timeout")
+                    # the CLI must then end without the interpreter's normal exit, whose
+                    # CUDA clean-up would wait for the kernel forever
+                    exc.kernel_still_running = True
+                    raise exc
                 time.sleep(0.001)
         end.synchronize()
         return cp.cuda.get_elapsed_time(start, end) / 1e3
