@@ -119,7 +119,25 @@ class GpuModule:
 
     def get_global(self, name):
         ptr = self.raw.get_global(name)
-        return int(ptr.ptr), int(ptr.mem.size)
+        size = int(ptr.mem.size) or self._driver_size(name)
+        return int(ptr.ptr), size
+
+    def _driver_size(self, name) -> int:
+        """A module variable's size in bytes, from the driver (CuPy reports 0): without it the
+        user's `__device__` variables could not be saved, compared and restored around a launch."""
+        import ctypes
+
+        try:
+            self.function(self.names[0])  # the module is loaded with its first function
+            handle = getattr(self.raw, "module", None) or getattr(self.raw, "_module", None)
+            module = int(handle.ptr)
+            cuda = ctypes.CDLL("libcuda.so.1")
+            dptr, size = ctypes.c_uint64(), ctypes.c_size_t()
+            status = cuda.cuModuleGetGlobal_v2(ctypes.byref(dptr), ctypes.byref(size),
+                                               ctypes.c_void_p(module), name.encode())
+        except (AttributeError, IndexError, OSError, TypeError, GmprofError):
+            return 0
+        return int(size.value) if status == 0 else 0
 
     def static_shared_bytes(self, name) -> int:
         return int(self.function(name).shared_size_bytes)
