@@ -152,9 +152,16 @@ def main(argv: list[str] | None = None) -> int:
             return args.run(args)
     except GmprofError as exc:
         print(exc.render(), file=sys.stderr)
-        if isinstance(exc, CheckFailed):
-            return getattr(args, "error_exitcode", EXIT_CHECK_FAILED)
-        return exc.exit_status
+        status = (getattr(args, "error_exitcode", EXIT_CHECK_FAILED)
+                  if isinstance(exc, CheckFailed) else exc.exit_status)
+        if getattr(exc, "kernel_still_running", False):
+            # a GPU kernel past --timeout cannot be stopped from the host; the interpreter's
+            # exit would wait for it in CUDA's clean-up, ending the process ends it
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os._exit(status)
+        return status
     except KeyboardInterrupt:
         print("gmprof: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
