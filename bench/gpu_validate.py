@@ -36,7 +36,7 @@ def samples(names=None):
 
 
 def run_samples(out: Path, names, size: str, modes):
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
     from gmprof.runtime.samples import run_sample, sample_profiler
     from gmprof.driver import load_sample
 
@@ -81,7 +81,7 @@ def run_samples(out: Path, names, size: str, modes):
 
 def memcheck_inner(names):
     """Runs inside compute-sanitizer: instrumented kernels of every sample, small sizes."""
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
     from gmprof.runtime.samples import run_sample
 
     for name in names:

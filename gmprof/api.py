@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .errors import ArgumentError, GmprofError, InputError, OptionError
 from .options import count, rate
-from .passes.plan import Mode
+from .mode import Mode
 from .report.model import Report
 
 

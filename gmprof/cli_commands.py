@@ -1,4 +1,5 @@
-"""Subcommands instrument, profile, compare and bench (argument parsing and output only).
+"""The subcommands parse, analyze, instrument, profile and compare (argument parsing and
+output only; `bench` is gmprof/bench.py, the entry point gmprof/cli.py).
 
 Every option's range is checked by gmprof.options (a bad value is argparse's usage error, status
 2), every output file goes through gmprof.outputs (checked before the run, written whole, all
@@ -15,6 +16,67 @@ import numpy as np
 
 from . import options as O
 from .errors import EXIT_CHECK_FAILED, GmprofError, OptionError
+from .report.accuracy import accuracy_loss
+
+
+def _add_frontend_options(p) -> None:
+    p.add_argument("file", help="CUDA source file (.cu)")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
+                   help="define a macro, as for nvcc")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="add a directory to the search path for #include \"...\"")
+
+
+def load_tu(args):
+    from .frontend.program import load, parse_define_option
+
+    defines = dict(parse_define_option(d) for d in args.defines)
+    return load(args.file, defines=defines, include_dirs=args.include_dirs)
+
+
+def _console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def _print_warnings(warnings) -> None:
+    for w in warnings:
+        print(w.render(), file=sys.stderr)
+
+
+def cmd_parse(args) -> int:
+    from .passes.pipeline import analyze
+    from .report.inventory import inventory, render_text
+
+    tu = load_tu(args)
+    program = analyze(tu, upto="accesses")
+    data = inventory(tu, program)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        render_text(data, _console())
+        _print_warnings(tu.warnings)
+    return 0
+
+
+def cmd_analyze(args) -> int:
+    from .passes.pipeline import analyze
+    from .report.analysis import analysis, render_text
+
+    tu = load_tu(args)
+    program = analyze(tu)
+    if args.kernel is not None and args.kernel not in program.extra["kernels"]:
+        from .runtime.launch_input import missing_kernel
+
+        raise missing_kernel(tu, args.kernel)
+    data = analysis(program, args.kernel)
+    if args.json:
+        print(json.dumps(data, indent=2, default=str))
+    else:
+        render_text(data, _console(), verbose=args.verbose)
+        _print_warnings(tu.warnings)
+    return 0
 
 
 def _mode_options(p) -> None:
@@ -47,7 +109,7 @@ def _check_options(p) -> None:
 
 
 def _mode(args):
-    from .passes.plan import Mode
+    from .mode import Mode
 
     try:
         return Mode.parse(args.mode, threshold=args.threshold, counter_bits=args.counter_bits,
@@ -83,9 +145,9 @@ def cmd_instrument(args) -> int:
     from .passes.pipeline import analyze
     from .passes.plan import plan_counters
     from .passes.rewrite import emit, instrument
+    from .passes.targets import NVCC, NVRTC
     from .report.plan_json import plan_json
     from .runtime.launch_input import missing_kernel
-    from .cli import load_tu
 
     # the output names are checked before any work; the inputs (the source and every header it
     # includes) are known once it is read, and checked again then
@@ -105,7 +167,7 @@ def cmd_instrument(args) -> int:
     plan = plan_counters(program, mode)
     patches, rewriter = instrument(plan)
     defines = plan.mode.defines() | {"GMPROF_SHARED_BASES": int(rewriter.needs_shared_bases)}
-    text = emit(program, patches, device_only=args.device_only, defines=defines)
+    text = emit(program, patches, NVRTC if args.device_only else NVCC, defines=defines)
     sidecar = plan_json(plan, defines, args.output)
     outs.put(out, text)
     outs.put(side, json.dumps(sidecar, indent=2, default=str))
@@ -132,7 +194,6 @@ def _reserve_reports(args, inputs):
 
 
 def _print_report(report, args, outs=None, files=None) -> None:
-    from .cli import _console
     from .report.render import csv_text, html_text, json_text, render_text
 
     if args.json:
@@ -231,35 +292,14 @@ def _profile_sample(args, directory: Path, mode) -> int:
 PAPER_MODES = ("basic", "SA", "SA-NA", "SA-NA-SM", "SA-NA-SM-TH", "default")
 
 
-def accuracy_loss(report, reference) -> float:
-    """The paper's 6.2: |count - exact| / exact per element, averaged over the elements an
-    exact count saw, then over arrays."""
-    losses = []
-    for ref in reference.arrays:
-        try:
-            got = report.array(ref.name)
-        except KeyError:
-            continue
-        exact = ref.counts.astype(float)
-        mask = exact > 0
-        if not mask.any():
-            continue
-        counts = got.counts.astype(float)
-        if got.threshold is not None:
-            counts = np.minimum(counts, got.threshold)
-        losses.append(float(np.mean(np.abs(counts[mask] - exact[mask]) / exact[mask])))
-    return float(np.mean(losses)) if losses else 0.0
-
-
 def cmd_compare(args) -> int:
     from rich.table import Table
     from rich.text import Text
 
     from .api import profiler
     from .argspec import parse_dim3
-    from .cli import _console
     from .frontend.program import parse_define_option
-    from .passes.plan import Mode
+    from .mode import Mode
 
     grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
     rates = args.sampling
@@ -304,7 +344,21 @@ def cmd_compare(args) -> int:
     return _failed_checks(reports, args)
 
 
-def register(sub, add_frontend_options) -> None:
+def register(sub) -> None:
+    add_frontend_options = _add_frontend_options
+    p = sub.add_parser("parse", help="list device functions, memory objects and access sites")
+    add_frontend_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.parse/1)")
+    p.set_defaults(run=cmd_parse)
+
+    p = sub.add_parser("analyze", help="classify every access site (static, tid-invariant, "
+                                       "warp-uniform, loop-invariant) with reasons")
+    add_frontend_options(p)
+    p.add_argument("--kernel", help="only this kernel")
+    p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.analyze/1)")
+    p.add_argument("-v", "--verbose", action="store_true", help="also say why classes fail")
+    p.set_defaults(run=cmd_analyze)
+
     p = sub.add_parser("instrument", help="write instrumented CUDA and a JSON sidecar")
     add_frontend_options(p)
     p.add_argument("-o", "--output", required=True, help="instrumented .cu to write")
@@ -356,9 +410,3 @@ def register(sub, add_frontend_options) -> None:
     p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0)
     _check_options(p)
     p.set_defaults(run=cmd_compare)
-
-    try:
-        from .bench import register as register_bench
-    except ImportError:
-        return
-    register_bench(sub)

@@ -17,6 +17,7 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 
 from ..errors import CompileError, GmprofError, KernelTimeout, OptionError
+from ..passes.targets import NVRTC
 
 
 class Module(Protocol):
@@ -31,6 +32,7 @@ class Backend(Protocol):
     device: str
     max_threads_per_block: int
     max_shared_per_block: int  # with opt-in (dynamic + static)
+    target: Any  # passes.targets.Target: what the generated source is written for
     def compile(self, source: str, names: Sequence[str], options: Sequence[str] = (),
                 filename: str = "kernel.cu") -> Module: ...
     def to_device(self, array: np.ndarray) -> Any: ...
@@ -145,6 +147,7 @@ class GpuModule:
 
 class GpuBackend:
     name = "gpu"
+    target = NVRTC  # what the generated source is written for
 
     def __init__(self):
         import cupy as cp

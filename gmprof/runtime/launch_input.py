@@ -15,7 +15,7 @@ import numpy as np
 
 from gmprof.errors import ArgumentError, GmprofError, OptionError
 from gmprof.options import count, launch_dims, not_text, seconds
-from gmprof.passes.plan import Mode
+from gmprof.mode import Mode
 
 from . import launchargs
 from .launchenv import LaunchEnv, split_name_expression

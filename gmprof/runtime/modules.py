@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gmprof.passes.rewrite import emit, instrument, native_patches
+from gmprof.passes.rewrite import emit, instrument
 
 from .launchenv import _SCALAR_SIZES, clean_type, vector_size
 
@@ -29,16 +29,14 @@ class Modules:
     def source(self, plan, sm=None):
         """(text, defines) of the device translation unit for this backend: instrumented for
         a plan, native for None."""
-        cpu = self.backend.name == "cpu"
+        target = self.backend.target
         if plan is None:
-            patches = native_patches(self.program, cpu=cpu)
-            text = emit(self.program, patches, device_only=True, cpu=cpu, header=False,
-                        extra=self._sizeof_kernel())
+            text = emit(self.program, {}, target, header=False, extra=self._sizeof_kernel())
             return text, {}
-        patches, rewriter = instrument(plan, cpu=cpu)
+        patches, rewriter = instrument(plan)
         defines = plan.mode.defines(sm=sm) | {
             "GMPROF_SHARED_BASES": int(rewriter.needs_shared_bases)}
-        text = emit(self.program, patches, device_only=True, cpu=cpu, header=True)
+        text = emit(self.program, patches, target, header=True)
         return text, defines
 
     def module(self, plan, names, sm=None):

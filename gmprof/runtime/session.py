@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gmprof.passes.plan import Mode, plan_counters
+from gmprof.mode import Mode
+from gmprof.passes.plan import plan_counters
 from gmprof.report.decode import decode
 from gmprof.report.findings import add_findings
 from gmprof.report.model import Report, RunInfo

@@ -14,7 +14,8 @@ import pytest
 from gmprof.driver import load_sample
 from gmprof.frontend.program import load
 from gmprof.passes.pipeline import analyze
-from gmprof.passes.plan import Mode, plan_counters
+from gmprof.mode import Mode
+from gmprof.passes.plan import plan_counters
 from gmprof.passes.rewrite import emit, instrument
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +55,7 @@ def instrumented(path, defines, includes, variant, header=True):
     plan = plan_counters(program, mode)
     patches, rw = instrument(plan)
     defs = plan.mode.defines() | {"GMPROF_SHARED_BASES": int(rw.needs_shared_bases)}
-    return emit(program, patches, device_only=False, defines=defs, header=header), program
+    return emit(program, patches, defines=defs, header=header), program
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
@@ -75,7 +76,7 @@ def test_instrumented_code_compiles_with_nvcc(name, path, defines, includes, var
 def test_unpatched_code_is_reproduced_byte_for_byte():
     path = ROOT / "tests" / "passes" / "kernels" / "paper.cu"
     program = analyze(load(path))
-    text = emit(program, {}, device_only=False, header=False)
+    text = emit(program, {}, header=False)
     assert text == path.read_text()
 
 

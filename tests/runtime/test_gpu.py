@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import gmprof
-from gmprof.passes.plan import Mode
+from gmprof.mode import Mode
 
 pytestmark = pytest.mark.gpu
 ROOT = Path(__file__).resolve().parents[2]

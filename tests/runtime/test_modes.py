@@ -9,7 +9,7 @@ import pytest
 
 import gmprof
 from gmprof.errors import ArgumentError, GmprofError
-from gmprof.passes.plan import Mode
+from gmprof.mode import Mode
 from gmprof.runtime.samples import run_sample, sample_profiler
 from gmprof.driver import load_sample
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gmprof
-from gmprof.passes.plan import Mode
+from gmprof.mode import Mode
 
 KERNELS = r"""
 #define TILE_X 8

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from gmprof.driver import load_sample
-from gmprof.passes.plan import Mode
+from gmprof.mode import Mode
 from gmprof.runtime.samples import run_sample, sample_profiler
 
 ROOT = Path(__file__).resolve().parents[2]
