@@ -16,7 +16,9 @@ import numpy as np
 
 from . import options as O
 from .errors import EXIT_CHECK_FAILED, GmprofError, OptionError
+from .passes.pipeline import ANALYSIS_STAGES, STAGES, Pipeline
 from .report.accuracy import accuracy_loss
+from .runtime.launch_input import missing_kernel
 
 
 def _add_frontend_options(p) -> None:
@@ -27,11 +29,16 @@ def _add_frontend_options(p) -> None:
                    help="add a directory to the search path for #include \"...\"")
 
 
-def load_tu(args):
-    from .frontend.program import load, parse_define_option
+def _pipeline(args) -> Pipeline:
+    return Pipeline(dump_after=getattr(args, "dump_after", None))
+
+
+def load_tu(args, pipeline: Pipeline | None = None):
+    from .frontend.program import parse_define_option
 
     defines = dict(parse_define_option(d) for d in args.defines)
-    return load(args.file, defines=defines, include_dirs=args.include_dirs)
+    return (pipeline or Pipeline()).load(args.file, defines=defines,
+                                         include_dirs=args.include_dirs)
 
 
 def _console(stderr: bool = False):
@@ -46,11 +53,11 @@ def _print_warnings(warnings) -> None:
 
 
 def cmd_parse(args) -> int:
-    from .passes.pipeline import analyze
     from .report.inventory import inventory, render_text
 
-    tu = load_tu(args)
-    program = analyze(tu, upto="accesses")
+    pipeline = Pipeline()
+    tu = load_tu(args, pipeline)
+    program = pipeline.analyze(tu, upto="accesses")
     data = inventory(tu, program)
     if args.json:
         print(json.dumps(data, indent=2))
@@ -61,14 +68,12 @@ def cmd_parse(args) -> int:
 
 
 def cmd_analyze(args) -> int:
-    from .passes.pipeline import analyze
     from .report.analysis import analysis, render_text
 
-    tu = load_tu(args)
-    program = analyze(tu)
-    if args.kernel is not None and args.kernel not in program.extra["kernels"]:
-        from .runtime.launch_input import missing_kernel
-
+    pipeline = _pipeline(args)
+    tu = load_tu(args, pipeline)
+    program = pipeline.analyze(tu)
+    if args.kernel is not None and args.kernel not in program.kernels:
         raise missing_kernel(tu, args.kernel)
     data = analysis(program, args.kernel)
     if args.json:
@@ -142,12 +147,8 @@ def _failed_checks(reports, args) -> int:
 
 def cmd_instrument(args) -> int:
     from .outputs import Outputs, source_inputs
-    from .passes.pipeline import analyze
-    from .passes.plan import plan_counters
-    from .passes.rewrite import emit, instrument
     from .passes.targets import NVCC, NVRTC
     from .report.plan_json import plan_json
-    from .runtime.launch_input import missing_kernel
 
     # the output names are checked before any work; the inputs (the source and every header it
     # includes) are known once it is read, and checked again then
@@ -156,19 +157,19 @@ def cmd_instrument(args) -> int:
     side = outs.reserve(str(args.output) + ".json", "-o (its sidecar)", allow_stdout=False,
                         regular_only=True)
     mode = _mode(args)
-    tu = load_tu(args)
+    pipeline = _pipeline(args)
+    tu = load_tu(args, pipeline)
     outs = Outputs(inputs=source_inputs(tu, [args.file]))
     out = outs.reserve(args.output, "-o", allow_stdout=False, regular_only=True)
     side = outs.reserve(str(args.output) + ".json", "-o (its sidecar)", allow_stdout=False,
                         regular_only=True)
-    program = analyze(tu)
-    if args.kernel and args.kernel not in program.extra["kernels"]:
+    program = pipeline.analyze(tu)
+    if args.kernel and args.kernel not in program.kernels:
         raise missing_kernel(tu, args.kernel)
-    plan = plan_counters(program, mode)
-    patches, rewriter = instrument(plan)
-    defines = plan.mode.defines() | {"GMPROF_SHARED_BASES": int(rewriter.needs_shared_bases)}
-    text = emit(program, patches, NVRTC if args.device_only else NVCC, defines=defines)
-    sidecar = plan_json(plan, defines, args.output)
+    plan = pipeline.plan(program, mode)
+    text, done = pipeline.instrumented_source(program, plan,
+                                              NVRTC if args.device_only else NVCC)
+    sidecar = plan_json(plan, done.defines, args.output)
     outs.put(out, text)
     outs.put(side, json.dumps(sidecar, indent=2, default=str))
     outs.commit()  # both or neither
@@ -344,6 +345,12 @@ def cmd_compare(args) -> int:
     return _failed_checks(reports, args)
 
 
+def _dump_option(p, stages) -> None:
+    p.add_argument("--dump-after", choices=stages, metavar="PASS",
+                   help="print the program after this pass to standard error (passes: "
+                        f"{', '.join(stages)})")
+
+
 def register(sub) -> None:
     add_frontend_options = _add_frontend_options
     p = sub.add_parser("parse", help="list device functions, memory objects and access sites")
@@ -357,6 +364,7 @@ def register(sub) -> None:
     p.add_argument("--kernel", help="only this kernel")
     p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.analyze/1)")
     p.add_argument("-v", "--verbose", action="store_true", help="also say why classes fail")
+    _dump_option(p, ANALYSIS_STAGES)
     p.set_defaults(run=cmd_analyze)
 
     p = sub.add_parser("instrument", help="write instrumented CUDA and a JSON sidecar")
@@ -366,6 +374,7 @@ def register(sub) -> None:
     p.add_argument("--device-only", action="store_true",
                    help="drop host code (for NVRTC); by default host code is kept for nvcc")
     _mode_options(p)
+    _dump_option(p, STAGES)
     p.set_defaults(run=cmd_instrument)
 
     p = sub.add_parser("profile", help="profile a kernel launch, or a sample directory")

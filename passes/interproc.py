@@ -55,13 +55,13 @@ class ClassifyKernels:
 
     def kernel(self, facts) -> KernelAnalysis:
         result = KernelAnalysis(facts)
-        values = self.program.values(facts, Context(facts))
+        values = self.program.values.of(facts, Context(facts))
         frame_tail: list[Frame] = []
         self._function(result, facts, values, frame_tail, chain=(), bindings={})
         return result
 
     def _function(self, result, facts, values, caller_frames, chain, bindings):
-        guards = self.program.guards(facts)
+        guards = facts.guards
         for site in facts.sites:
             frames = [Frame(facts, values, guards, site.node)] + caller_frames
             sc = Classifier(frames).classify(site, chain)
@@ -105,8 +105,8 @@ class ClassifyKernels:
                                                                    c_ast.Typename):
                         params[sym] = values.value(call.name.args[k])
             ctx = Context(callee, params, values.context, call, values.context.depth + 1)
-            callee_values = self.program.values(callee, ctx)
-            frame = Frame(facts, values, self.program.guards(facts), call)
+            callee_values = self.program.values.of(callee, ctx)
+            frame = Frame(facts, values, facts.guards, call)
             result.calls.append((chain + (call,), callee))
             self._function(result, callee, callee_values, [frame] + caller_frames,
                            chain + (call,), new_bindings)

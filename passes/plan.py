@@ -90,7 +90,7 @@ class PlanCounters:
 
     def run(self) -> Plan:
         self._slots()
-        kernels = self.program.extra["kernels"]
+        kernels = self.program.kernels
         self.plan.kernels = list(kernels)
         by_site: dict = {}
         for ka in kernels.values():
@@ -136,7 +136,7 @@ class PlanCounters:
                               "supports 64 (GMPROF_MAX_OBJECTS)")
         if self.mode.enhanced:
             for facts in self.program.functions:
-                lr = facts.extra.get("liveranges")
+                lr = facts.liveranges
                 for obj in (lr.arrays() if lr else []):
                     slot = self.plan.slot_of(obj)
                     if slot is not None:
@@ -166,14 +166,14 @@ class PlanCounters:
                             "its accesses are not counted")
         plan = SitePlan(site, HOOK, "EACH", slot, classes=classes)
         if mode.enhanced and slot is not None and slot.live_ranges:
-            lr = site.function and self.program.facts(site.function.name).extra["liveranges"]
+            lr = site.function and self.program.facts(site.function.name).liveranges
             starts = {x.site for xs in lr.starts.values() for x in xs} if lr else set()
             if site in starts:
                 plan.strategy = LR_START
                 plan.reason = "starts a live range (enhanced mode)"
                 return plan
         if mode.enhanced:
-            lr = self.program.facts(site.function.name).extra["liveranges"]
+            lr = self.program.facts(site.function.name).liveranges
             for shared, ends in (lr.ends.items() if lr else ()):
                 if any(x.site is site for x in ends):
                     plan.lr_end_of = self.plan.slot_of(shared)

@@ -73,7 +73,7 @@ class InstrumentSource:
     def run(self) -> dict:
         mode = self.plan.mode
         for facts in self.program.functions:
-            self._parents = facts.extra["parents"]
+            self._parents = facts.parents
             self._facts = facts
             for site in facts.sites:
                 sp = self.plan.sites.get(site)

@@ -160,8 +160,8 @@ class ValueAnalysis:
         self.program = program
         self.facts = facts
         self.names: Names = facts.names
-        self.reaching: Reaching = facts.extra["dataflow"]
-        self.loops: Loops = facts.extra["loops"]
+        self.reaching: Reaching = facts.dataflow
+        self.loops: Loops = facts.loops
         self.context = context or Context(facts)
         self.sites_by_node = {s.node: s for s in facts.sites}
         self.written_objects = _written_objects(facts)
@@ -327,7 +327,7 @@ class ValueAnalysis:
         """Dependences of the conditions that decide whether each definition ran: enclosing
         if/?:/&&/|| conditions, and the conditions of loops around a definition but not
         around the use."""
-        guards = self.program.guards(self.facts)
+        guards = self.facts.guards
         use_loops = set(self.loops.of(use))
         parts = []
         for d in defs:
@@ -741,7 +741,26 @@ class ValueAnalysis:
         params = {sym: (arg_values[k] if k < len(arg_values) else UNKNOWN_VALUE)
                   for k, sym in enumerate(fn_facts.names.params)}
         ctx = Context(fn_facts, params, self.context, call, self.context.depth + 1)
-        return self.program.values(fn_facts, ctx).value(items[0].expr)
+        return self.program.values.of(fn_facts, ctx).value(items[0].expr)
+
+
+class ValueAnalyses:
+    """The values pass's result: a ValueAnalysis per function per calling context, each
+    function's own context made by the pass, call chains' on demand (memoised by the function's
+    facts and the chain of call nodes)."""
+
+    def __init__(self, program):
+        self.program = program
+        self._analyses: dict = {}
+        for facts in program.functions:
+            self.of(facts)
+
+    def of(self, facts, context: Context | None = None) -> ValueAnalysis:
+        context = context or Context(facts)
+        key = (facts, context.chain)
+        if key not in self._analyses:
+            self._analyses[key] = ValueAnalysis(self.program, facts, context)
+        return self._analyses[key]
 
 
 def _written_objects(facts) -> set:

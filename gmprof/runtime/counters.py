@@ -62,7 +62,7 @@ def layout_slots(program, plan, li, native) -> dict:
     env = li.env
     facts = li.facts
     reachable = {facts.name} | {callee.name for _, callee in
-                                program.extra["kernels"][facts.name].calls}
+                                program.kernels[facts.name].calls}
     out: dict = {}
     profile = plan.mode.profile
     for slot in plan.slots:

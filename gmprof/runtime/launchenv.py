@@ -105,7 +105,7 @@ class LaunchEnv:
         self.block = block
         self.scalars = scalars
         self.sizes = dict(sizes or {})  # type text -> bytes (from the compiled module)
-        self.values = program.values(kernel_facts)
+        self.values = program.values.of(kernel_facts)
         self.type_args: dict[str, str] = {}
         self.value_args: dict[str, object] = {}
         params = kernel_facts.function.template_params

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from gmprof.passes.rewrite import emit, instrument
+from gmprof.passes.pipeline import Pipeline
 
 from .launchenv import _SCALAR_SIZES, clean_type, vector_size
 
 
 class Modules:
-    def __init__(self, program, backend, defines: dict):
+    def __init__(self, program, backend, defines: dict, pipeline: Pipeline | None = None):
         self.program = program
+        self.pipeline = pipeline or Pipeline()
         self.tu = program.tu
         self.backend = backend
         self.defines = dict(defines)
@@ -31,13 +32,13 @@ class Modules:
         a plan, native for None."""
         target = self.backend.target
         if plan is None:
-            text = emit(self.program, {}, target, header=False, extra=self._sizeof_kernel())
+            text = self.pipeline.emit(self.program, None, target, header=False,
+                                      extra=self._sizeof_kernel())
             return text, {}
-        patches, rewriter = instrument(plan)
-        defines = plan.mode.defines(sm=sm) | {
-            "GMPROF_SHARED_BASES": int(rewriter.needs_shared_bases)}
-        text = emit(self.program, patches, target, header=True)
-        return text, defines
+        # the macros go to the compiler, not into the text (one text serves SM on and off)
+        text, done = self.pipeline.instrumented_source(self.program, plan, target, sm=sm,
+                                                       defines=False)
+        return text, done.defines
 
     def module(self, plan, names, sm=None):
         """The compiled module of a plan (None: native) holding the kernels `names`."""

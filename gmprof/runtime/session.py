@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gmprof.mode import Mode
-from gmprof.passes.plan import plan_counters
+from gmprof.passes.pipeline import Pipeline
 from gmprof.report.decode import decode
 from gmprof.report.findings import add_findings
 from gmprof.report.model import Report, RunInfo
@@ -47,21 +47,20 @@ class LaunchResult:
 class Profiler:
     def __init__(self, path=None, *, text: str | None = None, name: str | None = None,
                  defines: dict | None = None, include_dirs=None, backend: str = "auto"):
-        from gmprof.frontend.program import load
-        from gmprof.passes.pipeline import analyze
-
-        self.tu = load(path, text=text, name=name, defines=defines, include_dirs=include_dirs)
-        self.program = analyze(self.tu)
+        self.pipeline = Pipeline()
+        self.tu = self.pipeline.load(path, text=text, name=name, defines=defines,
+                                     include_dirs=include_dirs)
+        self.program = self.pipeline.analyze(self.tu)
         self.backend = get_backend(backend)
         self.defines = dict(defines or {})
-        self.modules = Modules(self.program, self.backend, self.defines)
+        self.modules = Modules(self.program, self.backend, self.defines, self.pipeline)
         self._plans: dict = {}
         self._static = StaticLaunchCounts(self.program)
 
     def plan(self, mode: Mode, demoted: frozenset = frozenset()):
         key = (mode, demoted)
         if key not in self._plans:
-            self._plans[key] = plan_counters(self.program, mode, demoted=demoted)
+            self._plans[key] = self.pipeline.plan(self.program, mode, demoted)
         return self._plans[key]
 
     def kernel_facts(self, name_expression):
@@ -125,7 +124,7 @@ class Profiler:
         info.counter_bytes = C.counter_bytes(slots, area.words * area.replicas, mode)
 
         # 5. the report
-        ka = self.program.extra["kernels"][li.kernel]
+        ka = self.program.kernels[li.kernel]
         report, trace = decode(plan, li.kernel, ka, slots, runs.counters, static.counts,
                                static.demoted, info, mode, self.tu.warnings)
         # the native run's launch diagnostics (the instrumented run's repeat them)

@@ -37,7 +37,7 @@ class StaticLaunchCounts:
 
     def evaluate(self, plan, li, global_size) -> StaticSites:
         """global_size(name) -> bytes of a file-scope variable (from the native module)."""
-        ka = self.program.extra["kernels"][li.kernel]
+        ka = self.program.kernels[li.kernel]
         env = li.env
         counts: dict = {}
         demoted = set()

@@ -97,7 +97,7 @@ def test_uniformity_and_static_claims_per_site(name):
                                      launch.shared_mem, mode=Mode.parse("trace"))
         records = traced.trace
         kernel = launch.kernel.split("<")[0]
-        ka = prof.program.extra["kernels"][kernel]
+        ka = prof.program.kernels[kernel]
         plan = traced.plan
         for sc in ka.classes:
             site = sc.site
