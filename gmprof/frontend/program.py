@@ -170,6 +170,11 @@ class _Loader:
         tu.files.append(source)
         toks = scan(source.text)
         self.tokens[source] = toks
+        for tok in toks:
+            # as nvcc: a block comment that never closes is an error, not a file that ends early
+            if tok.kind == "comment" and tok.text.startswith("/*") and \
+                    (len(tok.text) < 4 or not tok.text.endswith("*/")):
+                raise GmprofError("unterminated comment", source.location(tok.start))
         tu.oracle.scan_tokens(toks)
         segs = S.segment(source, toks)
         tu.segments[source] = segs
@@ -217,6 +222,9 @@ class _Loader:
                 tu.functions.append(fn)
             elif seg.kind == S.VARIABLE and seg.space != "host":
                 tu.variables.append(FileVariable(seg.name, seg.space, source, seg))
+        if self.cond.depth != depth_at_start and depth == 0:
+            # as nvcc: the file the user named must close every conditional it opens
+            raise GmprofError("unterminated #if", self.cond.open_location())
         if self.cond.depth != depth_at_start and depth > 0:
             # An included file may legitimately open a conditional that the includer closes
             # (rare); report it but carry on.
