@@ -22,7 +22,8 @@ from .build import ParsedFunction
 from .oracle import TypeOracle
 from .parser import get_parser
 from .preprocess import Conditionals, Macro
-from .scan import Tok, directive_body, scan
+from .head import read_head, unknown_head_call
+from .scan import Tok, blank, directive_body, scan
 from .source import SourceFile, read_source
 
 _MAX_INCLUDE_DEPTH = 40
@@ -193,6 +194,9 @@ class _Loader:
             while k < len(toks) and toks[k].end <= seg.end:
                 k += 1
             seg_tokens = toks[tok_index:k]
+            head_blanks = []
+            if active and seg.kind == S.FUNCTION and seg.keywords & self.cond.macros.keys():
+                head_blanks = self.expand_head(seg, seg_tokens)
             if not (active and seg.kind == S.FUNCTION and seg.is_device_function):
                 # Directives inside a segment that is not parsed (host code, inactive code, a
                 # declaration split by `#ifdef __CUDACC__ ... #endif`) still open and close
@@ -212,6 +216,10 @@ class _Loader:
                 fn = Function(seg.name or "<anonymous>", seg.space, source, seg, text)
                 try:
                     fn.view = self.cond.parse_view(text, seg.start, body_tokens, source.location)
+                    for start, end in head_blanks:
+                        fn.view = fn.view[:start - seg.start] + \
+                            blank(fn.view[start - seg.start:end - seg.start]) + \
+                            fn.view[end - seg.start:]
                 except GmprofError as exc:
                     fn.error = exc
                 tu.functions.append(fn)
@@ -223,6 +231,18 @@ class _Loader:
             tu.warnings.append(Diagnostic("unbalanced-conditional",
                                           f"{source.name} leaves an #if open",
                                           self.cond.open_location()))
+
+    def expand_head(self, seg: S.Segment, seg_tokens: list[Tok]) -> list:
+        """Qualifier macros in a function's head (`KERNEL void k()`, `void LB(256) k()`): the
+        segment's space and name as their expansion says; the spans to blank in its view."""
+        head_tokens = [t for t in seg_tokens if t.start < seg.body_start
+                       and t.kind not in ("comment", "dir")]
+        head = read_head(head_tokens, self.cond.macros, S.function_name)
+        if head is None:
+            return []
+        seg.space = S.function_space(set(seg.keywords) | head.words)
+        seg.name = head.name or seg.name
+        return head.blanks
 
     def include(self, source: SourceFile, seg: S.Segment, text: str, depth: int) -> None:
         tu = self.tu
@@ -264,7 +284,17 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
         fn.parsed = parser.parse_function(fn.view, fn.source, fn.segment.start, tu.oracle)
     except GmprofError as exc:
         fn.error = exc
-        tu.warnings.append(_unparsed_warning(fn, exc))
+        where = exc.location
+        head = [t for t in scan(fn.source.text[fn.segment.start:fn.segment.body_start])
+                if t.kind not in ("comment", "dir")]
+        unknown = unknown_head_call(head, tu.macros)
+        if unknown is not None and where is not None and \
+                fn.source.lines.line_start(where.line) + where.col - 1 < \
+                fn.segment.body_start:
+            fn.error = GmprofError(f"{exc.message}; `{unknown}(...)` in its head is no macro "
+                                   "gmprof knows (is the header defining it on the -I path?)",
+                                   where)
+        tu.warnings.append(_unparsed_warning(fn, fn.error))
     except RecursionError:
         fn.error = GmprofError("function too deeply nested to parse", fn.location)
         tu.warnings.append(_unparsed_warning(fn, fn.error))

@@ -56,3 +56,116 @@ def test_compound_literal_and_enum_in_a_function():
     np.testing.assert_array_equal(a, np.arange(8) + np.r_[np.arange(6) + 3, 0, 0])
     np.testing.assert_array_equal(r.array("a").counts, [1] * 6 + [0, 0])
     assert (r.array("a").reads, r.array("a").writes) == (6, 6)
+
+
+# -- macros in a function's head --------------------------------------------------------------
+
+HEAD_MACROS = """\
+#define LAUNCH_BOUNDS(t, b) __launch_bounds__(t, b)
+#define NO_BOUNDS(t, b)
+#define CALLABLE __host__ __device__
+#define KERNEL __global__
+CALLABLE inline float twice(float x) { return 2.0f * x; }
+__global__ void LAUNCH_BOUNDS(64, 1) bounded(float *a) { a[threadIdx.x] = twice(a[threadIdx.x]); }
+__global__ void
+NO_BOUNDS (64, 1)
+unbounded(float *a) { a[threadIdx.x] += 1.0f; }
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) tiled(float *a) { a[threadIdx.x] -= BLOCK; }
+KERNEL void plain(float *a, const float *b) { a[threadIdx.x] = b[0]; }
+"""
+
+
+def test_macros_in_a_function_head_name_it_and_make_it_a_device_function():
+    tu = load(text=HEAD_MACROS, name="t.cu")
+    assert [(f.name, f.space, f.parsed is not None) for f in tu.functions] == [
+        ("twice", "host_device", True), ("bounded", "global", True),
+        ("unbounded", "global", True), ("tiled", "global", True), ("plain", "global", True)]
+    assert not tu.warnings
+    assert sites(HEAD_MACROS, "bounded") == [(6, "a", "write"), (6, "a", "read")]
+    assert sites(HEAD_MACROS, "tiled") == [(11, "a", "read-write")]
+    assert sites(HEAD_MACROS, "plain") == [(12, "a", "write"), (12, "b", "read")]
+
+
+@pytest.mark.parametrize("kernel,expect,counts", [
+    ("bounded", lambda a: 2 * a, [2] * 16),      # read and write of its own element
+    ("unbounded", lambda a: a + 1, [1] * 16),    # one read-write
+    ("tiled<8>", lambda a: a - 8, [1] * 16),
+])
+def test_macros_in_a_function_head_counted(kernel, expect, counts):
+    a = np.arange(16, dtype=np.float32)
+    want = expect(a.copy())
+    r = run(HEAD_MACROS, kernel, (1,), (16,), [a])
+    np.testing.assert_array_equal(a, want)
+    np.testing.assert_array_equal(r.array("a").counts, counts)
+
+
+def test_a_macro_in_a_head_reaching_a_launch():
+    a = np.zeros(4, np.float32)
+    b = np.array([7], np.float32)
+    r = run(HEAD_MACROS, "plain", (1,), (4,), [a, b])
+    np.testing.assert_array_equal(a, [7] * 4)
+    np.testing.assert_array_equal(r.array("b").counts, [4])
+    np.testing.assert_array_equal(r.array("a").counts, [1] * 4)
+
+
+def test_an_unknown_macro_in_a_head_is_a_warning_naming_the_function():
+    tu = load(text="__global__ void LB(64, 1) k(float *a) { a[0] = 1; }\n", name="t.cu")
+    (fn,) = tu.functions
+    assert (fn.name, fn.parsed) == ("k", None)
+    (w,) = tu.warnings
+    assert w.kind == "unparsed-function" and w.message.startswith("k: ")
+    assert "LB(...)" in w.message and (w.location.line, w.location.col) == (1, 27)
+
+
+# -- C++ name lookup: variables named like types ------------------------------------------------
+
+NAME_LOOKUP = """\
+#define RESTRICT __restrict__
+typedef struct latLong { float lat, lng; } LatLong;
+template <class T> struct Box { T v; };
+__global__ void nearest(LatLong *locs, float *dist, int n, float lat) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    LatLong *latLong = locs + g;
+    if (g < n) dist[g] = lat - latLong->lat;
+}
+__global__ void blocks(int *out, int max) {
+    int thread_id = threadIdx.x, thread_block, i;
+    for (thread_block = 0; thread_block < max; thread_block++)
+        out[thread_block * 4 + thread_id] = thread_block;
+    i = 0;
+    if (thread_id == 0) out[i] += 1;
+}
+template <class real>
+__global__ void scale(const real *RESTRICT P, const real *RESTRICT T, real *RESTRICT C) {
+    C[threadIdx.x] = P[0] * T[threadIdx.x];
+}
+"""
+
+
+def test_a_variable_hides_a_type_of_the_same_name():
+    assert sites(NAME_LOOKUP, "nearest") == [(7, "dist", "write"), (7, "locs", "read")]
+    assert sites(NAME_LOOKUP, "blocks") == [(12, "out", "write"), (14, "out", "read-write")]
+    # `T` is a template parameter of Box only; a parameter of scale elsewhere
+    assert sites(NAME_LOOKUP, "scale") == [(18, "C", "write"), (18, "P", "read"),
+                                           (18, "T", "read")]
+
+
+def test_a_variable_named_like_a_type_counted():
+    locs = np.zeros(8, dtype=[("lat", np.float32), ("lng", np.float32)])
+    locs["lat"] = np.arange(8)
+    dist = np.zeros(8, np.float32)
+    r = run(NAME_LOOKUP, "nearest", (2,), (4,), [locs, dist, np.int32(6), np.float32(10)])
+    np.testing.assert_array_equal(dist, np.r_[10 - np.arange(6), 0, 0])
+    np.testing.assert_array_equal(r.array("locs").counts, [1] * 6 + [0, 0])
+    out = np.zeros(12, np.int32)
+    r = run(NAME_LOOKUP, "blocks", (1,), (4,), [out, np.int32(3)])
+    # thread t writes out[4b + t] = b for b < 3, then thread 0 adds 1 to out[0]
+    np.testing.assert_array_equal(out, np.repeat(np.arange(3), 4) + np.eye(1, 12, dtype=int)[0])
+    np.testing.assert_array_equal(r.array("out").counts, [2] + [1] * 11)
+    P, T = np.array([3], np.float32), np.arange(4, dtype=np.float32)
+    C = np.zeros(4, np.float32)
+    r = run(NAME_LOOKUP, "scale<float>", (1,), (4,), [P, T, C])
+    np.testing.assert_array_equal(C, 3 * T)
+    np.testing.assert_array_equal(r.array("P").counts, [4])
+    np.testing.assert_array_equal(r.array("T").counts, [1] * 4)
