@@ -423,6 +423,8 @@ class _Rewriter:
             return "type" if self.is_type(self.val(i)) else "func"
         if after == "<<<":
             return "func"  # a templated kernel launched from device code
+        if after == "{":
+            return "type"  # cuda::aligned_size_t<16>{n}: a braced functional cast
         if after.startswith("::") and after_t == "IDENTIFIER":
             return "type"
         if after_t == "IDENTIFIER":

@@ -52,9 +52,33 @@ def parse_define(body: str, location: Location | None) -> Macro | None:
 # What nvcc defines in every compilation, host and device passes alike (`#ifdef __CUDACC__`
 # around `__host__ __device__` is common in shared headers), and the host platform's name, which
 # samples test with `#if defined(__linux__) ... #else #error`. -D options override these.
-# __CUDA_ARCH__ is left undefined: it differs between nvcc's passes, and which branch a profile
-# should see is the user's choice (-D__CUDA_ARCH__=800).
+# __CUDA_ARCH__ is added by `device_pass_defines`: gmprof reads a file as nvcc's device pass does.
 PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__cplusplus": "201703L"}
+DEFAULT_ARCH = "sm_90"
+
+
+def cuda_arch(arch: str | int | None) -> int:
+    """`__CUDA_ARCH__` for an architecture: 'sm_90', 'sm_90a', 'compute_80', '86' or 860 ->
+    900, 900, 800, 860, 860. None is DEFAULT_ARCH."""
+    if arch is None:
+        arch = DEFAULT_ARCH
+    if isinstance(arch, int) and not isinstance(arch, bool):
+        value = arch * 10 if arch < 100 else arch
+    else:
+        m = re.fullmatch(r"(?:sm_|compute_)?([1-9][0-9])[af]?", str(arch).strip())
+        if m is None:
+            raise GmprofError(f"--arch {arch}: expected an architecture such as sm_90 or "
+                              "compute_80")
+        value = int(m.group(1)) * 10
+    if not 100 <= value < 1000 or value % 10:
+        raise GmprofError(f"--arch {arch}: expected an architecture such as sm_90 or compute_80")
+    return value
+
+
+def device_pass_defines(arch: str | int | None) -> dict[str, str]:
+    """What nvcc's device pass adds to PREDEFINED: `__CUDA_ARCH__` (host code, which gmprof
+    never reads, sees it undefined in nvcc's host pass)."""
+    return {"__CUDA_ARCH__": str(cuda_arch(arch))}
 if sys.platform.startswith("linux"):
     PREDEFINED.update({"__linux__": "1", "__unix__": "1"})
 elif sys.platform == "win32":

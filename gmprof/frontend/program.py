@@ -21,7 +21,7 @@ from . import segment as S
 from .build import ParsedFunction
 from .oracle import TypeOracle
 from .parser import get_parser
-from .preprocess import Conditionals, Macro
+from .preprocess import Conditionals, Macro, device_pass_defines
 from .head import read_head, unknown_head_call
 from .scan import Tok, blank, directive_body, scan
 from .source import SourceFile, read_source
@@ -110,6 +110,8 @@ class TranslationUnit:
     warnings: list[Diagnostic] = field(default_factory=list)
     defines: dict = field(default_factory=dict)
     include_dirs: list = field(default_factory=list)
+    #: the `__CUDA_ARCH__` the file was read with (nvcc's device pass for --arch)
+    cuda_arch: int = 900
 
     def function(self, name: str) -> Function | None:
         for f in self.functions:
@@ -136,9 +138,12 @@ def parse_define_option(text: str) -> tuple[str, str | None]:
 
 def load(path: str | Path | None = None, *, text: str | None = None, name: str | None = None,
          defines: dict[str, str | None] | None = None,
-         include_dirs: list[str | Path] | None = None) -> TranslationUnit:
-    """Read and parse a translation unit from a path, or from `text` (named `name`)."""
+         include_dirs: list[str | Path] | None = None,
+         arch: str | int | None = None) -> TranslationUnit:
+    """Read and parse a translation unit from a path, or from `text` (named `name`), as nvcc's
+    device pass for `arch` (default sm_90) reads it: `__CUDA_ARCH__` is defined."""
     include_dirs = [Path(d) for d in (include_dirs or [])]
+    device_pass = device_pass_defines(arch)
     for d in include_dirs:
         if not d.is_dir():
             raise GmprofError(f"-I {d}: no such directory")
@@ -146,8 +151,11 @@ def load(path: str | Path | None = None, *, text: str | None = None, name: str |
         main = SourceFile(name or "<string>", text, Path(name) if name else None)
     else:
         main = read_source(path)
-    tu = TranslationUnit(main, defines=dict(defines or {}), include_dirs=include_dirs)
-    loader = _Loader(tu)
+    user_arch = str((defines or {}).get("__CUDA_ARCH__") or "")
+    tu = TranslationUnit(main, defines=dict(defines or {}), include_dirs=include_dirs,
+                         cuda_arch=int(user_arch) if user_arch.isdigit() else
+                         int(device_pass["__CUDA_ARCH__"]))
+    loader = _Loader(tu, {**device_pass, **tu.defines})
     loader.walk_file(main, depth=0)
     tu.macros = dict(loader.cond.macros)
     tu.oracle.add_macros(tu.macros)
@@ -160,9 +168,9 @@ def load(path: str | Path | None = None, *, text: str | None = None, name: str |
 
 
 class _Loader:
-    def __init__(self, tu: TranslationUnit):
+    def __init__(self, tu: TranslationUnit, defines: dict):
         self.tu = tu
-        self.cond = Conditionals(tu.defines)
+        self.cond = Conditionals(defines)
         self.once: set[str] = set()
         self.tokens: dict[SourceFile, list[Tok]] = {}
 

@@ -169,3 +169,46 @@ def test_a_variable_named_like_a_type_counted():
     np.testing.assert_array_equal(C, 3 * T)
     np.testing.assert_array_equal(r.array("P").counts, [4])
     np.testing.assert_array_equal(r.array("T").counts, [1] * 4)
+
+
+# -- __CUDA_ARCH__ and __CUDACC__: device code read as nvcc's device pass ----------------------
+
+ARCH = """\
+__host__ __device__ inline float half_of(float x) {
+#ifdef __CUDA_ARCH__
+    return x * 0.5f;
+#else
+    return x / 2;  /* the host pass */
+#endif
+}
+__global__ void k(float *a, const float *b) {
+#if __CUDA_ARCH__ >= 800
+    a[threadIdx.x] = half_of(b[threadIdx.x]);
+#else
+    a[threadIdx.x] = 0;
+#endif
+#ifndef __CUDACC__
+    a[0] = b[0];
+#endif
+}
+"""
+
+
+def test_cuda_arch_is_defined_for_device_code():
+    assert sites(ARCH, "k") == [(10, "a", "write"), (10, "b", "read")]   # sm_90 by default
+    assert sites(ARCH, "k", arch="sm_70") == [(12, "a", "write")]
+    assert sites(ARCH, "k", defines={"__CUDA_ARCH__": "750"}) == [(12, "a", "write")]
+    assert load(text=ARCH, name="t.cu", arch="compute_86").cuda_arch == 860
+    with pytest.raises(gmprof.errors.GmprofError, match="--arch"):
+        load(text=ARCH, name="t.cu", arch="sm_9")
+
+
+@pytest.mark.parametrize("arch,expect_b", [(None, [1] * 4), ("sm_70", [0] * 4)])
+def test_cuda_arch_branch_is_the_one_run_and_counted(arch, expect_b):
+    a = np.zeros(4, np.float32)
+    b = np.arange(4, dtype=np.float32)
+    r = run(ARCH, "k", (1,), (4,), [a, b], arch=arch)
+    # the CPU backend compiles the branch the frontend read: b / 2 for sm_90, zeros for sm_70
+    np.testing.assert_array_equal(a, b / 2 if arch is None else np.zeros(4))
+    np.testing.assert_array_equal(r.array("a").counts, [1] * 4)
+    np.testing.assert_array_equal(r.array("b").counts, expect_b)
