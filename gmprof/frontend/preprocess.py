@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pcpp
 
-from ..errors import GmprofError, Location
+from ..errors import Diagnostic, GmprofError, Location
 from .scan import Tok, directive_body, directive_name
 
 
@@ -105,6 +105,9 @@ class _Frame:
     active: bool
     taken: bool
     location: Location | None
+    #: undefined macros the conditions of this #if chain tested: a system header gmprof does
+    #: not read (or an nvcc -D) may define them, so the branch taken here may not be nvcc's
+    unknown: set = field(default_factory=set)
 
 
 class Conditionals:
@@ -114,6 +117,7 @@ class Conditionals:
         self._eval = _Evaluator()
         self.macros: dict[str, Macro] = {}
         self._stack: list[_Frame] = []
+        self.warnings: list[Diagnostic] = []
         for name, value in {**(PREDEFINED if predefined else {}), **(defines or {})}.items():
             self.define_command_line(name, value)
 
@@ -156,14 +160,17 @@ class Conditionals:
         body = directive_body(text)
         if name in ("if", "ifdef", "ifndef"):
             parent = self.active
+            unknown = set()
             if not parent:
                 value = False  # not evaluated: inactive code may hold anything
             elif name == "if":
                 value = self.evaluate(body, location)
+                unknown = self._undefined_names(body)
             else:
                 ident = body.split()[0] if body.split() else ""
                 value = self.is_defined(ident) == (name == "ifdef")
-            self._stack.append(_Frame(parent, parent and value, value, location))
+                unknown = self._undefined_names(ident)
+            self._stack.append(_Frame(parent, parent and value, value, location, unknown))
         elif name in ("elif", "elifdef", "elifndef"):
             frame = self._top(name, location)
             if frame.taken or not frame.parent_active:
@@ -171,9 +178,11 @@ class Conditionals:
             else:
                 if name == "elif":
                     value = self.evaluate(body, location)
+                    frame.unknown |= self._undefined_names(body)
                 else:
-                    value = self.is_defined(body.split()[0] if body.split() else "") == (
-                        name == "elifdef")
+                    ident = body.split()[0] if body.split() else ""
+                    value = self.is_defined(ident) == (name == "elifdef")
+                    frame.unknown |= self._undefined_names(ident)
                 frame.active = value
                 frame.taken = value
         elif name == "else":
@@ -194,8 +203,25 @@ class Conditionals:
                 self._eval.undef(self._eval.tokenize(ident))
             self.macros.pop(ident, None)
         elif name == "error" and self.active:
-            raise GmprofError(f"#error {body}", location)
+            # (an include guard's name is tested undefined, then defined: it does not count)
+            unknown = sorted(n for n in set().union(*(f.unknown for f in self._stack))
+                             if not self.is_defined(n))
+            if not unknown:
+                raise GmprofError(f"#error {body}", location)
+            # `#if defined(_POSIX_VERSION) ... #else #error` with <unistd.h> unread: nvcc, which
+            # reads the system headers, may well take the other branch
+            names = ", ".join(unknown[:3])
+            self.warnings.append(Diagnostic(
+                "directive", f"#error {body}: not applied, since the branch it is in depends on "
+                f"{names}, which gmprof does not know (a system header or an nvcc -D option may "
+                f"define it; -D chooses the branch)", location))
         return name
+
+    def _undefined_names(self, expression: str) -> set:
+        """The identifiers an #if expression tests that are not defined macros."""
+        return {w for w in re.findall(r"[A-Za-z_]\w*", expression)
+                if w not in ("defined", "true", "false", "__has_include", "__has_include_next")
+                and not self.is_defined(w)}
 
     def _top(self, name: str, location: Location | None) -> _Frame:
         if not self._stack:

@@ -158,6 +158,7 @@ def load(path: str | Path | None = None, *, text: str | None = None, name: str |
     loader = _Loader(tu, {**device_pass, **tu.defines})
     loader.walk_file(main, depth=0)
     tu.macros = dict(loader.cond.macros)
+    tu.warnings.extend(loader.cond.warnings)
     tu.oracle.add_macros(tu.macros)
     parser = get_parser()
     for fn in tu.functions:

@@ -212,3 +212,41 @@ def test_cuda_arch_branch_is_the_one_run_and_counted(arch, expect_b):
     np.testing.assert_array_equal(a, b / 2 if arch is None else np.zeros(4))
     np.testing.assert_array_equal(r.array("a").counts, [1] * 4)
     np.testing.assert_array_equal(r.array("b").counts, expect_b)
+
+
+# -- #error in a branch chosen by a macro of a system header gmprof does not read --------------
+
+POSIX_ERROR = """\
+#include <unistd.h>
+#if defined(_POSIX_VERSION)
+#define SCALE 2
+#else
+#error "needs a POSIX system"
+#endif
+#ifndef GUARD_H
+#define GUARD_H
+__global__ void k(int *a) { a[threadIdx.x] = SCALE * threadIdx.x; }
+#endif
+"""
+
+
+def test_an_error_in_a_branch_of_an_unknown_system_macro_is_a_warning():
+    tu = load(text=POSIX_ERROR, name="t.cu")
+    (w,) = tu.warnings
+    assert w.kind == "directive" and "_POSIX_VERSION" in w.message
+    assert (w.location.line, w.location.col) == (5, 1)
+    assert sites(POSIX_ERROR, "k") == [(9, "a", "write")]
+    a = np.zeros(4, np.int32)
+    r = run(POSIX_ERROR, "k", (1,), (4,), [a], defines={"SCALE": "2"})
+    np.testing.assert_array_equal(a, [0, 2, 4, 6])
+    np.testing.assert_array_equal(r.array("a").counts, [1] * 4)
+
+
+@pytest.mark.parametrize("text", [
+    "#error stop\n",                                         # unconditional
+    "#define N 2\n#if N > 1\n#error too big\n#endif\n",      # known macros only
+    "#ifndef G_H\n#define G_H\n#error guarded\n#endif\n",   # an include guard is known
+])
+def test_an_error_the_file_decides_still_stops_it(text):
+    with pytest.raises(gmprof.errors.GmprofError, match="#error"):
+        load(text=text + "__global__ void k(int *a) { a[0] = 1; }\n", name="t.cu")
