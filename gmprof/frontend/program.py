@@ -27,6 +27,7 @@ from .scan import Tok, blank, directive_body, scan
 from .source import SourceFile, read_source
 
 _MAX_INCLUDE_DEPTH = 40
+_DEVICE_WORDS = ("__global__", "__device__")
 
 
 @dataclass
@@ -219,6 +220,8 @@ class _Loader:
                                                           exc.location))
             if not active:
                 continue
+            if seg.kind == S.OTHER:
+                self.check_cut_declaration(source, seg_tokens)
             if seg.kind == S.FUNCTION and seg.is_device_function:
                 body_tokens = seg_tokens
                 text = seg.text(source)
@@ -240,6 +243,32 @@ class _Loader:
             tu.warnings.append(Diagnostic("unbalanced-conditional",
                                           f"{source.name} leaves an #if open",
                                           self.cond.open_location()))
+
+    def check_cut_declaration(self, source: SourceFile, tokens: list[Tok]) -> None:
+        """A device function whose head never reaches a body or a ';' (a parameter list cut
+        short or left open) is no segment the reader recognises: say so, where it goes wrong,
+        rather than leave the kernel out in silence."""
+        code = [t for t in tokens if t.kind not in ("comment", "dir")]
+        first = next((t for t in code if t.kind == "id" and t.text in _DEVICE_WORDS), None)
+        if first is None:
+            return
+        opened = []
+        for t in code:
+            if t.kind == "op" and t.text == "(":
+                opened.append(t)
+            elif t.kind == "op" and t.text == ")" and opened:
+                opened.pop()
+        head = [t for t in code if t.start >= first.start]
+        name = S.function_name(head) or next(
+            (t.text for k, t in enumerate(head[:-1]) if t.kind == "id" and head[k + 1].text == "("),
+            "<anonymous>")
+        if opened:
+            what, where = "its parameter list is not closed", opened[0].start
+        else:
+            what, where = "it has no body and no ';'", code[-1].end
+        self.tu.warnings.append(Diagnostic(
+            "unparsed-function", f"{name}: cannot read this {first.text} function ({what}); "
+            "it is left out", source.location(min(where, len(source.text)))))
 
     def expand_head(self, seg: S.Segment, seg_tokens: list[Tok]) -> list:
         """Qualifier macros in a function's head (`KERNEL void k()`, `void LB(256) k()`): the

@@ -250,3 +250,20 @@ def test_an_error_in_a_branch_of_an_unknown_system_macro_is_a_warning():
 def test_an_error_the_file_decides_still_stops_it(text):
     with pytest.raises(gmprof.errors.GmprofError, match="#error"):
         load(text=text + "__global__ void k(int *a) { a[0] = 1; }\n", name="t.cu")
+
+
+# -- a kernel whose parameter list is cut or malformed ------------------------------------------
+
+@pytest.mark.parametrize("text,col,what", [
+    ("__global__ void k(float *a, int n { a[0] = 1; }\n", 18, "not closed"),
+    ("__global__ void k(float *a, int n\n", 18, "not closed"),
+    ("__global__ void k(float *a, int n) \n", 35, "no body"),
+    ("__global__ void k(float *a, ) { a[0] = 1; }\n", 29, "syntax error at ')'"),
+    ("__global__ void k(float *a int n) { a[0] = 1; }\n", 28, "syntax error at 'int'"),
+])
+def test_a_cut_or_malformed_parameter_list_is_a_located_warning(text, col, what):
+    tu = load(text="__device__ int ok(int x) { return x; }\n" + text, name="t.cu")
+    (w,) = tu.warnings
+    assert w.kind == "unparsed-function" and w.message.startswith("k: ") and what in w.message
+    assert (w.location.line, w.location.col) == (2, col)
+    assert tu.function("ok").parsed is not None
