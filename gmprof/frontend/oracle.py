@@ -9,6 +9,7 @@ macros whose body is a type (`#define DATA_TYPE float`).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from .preprocess import Macro
@@ -76,6 +77,15 @@ class TypeOracle:
     #: object-like macros that stand for one qualifier or specifier keyword
     #: (`#define RESTRICT __restrict__`): name -> the keyword
     keyword_macros: dict = field(default_factory=dict)
+
+    #: inside a class body: the class's name (`S(int a)` declares its constructor)
+    class_name: str | None = None
+
+    def in_class(self, name: str, type_params: tuple) -> "TypeOracle":
+        """This oracle as seen from a member function defined in class `name`'s body, with the
+        type parameters of the enclosing class templates."""
+        return dataclasses.replace(self, types=self.types | set(type_params) | {name},
+                                   class_name=name)
 
     def is_type(self, name: str) -> bool:
         return name in self.types or _unqualified(name) in self.types

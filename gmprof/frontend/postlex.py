@@ -285,6 +285,10 @@ class _Rewriter:
                 else:
                     self.emit(t, "FUNC_TEMPLATE_NAME" if kind == "func" else "TYPE_TEMPLATE_NAME")
                 return
+        if self.in_header and v == self.oracle.class_name and self.val(i + 1) == "(" and \
+                prev_v != "~":
+            self.emit(t)  # a constructor defined in its class's body: S(int a) : x(a) {}
+            return
         if self.in_header and "::" in v and self.val(i + 1) == "(" and \
                 v.rsplit("::", 2)[-2].lstrip(":") == v.rsplit("::", 1)[-1]:
             self.emit(t)  # a constructor defined outside its class: Vec::Vec(...)
@@ -425,6 +429,8 @@ class _Rewriter:
             return "func"  # a templated kernel launched from device code
         if after == "{":
             return "type"  # cuda::aligned_size_t<16>{n}: a braced functional cast
+        if after_t == "OPERATOR":
+            return "type"  # thrust::tuple<float, float> operator()()
         if after.startswith("::") and after_t == "IDENTIFIER":
             return "type"
         if after_t == "IDENTIFIER":

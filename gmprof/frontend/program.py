@@ -23,6 +23,7 @@ from .oracle import TypeOracle
 from .parser import get_parser
 from .preprocess import Conditionals, Macro, device_pass_defines
 from .head import read_head, unknown_head_call
+from .members import class_members
 from .scan import Tok, blank, directive_body, scan
 from .source import SourceFile, read_source
 
@@ -41,6 +42,10 @@ class Function:
     view: str  # the parse view (directives and inactive code blanked)
     parsed: ParsedFunction | None = None
     error: GmprofError | None = None
+    #: for a member function defined in its class's body: the class's name, and the type
+    #: parameters of the enclosing class templates (types while it is parsed)
+    owner: str | None = None
+    scope_types: tuple = ()
 
     @property
     def is_kernel(self) -> bool:
@@ -207,17 +212,25 @@ class _Loader:
             head_blanks = []
             if active and seg.kind == S.FUNCTION and seg.keywords & self.cond.macros.keys():
                 head_blanks = self.expand_head(seg, seg_tokens)
+            members = class_members(seg_tokens) if active and seg.kind == S.TYPE and \
+                "__device__" in seg.keywords else []
             if not (active and seg.kind == S.FUNCTION and seg.is_device_function):
                 # Directives inside a segment that is not parsed (host code, inactive code, a
                 # declaration split by `#ifdef __CUDACC__ ... #endif`) still open and close
                 # conditionals; skipping them would leave the rest of the file misread.
-                for tok in seg_tokens:
-                    if tok.kind == "dir":
-                        try:
-                            self.cond.directive(tok.text, source.location(tok.start))
-                        except GmprofError as exc:  # an #error in host code, say
-                            tu.warnings.append(Diagnostic("directive", exc.message,
-                                                          exc.location))
+                # A member function's are applied as its parse view is made.
+                k = 0
+                for member in members:
+                    while k < len(seg_tokens) and seg_tokens[k].start < member.segment.start:
+                        self.apply_directive(source, seg_tokens[k])
+                        k += 1
+                    inside = []
+                    while k < len(seg_tokens) and seg_tokens[k].start < member.segment.end:
+                        inside.append(seg_tokens[k])
+                        k += 1
+                    self.add_member(source, member, inside)
+                for tok in seg_tokens[k:]:
+                    self.apply_directive(source, tok)
             if not active:
                 continue
             if seg.kind == S.OTHER:
@@ -243,6 +256,30 @@ class _Loader:
             tu.warnings.append(Diagnostic("unbalanced-conditional",
                                           f"{source.name} leaves an #if open",
                                           self.cond.open_location()))
+
+    def apply_directive(self, source: SourceFile, tok: Tok) -> None:
+        if tok.kind != "dir":
+            return
+        try:
+            self.cond.directive(tok.text, source.location(tok.start))
+        except GmprofError as exc:  # an #error in host code, say
+            self.tu.warnings.append(Diagnostic("directive", exc.message, exc.location))
+
+    def add_member(self, source: SourceFile, member, tokens: list[Tok]) -> None:
+        """A device function defined inside a struct or class body (members.py)."""
+        seg = member.segment
+        if not self.cond.active:  # an #if inside the class body left it out
+            for tok in tokens:
+                self.apply_directive(source, tok)
+            return
+        text = seg.text(source)
+        fn = Function(seg.name, seg.space, source, seg, text, owner=member.owner,
+                      scope_types=member.type_params)
+        try:
+            fn.view = self.cond.parse_view(text, seg.start, tokens, source.location)
+        except GmprofError as exc:
+            fn.error = exc
+        self.tu.functions.append(fn)
 
     def check_cut_declaration(self, source: SourceFile, tokens: list[Tok]) -> None:
         """A device function whose head never reaches a body or a ';' (a parameter list cut
@@ -318,8 +355,9 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
     if fn.error is not None:
         tu.warnings.append(_unparsed_warning(fn, fn.error))
         return
+    oracle = tu.oracle.in_class(fn.owner, fn.scope_types) if fn.owner else tu.oracle
     try:
-        fn.parsed = parser.parse_function(fn.view, fn.source, fn.segment.start, tu.oracle)
+        fn.parsed = parser.parse_function(fn.view, fn.source, fn.segment.start, oracle)
     except GmprofError as exc:
         fn.error = exc
         where = exc.location

@@ -276,7 +276,8 @@ def function_name(head: list[Tok]) -> str | None:
                 if prev is not None and prev.kind == "id" and prev.text not in (
                     "__launch_bounds__", "__attribute__", "__align__", "alignas", "__declspec"
                 ) and not _followed_by_declarator(body, k):
-                    return prev.text
+                    tilde = k >= 2 and body[k - 2].text == "~"
+                    return "~" + prev.text if tilde else prev.text  # a destructor in its class
             depth += 1
         elif t.kind == "op" and t.text == ")":
             depth -= 1

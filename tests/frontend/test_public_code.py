@@ -267,3 +267,61 @@ def test_a_cut_or_malformed_parameter_list_is_a_located_warning(text, col, what)
     assert w.kind == "unparsed-function" and w.message.startswith("k: ") and what in w.message
     assert (w.location.line, w.location.col) == (2, col)
     assert tu.function("ok").parsed is not None
+
+
+# -- member functions defined inside struct and class bodies -----------------------------------
+
+MEMBERS = """\
+template <class T>
+class SharedMem {
+  public:
+    __device__ inline T *get() { extern __shared__ T s[]; return s; }
+};
+template <typename T, int N>
+struct Scale {
+    T *data;
+    __device__ Scale(T *d) : data(d) {}
+    __device__ ~Scale() {}
+    __device__ void run(T *out, int i) const { out[i] = data[i] * N; }
+    struct Twice { __device__ static float of(const float *p) { return 2 * p[0]; } };
+};
+struct Load { __host__ __device__ void at(float *o, const float *a, int i) const { o[i] = a[i]; } };
+__global__ void k(float *out, float *in) {
+    Scale<float, 3> s(in);
+    s.run(out, threadIdx.x);
+}
+__global__ void via_pointer(float *out, const float *in) {
+    Load load;
+    Load *p = &load;
+    p->at(out, in, threadIdx.x);
+}
+"""
+
+
+def test_member_functions_in_class_bodies_are_read():
+    tu = load(text=MEMBERS, name="t.cu")
+    assert not tu.warnings
+    assert [(f.name, f.space) for f in tu.functions] == [
+        ("SharedMem::get", "device"), ("Scale::Scale", "device"), ("Scale::~Scale", "device"),
+        ("Scale::run", "device"), ("Scale::Twice::of", "device"),
+        ("Load::at", "host_device"), ("k", "global"), ("via_pointer", "global")]
+    assert sites(MEMBERS, "Scale::run") == [(11, "out", "write"), (11, None, "read")]
+    assert sites(MEMBERS, "Scale::Twice::of") == [(12, "p", "read")]
+    assert sites(MEMBERS, "Load::at") == [(14, "o", "write"), (14, "a", "read")]
+    assert sites(MEMBERS, "via_pointer") == []  # p->at(...) calls, it reads no memory
+
+
+def test_member_functions_called_from_a_kernel_are_counted():
+    out = np.zeros(4, np.float32)
+    inp = np.arange(4, dtype=np.float32)
+    r = run(MEMBERS, "k", (1,), (4,), [out, inp])
+    np.testing.assert_array_equal(out, 3 * inp)
+    # out[i] in Scale::run is bound to k's `out`; data[i] (a member) is found at run time
+    np.testing.assert_array_equal(r.array("out").counts, [1] * 4)
+    np.testing.assert_array_equal(r.array("in").counts, [1] * 4)
+    out[:] = 0
+    r = run(MEMBERS, "via_pointer", (1,), (4,), [out, inp])
+    np.testing.assert_array_equal(out, inp)
+    # o[i] and a[i] in Load::at, reached through p->at
+    np.testing.assert_array_equal(r.array("in").counts, [1] * 4)
+    np.testing.assert_array_equal(r.array("out").counts, [1] * 4)
