@@ -32,13 +32,16 @@ def _add_frontend_options(p: argparse.ArgumentParser) -> None:
                    help="define a macro, as for nvcc")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                    help="add a directory to the search path for #include \"...\"")
+    p.add_argument("--arch", metavar="sm_XY",
+                   help="read device code as nvcc's device pass for this GPU architecture "
+                        "(__CUDA_ARCH__; default: the profiled GPU's, else sm_90)")
 
 
 def load_tu(args):
     from .frontend.program import load, parse_define_option
 
     defines = dict(parse_define_option(d) for d in args.defines)
-    return load(args.file, defines=defines, include_dirs=args.include_dirs)
+    return load(args.file, defines=defines, include_dirs=args.include_dirs, arch=args.arch)
 
 
 def write_output(path: str | os.PathLike, text: str | bytes, inputs=()) -> None:
