@@ -122,28 +122,36 @@ def cmd_instrument(args) -> int:
 # -- profile ------------------------------------------------------------------------------
 
 def _reserve_reports(args, inputs):
-    """The report files of --csv and --out, checked before the run."""
+    """The report outputs (--json on standard output, --csv, --out), checked before the run."""
     from .outputs import Outputs
 
     outs = Outputs(inputs=inputs)
-    files = {"csv": outs.reserve(getattr(args, "csv", None), "--csv"),
+    files = {"json": outs.reserve("-" if getattr(args, "json", False) else None, "--json"),
+             "csv": outs.reserve(getattr(args, "csv", None), "--csv"),
              "out": outs.reserve(getattr(args, "out", None), "--out")}
     return outs, files
 
 
-def _print_report(report, args, outs=None, files=None) -> None:
+def _emit_reports(reports, args, outs, files, sample=None, tu=None) -> None:
+    """One document for the run: every kernel in the JSON, the CSV and the HTML; the tables on
+    the terminal unless standard output carries one of those."""
     from .cli import _console
-    from .report.render import csv_text, html_text, json_text, render_text
+    from .report import csvout, terminal
+    from .report.document import document, dumps
+    from .report.source import attach_source
 
-    if args.json:
-        print(json_text(report))
-    else:
-        render_text(report, _console())
-    if outs is not None:
-        if files.get("csv") is not None:
-            outs.put(files["csv"], csv_text(report))
-        if files.get("out") is not None:
-            outs.put(files["out"], html_text(report))
+    if tu is not None:
+        for report in reports:
+            attach_source(report, tu)
+    doc = document(reports, command=sys.argv[1:] if sys.argv[1:] else None, sample=sample)
+    if not any(o is not None and o.kind == "stdout" for o in files.values()):
+        terminal.render(doc, _console(), source=getattr(args, "source", False))
+    outs.put(files.get("json"), dumps(doc))
+    outs.put(files.get("csv"), csvout.csv_text(doc) if files.get("csv") else "")
+    if files.get("out") is not None:
+        from .report.html import html_text
+
+        outs.put(files["out"], html_text(doc))
 
 
 def _arg_files(specs) -> list[str]:
@@ -200,24 +208,29 @@ def cmd_profile(args) -> int:
                          args.shared_mem, mode=mode,
                          repeat=args.repeat if args.compare_native or args.repeat else 0,
                          timeout=_timeout(args))
-    _print_report(report, args, outs, files)
+    _emit_reports([report], args, outs, files, tu=prof.tu)
     outs.commit()
     return _failed_checks([report], args)
 
 
 def _profile_sample(args, directory: Path, mode) -> int:
+    from .driver import load_sample
     from .runtime.backend import get_backend
-    from .runtime.samples import run_sample
+    from .runtime.samples import run_sample, sample_profiler
 
     inputs = [str(p) for p in directory.iterdir() if p.is_file()]
     outs, files = _reserve_reports(args, inputs)
     backend = get_backend(args.backend)
     size = args.size or ("large" if backend.name == "gpu" else "small")
-    run = run_sample(directory, size, mode=mode, backend=backend.name,
+    sample = load_sample(directory)
+    prof = sample_profiler(sample, backend.name)
+    run = run_sample(sample, size, mode=mode, backend=backend.name,
                      repeat=args.repeat if args.compare_native or args.repeat else 0,
-                     seed=args.seed)
-    for name, report in run.reports.items():
-        _print_report(report, args, outs, files)
+                     seed=args.seed, profiler=prof)
+    _emit_reports(list(run.reports.values()), args, outs, files,
+                  sample={"name": run.sample.name, "size": size,
+                          "self_check": "passed" if run.ok else "failed",
+                          "error": run.check_error}, tu=prof.tu)
     outs.commit()
     status = "passed" if run.ok else f"FAILED: {run.check_error}"
     print(f"sample {run.sample.name} ({size}, {backend.name}): self-check {status}",
@@ -326,9 +339,17 @@ def register(sub, add_frontend_options) -> None:
                    help="dynamic shared memory bytes")
     p.add_argument("--size", help="sample size (small/large; default: small on the CPU)")
     p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
-    p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.report/1)")
-    p.add_argument("--csv", metavar="FILE", help="also write CSV (- for standard output)")
-    p.add_argument("--out", metavar="FILE.html", help="also write an HTML report with heat maps")
+    p.add_argument("--json", action="store_true",
+                   help="print the run as one JSON document (schema gmprof.run/1: every kernel "
+                        "and launch) instead of tables")
+    p.add_argument("--csv", metavar="FILE", help="also write CSV, every kernel in one file "
+                                                  "(- for standard output)")
+    p.add_argument("--out", metavar="FILE.html",
+                   help="also write one self-contained HTML page for the run (every kernel, "
+                        "heat maps, source view; - for standard output)")
+    p.add_argument("--source", action="store_true",
+                   help="also print each kernel's source lines with the reads, writes and "
+                        "executions of the accesses on each line")
     p.add_argument("--compare-native", action="store_true",
                    help="time native and instrumented runs (median of --repeat)")
     p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=0,

@@ -138,6 +138,12 @@ class RunInfo:
         return None
 
 
+def launch_entry(run: RunInfo) -> dict:
+    return {"grid": list(run.grid), "block": list(run.block), "shared_mem": run.shared_mem,
+            "native_ms": run.native_ms, "instrumented_ms": run.instrumented_ms,
+            "timing_repeats": run.timing_repeats, "outputs_identical": run.outputs_identical}
+
+
 @dataclass
 class Report:
     run: RunInfo
@@ -147,6 +153,12 @@ class Report:
     notes: list = field(default_factory=list)  # plain strings (e.g. trace overflow)
     clock_records: int = 0
     clock_overflow: int = 0
+    # each launch merged into this report (launch_entry); empty for a single launch, whose
+    # `run` says it all
+    launch_runs: list = field(default_factory=list)
+    # the code of the kernel and the device functions it calls (gmprof.report.source), for the
+    # source view; None where the caller attached none
+    source: list | None = None
 
     def array(self, name: str) -> ArrayStats:
         for a in self.arrays:
@@ -161,8 +173,14 @@ class Report:
                 return s
         raise KeyError(f"no site at line {line}")
 
+    def launches_list(self) -> list[dict]:
+        """One entry per launch (its shape, times and check), merged or not."""
+        return list(self.launch_runs) or [launch_entry(self.run)]
+
     def merge(self, other: "Report") -> "Report":
         """Add another launch of the same kernel (counts and executions sum)."""
+        # each launch's own shape and times, before the sums below overwrite them
+        self.launch_runs = self.launches_list() + other.launches_list()
         for a in other.arrays:
             try:
                 mine = self.array(a.name)
@@ -171,6 +189,15 @@ class Report:
                 continue
             if mine.counts.shape == a.counts.shape:
                 mine.counts = mine.counts + a.counts
+            else:
+                # the parameter named another array, of another size, at this launch: its counts
+                # cannot be added element by element; say so rather than show a partial sum
+                note = (f"{a.name}: launches passed arrays of different sizes "
+                        f"({mine.counts.size:,} and {a.counts.size:,} counters); its counts are "
+                        f"those of the launches with {mine.counts.size:,} only, its reads and "
+                        "writes those of every launch")
+                if note not in self.notes:
+                    self.notes.append(note)
             mine.reads += a.reads
             mine.writes += a.writes
             mine.out_of_range += a.out_of_range
@@ -191,4 +218,10 @@ class Report:
             if a is not None and b is not None:
                 setattr(self.run, attr, a + b)
         self.notes.extend(n for n in other.notes if n not in self.notes)
+        # a later launch's failed check (outputs that differ) must not be lost in the merge
+        seen = {(w.kind, w.message, str(w.location)) for w in self.warnings}
+        for w in other.warnings:
+            if (w.kind, w.message, str(w.location)) not in seen:
+                seen.add((w.kind, w.message, str(w.location)))
+                self.warnings.append(w)
         return self

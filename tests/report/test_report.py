@@ -46,13 +46,15 @@ def test_merge_sums_counts_and_executions():
 def test_json_csv_html():
     r = make_report()
     data = json.loads(json_text(r, include_counts=True))
-    assert data["schema"] == "gmprof.report/1"
-    (arr,) = data["arrays"]
+    assert data["schema"] == "gmprof.run/1"
+    (kernel,) = data["kernels"]
+    assert kernel["schema"] == "gmprof.report/1" == to_json(r)["schema"]
+    (arr,) = kernel["arrays"]
     assert arr["counts"] == [0, 1, 2, 5] and arr["label"] == "exact"
-    assert data["run"]["overhead"] == pytest.approx(0.5)
-    assert "tile,shared,float,2x2" in csv_text(r)
+    assert kernel["run"]["overhead"] == pytest.approx(0.5)
+    assert "k,tile,shared,float,2x2" in csv_text(r)
     page = html_text(r)
-    assert page.startswith("<!doctype html>") and "data:image/png;base64," in page
+    assert page.startswith("<!doctype html>") and "<svg" in page
 
 
 def test_wide_shared_elements_shown_per_element():
