@@ -14,8 +14,8 @@ from pathlib import Path
 
 from .heatsvg import svg
 from .source import display_path, line_rows
-from .terminal import (fmt_count, kernel_heading, location_text, per_text, shape_text,
-                       timing_measured)
+from .terminal import (fmt_count, kernel_heading, location_text, lower_bound, per_text,
+                       shape_text, timing_measured)
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -57,9 +57,9 @@ def _array_view(a: dict, kid: str, index: int) -> dict:
         "elem_type": a["elem_type"], "shape": shape_text(a["shape"]), "per": per_text(a),
         "label": label + (", last live range" if enhanced else ""),
         "label_text": a.get("label_text", label), "enhanced": enhanced,
-        "accesses": fmt_count(a["accesses"]), "reads": fmt_count(a["reads"]),
+        "accesses": lower_bound(a, fmt_count(a["accesses"])), "reads": fmt_count(a["reads"]),
         "writes": fmt_count(a["writes"]), "min": fmt_count(a["min"], thr),
-        "max": fmt_count(a["max"], thr), "mean": fmt_count(float(a["mean"]), thr),
+        "max": fmt_count(a["max"], thr), "mean": lower_bound(a, fmt_count(float(a["mean"]), thr)),
         "untouched": fmt_count(a["untouched"]),
         "at_threshold": fmt_count(a["at_threshold"]) if thr is not None else None,
         "out_of_range": fmt_count(a["out_of_range"]),

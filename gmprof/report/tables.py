@@ -115,7 +115,7 @@ def print_table(console, title: str, cols: list[Col], rows: list[list[str]],
     cols, rows, title = prune(cols, rows, title)
     if not cols:
         if title:
-            console.print(Text(title, style="bold", overflow="fold"))
+            console.print(Text(title, style="bold", overflow="fold"), soft_wrap=False)
         return
     w = widths(cols, rows, console.width)
     if w is None:
@@ -130,10 +130,10 @@ def print_table(console, title: str, cols: list[Col], rows: list[list[str]],
     for row in rows:
         table.add_row(*(Text(cell, overflow="fold") for cell in row))
     if title:
-        console.print(Text(title, style="bold", overflow="fold"))
-    console.print(table)
+        console.print(Text(title, style="bold", overflow="fold"), soft_wrap=False)
+    console.print(table, soft_wrap=False)
     if caption:
-        console.print(Text(caption, overflow="fold"))
+        console.print(Text(caption, overflow="fold"), soft_wrap=False)
 
 
 def print_records(console, title: str, cols: list[Col], rows: list[list[str]],
@@ -142,21 +142,21 @@ def print_records(console, title: str, cols: list[Col], rows: list[list[str]],
     from rich.text import Text
 
     if title:
-        console.print(Text(title, style="bold", overflow="fold"))
+        console.print(Text(title, style="bold", overflow="fold"), soft_wrap=False)
     width = max(console.width, 20)
     for row in rows:
-        console.print(Text(row[0], style="bold", overflow="fold"))
+        console.print(Text(row[0], style="bold", overflow="fold"), soft_wrap=False)
         line = ""
         for col, cell in zip(cols[1:], row[1:]):
             if cell == "":
                 continue
             item = f"{col.header} {cell}"
             if line and len(line) + 2 + len(item) > width - 2:
-                console.print(Text("  " + line, overflow="fold"))
+                console.print(Text("  " + line, overflow="fold"), soft_wrap=False)
                 line = item
             else:
                 line = f"{line}  {item}" if line else item
         if line:
-            console.print(Text("  " + line, overflow="fold"))
+            console.print(Text("  " + line, overflow="fold"), soft_wrap=False)
     if caption:
-        console.print(Text(caption, overflow="fold"))
+        console.print(Text(caption, overflow="fold"), soft_wrap=False)

@@ -28,6 +28,15 @@ def fmt_ms(v) -> str:
     return "-" if v is None else f"{v:.3f} ms"
 
 
+def dim3_text(d) -> str:
+    return "(" + ",".join(str(x) for x in d) + ")"  # one word: wrapped whole
+
+
+def lower_bound(a: dict, text: str) -> str:
+    """A sum or mean over counters of which some saturated at the threshold is a lower bound."""
+    return f">={text}" if a.get("at_threshold") and not text.startswith(">=") else text
+
+
 def shape_text(shape) -> str:
     return "x".join(str(s) for s in shape) if shape else "scalar"
 
@@ -68,7 +77,7 @@ def kernel_heading(kernel: dict) -> list[str]:
     head = f"kernel {run['kernel']}: {n} launch{'es' if n != 1 else ''}"
     if len(shapes) == 1:
         grid, block, smem = shapes.pop()
-        head += f", grid {tuple(grid)}, block {tuple(block)}"
+        head += f", grid {dim3_text(grid)}, block {dim3_text(block)}"
         if smem:
             head += f", {smem:,} bytes of dynamic shared memory"
     else:
@@ -115,9 +124,10 @@ def array_rows(kernel: dict) -> tuple[list[Col], list[list[str]]]:
         if a.get("counts_are", "accesses") != "accesses":
             label += ", last live range"
         rows.append([a["name"], a["space"], shape_text(a["shape"]), per_text(a),
-                     fmt_count(a["accesses"]), fmt_count(a["reads"]), fmt_count(a["writes"]),
-                     fmt_count(a["min"], thr), fmt_count(a["max"], thr),
-                     fmt_count(float(a["mean"]), thr), fmt_count(a["untouched"]),
+                     lower_bound(a, fmt_count(a["accesses"])), fmt_count(a["reads"]),
+                     fmt_count(a["writes"]), fmt_count(a["min"], thr), fmt_count(a["max"], thr),
+                     lower_bound(a, fmt_count(float(a["mean"]), thr)),
+                     fmt_count(a["untouched"]),
                      fmt_count(a["at_threshold"]) if thr is not None else "",
                      fmt_count(a["out_of_range"]), label])
     return cols, rows
@@ -168,7 +178,8 @@ def render(doc: dict, console, source: bool = False) -> None:
     from rich.text import Text
 
     def say(text, style=None):
-        console.print(Text(text, style=style, overflow="fold"))
+        # wrapped between words to the console's width (a pipe's 80 columns), never cut
+        console.print(Text(text, style=style, overflow="fold"), soft_wrap=False)
 
     sample = doc.get("sample")
     where = f"{doc.get('backend')}: {doc.get('device')}"
