@@ -378,6 +378,9 @@ def register(sub, add_frontend_options) -> None:
     _check_options(p)
     p.set_defaults(run=cmd_compare)
 
+    from .cli_report import register as register_report
+
+    register_report(sub)
     try:
         from .bench import register as register_bench
     except ImportError:

@@ -8,7 +8,7 @@ describes every field.
 
     doc = document([report], command=sys.argv)
     text = dumps(doc)                  # one JSON document
-    doc = loads(text, "run.json")      # checked: a located error for anything else
+    doc = load("run.json")             # checked: a located error for anything else
 """
 from __future__ import annotations
 
@@ -210,26 +210,51 @@ def _plain(value):
     return str(value)
 
 
-class DocumentError(ValueError):
-    """A file that is not a gmprof.run/1 document (the CLI turns it into a usage error)."""
-
-
 def loads(text: str, name: str = "<json>") -> dict:
-    """Parse a saved document; a DocumentError says where it is not one."""
+    """Parse a saved document; an InputError (a usage error) says where it is not one."""
+    from gmprof.errors import InputError, Location
+
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        raise DocumentError(f"{name}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
+        line = text.splitlines()[e.lineno - 1] if 0 < e.lineno <= len(text.splitlines()) \
+            else None
+        raise InputError(f"not JSON: {e.msg}", Location(name, e.lineno, e.colno, line)) \
+            from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
-        raise DocumentError(f"{name}: not a gmprof run document (schema {SCHEMA!r} expected, "
-                            f"found {found!r}); save one with `gmprof profile ... --json > "
-                            "FILE.json`")
+        raise InputError(f"{name}: not a gmprof run document (schema {SCHEMA!r} expected, "
+                         f"found {found!r}); save one with `gmprof profile ... --json > "
+                         "FILE.json`")
     kernels = doc.get("kernels")
     if not isinstance(kernels, list) or not all(
             isinstance(k, dict) and isinstance(k.get("arrays"), list) and
-            isinstance(k.get("sites"), list) and isinstance(k.get("run"), dict)
-            for k in kernels):
-        raise DocumentError(f"{name}: a gmprof.run/1 document whose \"kernels\" is not a list "
-                            "of kernels with run, arrays and sites")
+            isinstance(k.get("sites"), list) and isinstance(k.get("run"), dict) and
+            isinstance(k.get("launches"), list) for k in kernels):
+        raise InputError(f"{name}: a gmprof.run/1 document whose \"kernels\" is not a list "
+                         "of kernels with run, launches, arrays and sites")
     return doc
+
+
+def load(path) -> dict:
+    """Read and parse a saved document (`-`: standard input)."""
+    import sys
+
+    from gmprof.errors import InputError
+
+    name = str(path)
+    try:
+        if name == "-":
+            text = sys.stdin.read()
+        else:
+            with open(name, encoding="utf-8") as fh:
+                text = fh.read()
+    except FileNotFoundError:
+        raise InputError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{name} is a directory, not a saved report") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{name}: not UTF-8 text (a saved report is JSON)") from None
+    except OSError as e:
+        raise InputError(f"{name}: cannot be read: {e.strerror}") from None
+    return loads(text, name)
