@@ -67,6 +67,7 @@ def site_how(how: str, sampling=None, threshold=None) -> str:
 def _array(a: ArrayStats, include_counts: bool | None) -> dict:
     from .heatgrid import heat_grid
 
+    stats = a.summary()
     entry = {
         "name": a.name, "space": a.space, "elem_type": a.elem_type,
         "shape": [int(s) for s in a.shape], "elem_size": a.elem_size,
@@ -74,9 +75,10 @@ def _array(a: ArrayStats, include_counts: bool | None) -> dict:
         "label_text": label_text(a.label, a.threshold, a.sampling),
         "label_short": short_label(a.label, a.threshold, a.sampling),
         "threshold": a.threshold, "sampling": a.sampling,
-        "accesses": a.accesses, "reads": a.reads, "writes": a.writes,
-        "min": a.min, "max": a.max, "mean": a.mean, "untouched": a.untouched,
-        "at_threshold": a.saturated, "out_of_range": a.out_of_range,
+        "accesses": stats["accesses"], "reads": a.reads, "writes": a.writes,
+        "min": stats["min"], "max": stats["max"], "mean": stats["mean"],
+        "untouched": stats["untouched"], "at_threshold": stats["at_threshold"],
+        "out_of_range": a.out_of_range,
         "static_share": a.static_share, "counters_where": a.where,
         "declared_at": a.declared_at, "live_ranges": a.live_ranges,
         # enhanced mode resets a shared word's counter where a live range of it starts: the

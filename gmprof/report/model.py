@@ -10,6 +10,7 @@ that is not:
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,6 +40,28 @@ class ArrayStats:
     live_ranges: dict | None = None  # enhanced mode: {'ranges', 'accesses', 'histogram'}
     where: str = ""  # 'shared memory (SM)' / 'device memory': where its counters lived
     declared_at: str = ""
+    # merge() adds into counts in place only once it has made its own copy: the first
+    # launch's array may be the caller's
+    _owned: bool = field(default=False, repr=False, compare=False)
+
+    def summary(self) -> dict:
+        """accesses, min, max, mean, untouched and at_threshold in one pass each (the
+        properties below each make their own: six passes over a large array)."""
+        c = self.counts
+        if not c.size:
+            return {"accesses": 0, "min": 0, "max": 0, "mean": 0.0, "untouched": 0,
+                    "at_threshold": 0}
+        total = int(c.sum())
+        lo, hi = int(c.min()), int(c.max())
+        out = {"accesses": total, "untouched": int(c.size - np.count_nonzero(c))}
+        thr = self.threshold
+        if thr is None or hi < thr:
+            out.update(min=lo, max=hi, mean=total / c.size, at_threshold=0)
+        else:
+            capped = np.minimum(c, thr)
+            out.update(min=min(lo, thr), max=thr, mean=float(capped.mean()),
+                       at_threshold=int(np.count_nonzero(c >= thr)))
+        return out
 
     @property
     def accesses(self) -> int:
@@ -181,14 +204,23 @@ class Report:
         """Add another launch of the same kernel (counts and executions sum)."""
         # each launch's own shape and times, before the sums below overwrite them
         self.launch_runs = self.launches_list() + other.launches_list()
+        by_name = {a.name: a for a in self.arrays}
         for a in other.arrays:
-            try:
-                mine = self.array(a.name)
-            except KeyError:
+            mine = by_name.get(a.name)
+            if mine is None:
+                a = copy.copy(a)
+                a.counts = a.counts.copy()  # summed into in place by later merges
                 self.arrays.append(a)
+                by_name[a.name] = a
                 continue
             if mine.counts.shape == a.counts.shape:
-                mine.counts = mine.counts + a.counts
+                # in place: 50 launches of a 16M-element array are 50 passes, not 50 copies
+                if mine.counts.dtype == np.int64 and mine.counts.flags.writeable and \
+                        mine._owned:
+                    np.add(mine.counts, a.counts, out=mine.counts)
+                else:
+                    mine.counts = mine.counts.astype(np.int64) + a.counts
+                    mine._owned = True
             else:
                 # the parameter named another array, of another size, at this launch: its counts
                 # cannot be added element by element; say so rather than show a partial sum
