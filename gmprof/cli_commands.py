@@ -193,7 +193,9 @@ def cmd_profile(args) -> int:
                           "(or give a sample directory, e.g. samples/matmul_tiled)")
     from .api import profiler
     from .argspec import parse_dim3
+    from .driver import Launch
     from .frontend.program import parse_define_option
+    from .progress import RunProgress, cpu_warning
 
     grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
     outs, files = _reserve_reports(args, [args.file] + _arg_files(args.arg))
@@ -204,10 +206,16 @@ def cmd_profile(args) -> int:
     facts = prof.kernel_facts(args.kernel)
     params = [getattr(p, "name", None) for p in facts.function.params]
     named = _named_args(args, params, facts.name, np.random.default_rng(args.seed))
-    report = prof.launch(args.kernel, grid, block, [named[p] for p in params],
-                         args.shared_mem, mode=mode,
-                         repeat=args.repeat if args.compare_native or args.repeat else 0,
-                         timeout=_timeout(args))
+    launch = Launch(args.kernel, grid, block, ())
+    warning = cpu_warning([launch], prof.backend.name, args.kernel)
+    if warning:
+        print(warning, file=sys.stderr)
+    with RunProgress([launch], label=args.kernel) as progress:
+        progress.on_launch(0, launch, False)
+        report = prof.launch(args.kernel, grid, block, [named[p] for p in params],
+                             args.shared_mem, mode=mode,
+                             repeat=args.repeat if args.compare_native or args.repeat else 0,
+                             timeout=_timeout(args))
     _emit_reports([report], args, outs, files, tu=prof.tu)
     outs.commit()
     return _failed_checks([report], args)
@@ -215,6 +223,7 @@ def cmd_profile(args) -> int:
 
 def _profile_sample(args, directory: Path, mode) -> int:
     from .driver import load_sample
+    from .progress import RunProgress, cpu_warning
     from .runtime.backend import get_backend
     from .runtime.samples import run_sample, sample_profiler
 
@@ -223,10 +232,17 @@ def _profile_sample(args, directory: Path, mode) -> int:
     backend = get_backend(args.backend)
     size = args.size or ("large" if backend.name == "gpu" else "small")
     sample = load_sample(directory)
-    prof = sample_profiler(sample, backend.name)
-    run = run_sample(sample, size, mode=mode, backend=backend.name,
-                     repeat=args.repeat if args.compare_native or args.repeat else 0,
-                     seed=args.seed, profiler=prof)
+    sizes = sample.driver.sizes
+    launches = list(sample.driver.launches(sizes[size])) if size in sizes else []
+    warning = cpu_warning(launches, backend.name, f"sample {sample.name} ({size})")
+    if warning:
+        print(warning, file=sys.stderr)
+    with RunProgress(launches, label=f"{sample.name} ({size})") as progress:
+        progress.phase("reading the source")
+        prof = sample_profiler(sample, backend.name)
+        run = run_sample(sample, size, mode=mode, backend=backend.name,
+                         repeat=args.repeat if args.compare_native or args.repeat else 0,
+                         seed=args.seed, profiler=prof, on_launch=progress.on_launch)
     _emit_reports(list(run.reports.values()), args, outs, files,
                   sample={"name": run.sample.name, "size": size,
                           "self_check": "passed" if run.ok else "failed",
