@@ -281,7 +281,6 @@ def accuracy_loss(report, reference) -> float:
 
 
 def cmd_compare(args) -> int:
-    from rich.table import Table
     from rich.text import Text
 
     from .api import profiler
@@ -308,27 +307,36 @@ def cmd_compare(args) -> int:
         return rep
 
     reference = run(Mode.parse("basic", profile=args.profile))
-    rows = [("basic (exact reference)", reference, 0.0)]
+    rows_ = [("basic (exact reference)", reference, 0.0)]
     for name in PAPER_MODES[1:]:
         th = args.threshold if name.endswith("TH") else None
         mode = Mode.parse(name, threshold=th, profile=args.profile)
         rep = run(mode)
-        rows.append((mode.name, rep, accuracy_loss(rep, reference)))
+        rows_.append((mode.name, rep, accuracy_loss(rep, reference)))
     for rate in rates:
         mode = Mode.parse("basic-SM", sampling=rate, sampler=args.sampler, profile=args.profile)
         rep = run(mode)
-        rows.append((mode.name, rep, accuracy_loss(rep, reference)))
-    table = Table(title=f"{args.kernel} on {prof.backend.device} ({prof.backend.name})")
-    for col in ("mode", "native", "instrumented", "overhead", "accuracy loss", "counters"):
-        table.add_column(col, justify="left" if col == "mode" else "right")
-    for name, rep, loss in rows:
+        rows_.append((mode.name, rep, accuracy_loss(rep, reference)))
+    from .report.tables import NUM, WORD, Col, print_table
+
+    timed = args.repeat > 1  # a time measured once is noise: shown only as a median
+    cols = [Col("mode", WORD)] + ([Col("native", NUM), Col("instrumented", NUM),
+                                   Col("overhead", NUM)] if timed else []) + \
+        [Col("accuracy loss", NUM), Col("counters in", WORD)]
+    rows = []
+    for name, rep, loss in rows_:
         r = rep.run
-        table.add_row(Text(name), f"{r.native_ms:.3f} ms", f"{r.instrumented_ms:.3f} ms",
-                      f"{r.overhead:.2f}x" if r.overhead is not None else "-",
-                      f"{loss:.4f}", Text(r.counters_in))
+        times = [f"{r.native_ms:.3f} ms", f"{r.instrumented_ms:.3f} ms",
+                 f"{r.overhead:.2f}x" if r.overhead is not None else "-"] if timed else []
+        rows.append([name, *times, f"{loss:.4f}", r.counters_in])
     console = _console()
-    console.print(table)
-    if prof.backend.name == "cpu":
+    title = f"{args.kernel} on {prof.backend.device} ({prof.backend.name})"
+    if timed:
+        title += f", times the median of {args.repeat} runs"
+    print_table(console, title, cols, rows)
+    if not timed:
+        console.print(Text("times not shown: measured once (--repeat N, N > 1, for medians)"))
+    elif prof.backend.name == "cpu":
         console.print(Text("times are CPU-emulated: they do not predict GPU overheads"))
     return _failed_checks(reports, args)
 

@@ -100,3 +100,16 @@ def test_any_table_fits_and_keeps_every_number_whole(width, rows):
         for n in (r[1], r[2]):
             if len(n) <= width - 2:
                 assert any(n in line for line in lines), (n, text)
+
+
+def test_parse_tables_cut_no_location(monkeypatch, capsys):
+    from pathlib import Path
+
+    from gmprof.cli import main
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    src = Path(__file__).resolve().parents[2] / "samples" / "em_v1" / "em.cu"
+    assert main(["parse", str(src)]) == 0
+    out = capsys.readouterr().out
+    assert "…" not in out and max(map(len, out.splitlines())) <= 80
+    assert "52:47" in out  # X[first * D + i], as line:col in the function's file
