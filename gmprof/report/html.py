@@ -14,8 +14,8 @@ from pathlib import Path
 
 from .heatsvg import svg
 from .source import display_path, line_rows
-from .terminal import (fmt_count, kernel_heading, location_text, lower_bound, per_text,
-                       shape_text, timing_measured)
+from .terminal import (fmt_count, kernel_heading, launch_shape_text, location_text,
+                       lower_bound, per_text, shape_text, timing_measured)
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -97,7 +97,8 @@ def _kernel_view(k: dict, i: int) -> dict:
     return {
         "id": kid, "name": k["kernel"], "heading": heading[0], "details": heading[1:],
         "launches": len(k["launches"]), "mode": k["run"]["mode"],
-        "shape": heading[0].split(", ", 1)[1] if ", " in heading[0] else "",
+        "shape": launch_shape_text(k),
+        "labels": ", ".join(dict.fromkeys(a["label"] for a in arrays)),
         "timed": timing_measured(k), "arrays": arrays, "sites": sites,
         "site_file": display_path(single) if single else None, "source": source,
         "notes": k.get("notes", []),

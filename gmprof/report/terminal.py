@@ -69,19 +69,24 @@ def timing_measured(kernel: dict) -> bool:
         and kernel["run"].get("native_ms") is not None
 
 
+def launch_shape_text(kernel: dict) -> str:
+    """`grid (4,1,1), block (256,1,1)` when every launch has that shape, else `3 shapes`."""
+    shapes = {(tuple(x["grid"]), tuple(x["block"]), x["shared_mem"])
+              for x in kernel["launches"]}
+    if len(shapes) != 1:
+        return f"{len(shapes)} shapes"
+    grid, block, smem = shapes.pop()
+    text = f"grid {dim3_text(grid)}, block {dim3_text(block)}"
+    return text + (f", {smem:,} bytes of dynamic shared memory" if smem else "")
+
+
 def kernel_heading(kernel: dict) -> list[str]:
     run = kernel["run"]
     launches = kernel["launches"]
-    shapes = {(tuple(x["grid"]), tuple(x["block"]), x["shared_mem"]) for x in launches}
     n = len(launches)
     head = f"kernel {run['kernel']}: {n} launch{'es' if n != 1 else ''}"
-    if len(shapes) == 1:
-        grid, block, smem = shapes.pop()
-        head += f", grid {dim3_text(grid)}, block {dim3_text(block)}"
-        if smem:
-            head += f", {smem:,} bytes of dynamic shared memory"
-    else:
-        head += f" of {len(shapes)} shapes"
+    shape = launch_shape_text(kernel)
+    head += f", {shape}" if not shape.endswith("shapes") else f" of {shape}"
     head += f", mode {run['mode']}"
     lines = [head]
     if timing_measured(kernel):
