@@ -1,6 +1,7 @@
 """Command-line interface: argument parsing and output only; the library never exits.
 
     gmprof parse|analyze|instrument|profile|compare FILE.cu ...   (cli_commands.py)
+    gmprof report|diff RUN.json ...                              (cli_report.py)
     gmprof bench ...                                             (bench.py)
 
 A GmprofError (a user's mistake) is printed as `file:line:col: error: ...` with the source line
@@ -21,7 +22,7 @@ import sys
 import threading
 import traceback
 
-from . import bench, cli_commands
+from . import bench, cli_commands, cli_report
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
                      EXIT_USAGE, CheckFailed, GmprofError)
 
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gmprof", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     cli_commands.register(sub)
+    cli_report.register(sub)
     bench.register(sub)
     return parser
 

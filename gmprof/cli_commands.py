@@ -27,6 +27,9 @@ def _add_frontend_options(p) -> None:
                    help="define a macro, as for nvcc")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                    help="add a directory to the search path for #include \"...\"")
+    p.add_argument("--arch", metavar="sm_XY",
+                   help="read device code as nvcc's device pass for this GPU architecture "
+                        "(__CUDA_ARCH__; default: the profiled GPU's, else sm_90)")
 
 
 def _pipeline(args) -> Pipeline:
@@ -38,7 +41,7 @@ def load_tu(args, pipeline: Pipeline | None = None):
 
     defines = dict(parse_define_option(d) for d in args.defines)
     return (pipeline or Pipeline()).load(args.file, defines=defines,
-                                         include_dirs=args.include_dirs)
+                                         include_dirs=args.include_dirs, arch=args.arch)
 
 
 def _console(stderr: bool = False):
@@ -185,27 +188,35 @@ def cmd_instrument(args) -> int:
 # -- profile ------------------------------------------------------------------------------
 
 def _reserve_reports(args, inputs):
-    """The report files of --csv and --out, checked before the run."""
+    """The report outputs (--json on standard output, --csv, --out), checked before the run."""
     from .outputs import Outputs
 
     outs = Outputs(inputs=inputs)
-    files = {"csv": outs.reserve(getattr(args, "csv", None), "--csv"),
+    files = {"json": outs.reserve("-" if getattr(args, "json", False) else None, "--json"),
+             "csv": outs.reserve(getattr(args, "csv", None), "--csv"),
              "out": outs.reserve(getattr(args, "out", None), "--out")}
     return outs, files
 
 
-def _print_report(report, args, outs=None, files=None) -> None:
-    from .report.render import csv_text, html_text, json_text, render_text
+def _emit_reports(reports, args, outs, files, sample=None, tu=None) -> None:
+    """One document for the run: every kernel in the JSON, the CSV and the HTML; the tables on
+    the terminal unless standard output carries one of those."""
+    from .report import csvout, terminal
+    from .report.document import document, dumps
+    from .report.source import attach_source
 
-    if args.json:
-        print(json_text(report))
-    else:
-        render_text(report, _console())
-    if outs is not None:
-        if files.get("csv") is not None:
-            outs.put(files["csv"], csv_text(report))
-        if files.get("out") is not None:
-            outs.put(files["out"], html_text(report))
+    if tu is not None:
+        for report in reports:
+            attach_source(report, tu)
+    doc = document(reports, command=sys.argv[1:] if sys.argv[1:] else None, sample=sample)
+    if not any(o is not None and o.kind == "stdout" for o in files.values()):
+        terminal.render(doc, _console(), source=getattr(args, "source", False))
+    outs.put(files.get("json"), dumps(doc))
+    outs.put(files.get("csv"), csvout.csv_text(doc) if files.get("csv") else "")
+    if files.get("out") is not None:
+        from .report.html import html_text
+
+        outs.put(files["out"], html_text(doc))
 
 
 def _arg_files(specs) -> list[str]:
@@ -247,39 +258,60 @@ def cmd_profile(args) -> int:
                           "(or give a sample directory, e.g. samples/matmul_tiled)")
     from .api import profiler
     from .argspec import parse_dim3
+    from .driver import Launch
     from .frontend.program import parse_define_option
+    from .progress import RunProgress, cpu_warning
 
     grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
     outs, files = _reserve_reports(args, [args.file] + _arg_files(args.arg))
     defines = dict(parse_define_option(d) for d in args.defines)
-    prof = profiler(args.file, defines, args.include_dirs, args.backend)
+    prof = profiler(args.file, defines, args.include_dirs, args.backend, arch=args.arch)
     outs, files = _reserve_reports(args, [str(f.path) for f in prof.tu.files if f.path] +
                                    _arg_files(args.arg))
     facts = prof.kernel_facts(args.kernel)
     params = [getattr(p, "name", None) for p in facts.function.params]
     named = _named_args(args, params, facts.name, np.random.default_rng(args.seed))
-    report = prof.launch(args.kernel, grid, block, [named[p] for p in params],
-                         args.shared_mem, mode=mode,
-                         repeat=args.repeat if args.compare_native or args.repeat else 0,
-                         timeout=_timeout(args))
-    _print_report(report, args, outs, files)
+    launch = Launch(args.kernel, grid, block, ())
+    warning = cpu_warning([launch], prof.backend.name, args.kernel)
+    if warning:
+        print(warning, file=sys.stderr)
+    with RunProgress([launch], label=args.kernel) as progress:
+        progress.on_launch(0, launch, False)
+        report = prof.launch(args.kernel, grid, block, [named[p] for p in params],
+                             args.shared_mem, mode=mode,
+                             repeat=args.repeat if args.compare_native or args.repeat else 0,
+                             timeout=_timeout(args))
+    _emit_reports([report], args, outs, files, tu=prof.tu)
     outs.commit()
     return _failed_checks([report], args)
 
 
 def _profile_sample(args, directory: Path, mode) -> int:
+    from .driver import load_sample
+    from .progress import RunProgress, cpu_warning
     from .runtime.backend import get_backend
-    from .runtime.samples import run_sample
+    from .runtime.samples import run_sample, sample_profiler
 
     inputs = [str(p) for p in directory.iterdir() if p.is_file()]
     outs, files = _reserve_reports(args, inputs)
     backend = get_backend(args.backend)
     size = args.size or ("large" if backend.name == "gpu" else "small")
-    run = run_sample(directory, size, mode=mode, backend=backend.name,
-                     repeat=args.repeat if args.compare_native or args.repeat else 0,
-                     seed=args.seed)
-    for name, report in run.reports.items():
-        _print_report(report, args, outs, files)
+    sample = load_sample(directory)
+    sizes = sample.driver.sizes
+    launches = list(sample.driver.launches(sizes[size])) if size in sizes else []
+    warning = cpu_warning(launches, backend.name, f"sample {sample.name} ({size})")
+    if warning:
+        print(warning, file=sys.stderr)
+    with RunProgress(launches, label=f"{sample.name} ({size})") as progress:
+        progress.phase("reading the source")
+        prof = sample_profiler(sample, backend.name)
+        run = run_sample(sample, size, mode=mode, backend=backend.name,
+                         repeat=args.repeat if args.compare_native or args.repeat else 0,
+                         seed=args.seed, profiler=prof, on_launch=progress.on_launch)
+    _emit_reports(list(run.reports.values()), args, outs, files,
+                  sample={"name": run.sample.name, "size": size,
+                          "self_check": "passed" if run.ok else "failed",
+                          "error": run.check_error}, tu=prof.tu)
     outs.commit()
     status = "passed" if run.ok else f"FAILED: {run.check_error}"
     print(f"sample {run.sample.name} ({size}, {backend.name}): self-check {status}",
@@ -294,7 +326,6 @@ PAPER_MODES = ("basic", "SA", "SA-NA", "SA-NA-SM", "SA-NA-SM-TH", "default")
 
 
 def cmd_compare(args) -> int:
-    from rich.table import Table
     from rich.text import Text
 
     from .api import profiler
@@ -305,7 +336,7 @@ def cmd_compare(args) -> int:
     grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
     rates = args.sampling
     defines = dict(parse_define_option(d) for d in args.defines)
-    prof = profiler(args.file, defines, args.include_dirs, args.backend)
+    prof = profiler(args.file, defines, args.include_dirs, args.backend, arch=args.arch)
     facts = prof.kernel_facts(args.kernel)
     params = [getattr(p, "name", None) for p in facts.function.params]
     named = _named_args(args, params, facts.name, np.random.default_rng(args.seed))
@@ -320,27 +351,36 @@ def cmd_compare(args) -> int:
         return rep
 
     reference = run(Mode.parse("basic", profile=args.profile))
-    rows = [("basic (exact reference)", reference, 0.0)]
+    rows_ = [("basic (exact reference)", reference, 0.0)]
     for name in PAPER_MODES[1:]:
         th = args.threshold if name.endswith("TH") else None
         mode = Mode.parse(name, threshold=th, profile=args.profile)
         rep = run(mode)
-        rows.append((mode.name, rep, accuracy_loss(rep, reference)))
+        rows_.append((mode.name, rep, accuracy_loss(rep, reference)))
     for rate in rates:
         mode = Mode.parse("basic-SM", sampling=rate, sampler=args.sampler, profile=args.profile)
         rep = run(mode)
-        rows.append((mode.name, rep, accuracy_loss(rep, reference)))
-    table = Table(title=f"{args.kernel} on {prof.backend.device} ({prof.backend.name})")
-    for col in ("mode", "native", "instrumented", "overhead", "accuracy loss", "counters"):
-        table.add_column(col, justify="left" if col == "mode" else "right")
-    for name, rep, loss in rows:
+        rows_.append((mode.name, rep, accuracy_loss(rep, reference)))
+    from .report.tables import NUM, WORD, Col, print_table
+
+    timed = args.repeat > 1  # a time measured once is noise: shown only as a median
+    cols = [Col("mode", WORD)] + ([Col("native", NUM), Col("instrumented", NUM),
+                                   Col("overhead", NUM)] if timed else []) + \
+        [Col("accuracy loss", NUM), Col("counters in", WORD)]
+    rows = []
+    for name, rep, loss in rows_:
         r = rep.run
-        table.add_row(Text(name), f"{r.native_ms:.3f} ms", f"{r.instrumented_ms:.3f} ms",
-                      f"{r.overhead:.2f}x" if r.overhead is not None else "-",
-                      f"{loss:.4f}", Text(r.counters_in))
+        times = [f"{r.native_ms:.3f} ms", f"{r.instrumented_ms:.3f} ms",
+                 f"{r.overhead:.2f}x" if r.overhead is not None else "-"] if timed else []
+        rows.append([name, *times, f"{loss:.4f}", r.counters_in])
     console = _console()
-    console.print(table)
-    if prof.backend.name == "cpu":
+    title = f"{args.kernel} on {prof.backend.device} ({prof.backend.name})"
+    if timed:
+        title += f", times the median of {args.repeat} runs"
+    print_table(console, title, cols, rows)
+    if not timed:
+        console.print(Text("times not shown: measured once (--repeat N, N > 1, for medians)"))
+    elif prof.backend.name == "cpu":
         console.print(Text("times are CPU-emulated: they do not predict GPU overheads"))
     return _failed_checks(reports, args)
 
@@ -389,9 +429,17 @@ def register(sub) -> None:
                    help="dynamic shared memory bytes")
     p.add_argument("--size", help="sample size (small/large; default: small on the CPU)")
     p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
-    p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.report/1)")
-    p.add_argument("--csv", metavar="FILE", help="also write CSV (- for standard output)")
-    p.add_argument("--out", metavar="FILE.html", help="also write an HTML report with heat maps")
+    p.add_argument("--json", action="store_true",
+                   help="print the run as one JSON document (schema gmprof.run/1: every kernel "
+                        "and launch) instead of tables")
+    p.add_argument("--csv", metavar="FILE", help="also write CSV, every kernel in one file "
+                                                  "(- for standard output)")
+    p.add_argument("--out", metavar="FILE.html",
+                   help="also write one self-contained HTML page for the run (every kernel, "
+                        "heat maps, source view; - for standard output)")
+    p.add_argument("--source", action="store_true",
+                   help="also print each kernel's source lines with the reads, writes and "
+                        "executions of the accesses on each line")
     p.add_argument("--compare-native", action="store_true",
                    help="time native and instrumented runs (median of --repeat)")
     p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=0,

@@ -162,6 +162,8 @@ class GpuBackend:
         self.max_grid = tuple(int(x) for x in props["maxGridSize"])
         self.max_block = tuple(int(x) for x in props["maxThreadsDim"])
         self.driver = cp.cuda.runtime.driverGetVersion()
+        # NVRTC compiles for this device: the frontend reads its __CUDA_ARCH__ branch
+        self.arch = f"sm_{props['major']}{props['minor']}"
 
     def compile(self, source, names, options=(), filename="kernel.cu", globals=()):
         cp = self.cp

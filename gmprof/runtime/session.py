@@ -46,13 +46,19 @@ class LaunchResult:
 
 class Profiler:
     def __init__(self, path=None, *, text: str | None = None, name: str | None = None,
-                 defines: dict | None = None, include_dirs=None, backend: str = "auto"):
+                 defines: dict | None = None, include_dirs=None, backend: str = "auto",
+                 arch=None):
         self.pipeline = Pipeline()
-        self.tu = self.pipeline.load(path, text=text, name=name, defines=defines,
-                                     include_dirs=include_dirs)
-        self.program = self.pipeline.analyze(self.tu)
         self.backend = get_backend(backend)
+        # device code is read as the device pass of the GPU that runs it (the CPU backend
+        # compiles that same branch: __CUDA_ARCH__ below)
+        self.tu = self.pipeline.load(path, text=text, name=name, defines=defines,
+                                     include_dirs=include_dirs,
+                                     arch=arch or getattr(self.backend, "arch", None))
+        self.program = self.pipeline.analyze(self.tu)
         self.defines = dict(defines or {})
+        if self.backend.name == "cpu":
+            self.defines.setdefault("__CUDA_ARCH__", str(self.tu.cuda_arch))
         self.modules = Modules(self.program, self.backend, self.defines, self.pipeline)
         self._plans: dict = {}
         self._static = StaticLaunchCounts(self.program)
