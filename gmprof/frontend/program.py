@@ -167,8 +167,12 @@ def load(path: str | Path | None = None, *, text: str | None = None, name: str |
     tu.warnings.extend(loader.cond.warnings)
     tu.oracle.add_macros(tu.macros)
     parser = get_parser()
+    functions = []
     for fn in tu.functions:
         _parse_function(tu, parser, fn)
+        functions.append(fn)
+        functions.extend(_lambda_functions(fn))
+    tu.functions = functions
     for var in tu.variables:
         _parse_variable(tu, parser, var)
     return tu
@@ -379,6 +383,25 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
                                f"{exc.__class__.__name__}: {exc}", fn.location)
         tu.warnings.append(Diagnostic("internal", _unparsed_message(fn, fn.error),
                                       fn.error.location))
+
+
+def _lambda_functions(fn: Function) -> list[Function]:
+    """A function for each lambda in fn's body (`k::<lambda 12:14>`), reached through the
+    calls that run it; its sites are fn's text, patched where they are."""
+    out = []
+    for node in (fn.parsed.lambdas if fn.parsed is not None else []):
+        node.name = f"{fn.name}::{node.name}"
+        node.funcdef.decl.name = node.name
+        span = node.coord
+        body = node.funcdef.body.coord
+        seg = S.Segment(S.FUNCTION, span.start, span.end, name=node.name,
+                        space="device" if fn.space == "global" else fn.space,
+                        body_start=body.start, keywords=fn.segment.keywords)
+        parsed = ParsedFunction(node.funcdef, [], None, fn.parsed.specs,
+                                fn.parsed.statement_spans)
+        out.append(Function(node.name, seg.space, fn.source, seg, "", parsed=parsed,
+                            owner=fn.owner, scope_types=fn.scope_types))
+    return out
 
 
 def _unparsed_message(fn: Function, exc: GmprofError) -> str:

@@ -325,3 +325,58 @@ def test_member_functions_called_from_a_kernel_are_counted():
     # o[i] and a[i] in Load::at, reached through p->at
     np.testing.assert_array_equal(r.array("in").counts, [1] * 4)
     np.testing.assert_array_equal(r.array("out").counts, [1] * 4)
+
+
+# -- lambdas and range-based for in device code -------------------------------------------------
+
+LAMBDAS = """\
+__global__ void k(float *a, const float *b) {
+    int base = 0;
+    auto load = [&](int i) { return b[base + i]; };
+    auto bump = [&]() { base += 1; };
+    float acc = 0;
+    float vals[3] = {1, 2, 3};
+    for (float v : vals) acc += v;
+    for (int j = 0; j < 2; j++) { acc += load(j); bump(); }
+    a[threadIdx.x] = acc + [=](int i) { return b[i]; }(threadIdx.x);
+}
+__global__ void late(float *a) {
+    int j;
+    auto bump = [&]() { j++; };
+    j = 0;
+    bump();
+    if (threadIdx.x == 0) a[j] = 1;
+}
+"""
+
+
+def test_lambdas_and_range_for_are_read():
+    tu = load(text=LAMBDAS, name="t.cu")
+    assert not tu.warnings
+    assert [f.name for f in tu.functions] == [
+        "k", "k::<lambda 3:17>", "k::<lambda 4:17>", "k::<lambda 9:28>", "late",
+        "late::<lambda 13:17>"]
+    assert sites(LAMBDAS, "k") == [(9, "a", "write")]
+    # b is captured: found at run time, not bound to k's parameter by the analysis
+    assert sites(LAMBDAS, "k::<lambda 3:17>") == [(3, None, "read")]
+    assert sites(LAMBDAS, "k::<lambda 9:28>") == [(9, None, "read")]
+
+
+def test_lambda_accesses_counted_where_they_run():
+    a = np.zeros(4, np.float32)
+    b = np.arange(4, dtype=np.float32)
+    r = run(LAMBDAS, "k", (1,), (4,), [a, b])
+    # acc = 1 + 2 + 3 + b[0] + b[2] (load(0) with base 0, load(1) with base 1); + b[t]
+    np.testing.assert_array_equal(a, 6 + 0 + 2 + np.arange(4))
+    # every thread reads b[0] and b[2] through `load`, and b[t] through the inline lambda
+    np.testing.assert_array_equal(r.array("b").counts, [4 + 1, 1, 4 + 1, 1])
+    np.testing.assert_array_equal(r.array("a").counts, [1] * 4)
+
+
+def test_a_variable_a_lambda_changes_by_reference_is_not_taken_as_known():
+    a = np.zeros(4, np.float32)
+    r = run(LAMBDAS, "late", (1,), (4,), [a])
+    # bump() made j 1 after `j = 0`: a[1], counted where it happened, not a[0] by the formula
+    np.testing.assert_array_equal(a, [0, 1, 0, 0])
+    np.testing.assert_array_equal(r.array("a").counts, [0, 1, 0, 0])
+    assert [s.how for s in r.sites if s.function == "late"] == ["measured"]
