@@ -420,6 +420,13 @@ def _emit_file(tu, source, patches, device_only, cpu, seen) -> str:
         if device_only and not _is_device(seg):
             pieces.append(_blank_keep_lines(text))
             continue
+        expanded = tu.expansions.get(seg)
+        if expanded is not None:
+            # a function read with its macros expanded: its expansion (same lines) goes in
+            # its place, patched where its sites are
+            own = patches.get(expanded, [])
+            pieces.append(apply_patches(expanded.text, own) if own else expanded.text)
+            continue
         pieces.append(apply_patches(source.text, file_patches, seg.start, seg.end)
                       if file_patches else text)
     return "".join(pieces)

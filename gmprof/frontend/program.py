@@ -22,6 +22,7 @@ from .build import ParsedFunction
 from .oracle import TypeOracle
 from .parser import get_parser
 from .preprocess import Conditionals, Macro, device_pass_defines
+from .expand import ExpandedSource, expand_function
 from .head import read_head, unknown_head_call
 from .members import class_members
 from .scan import Tok, blank, directive_body, scan
@@ -46,6 +47,8 @@ class Function:
     #: parameters of the enclosing class templates (types while it is parsed)
     owner: str | None = None
     scope_types: tuple = ()
+    #: when it parsed only with its macros expanded: that text (spans are on it)
+    expanded: ExpandedSource | None = None
 
     @property
     def is_kernel(self) -> bool:
@@ -118,6 +121,9 @@ class TranslationUnit:
     include_dirs: list = field(default_factory=list)
     #: the `__CUDA_ARCH__` the file was read with (nvcc's device pass for --arch)
     cuda_arch: int = 900
+    #: function segment -> its macro-expanded text, for functions read expanded (expand.py);
+    #: the rewriter emits that text in the segment's place
+    expansions: dict = field(default_factory=dict)
 
     def function(self, name: str) -> Function | None:
         for f in self.functions:
@@ -363,6 +369,8 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
     try:
         fn.parsed = parser.parse_function(fn.view, fn.source, fn.segment.start, oracle)
     except GmprofError as exc:
+        if _parse_expanded(tu, parser, fn, oracle):
+            return
         fn.error = exc
         where = exc.location
         head = [t for t in scan(fn.source.text[fn.segment.start:fn.segment.body_start])
@@ -383,6 +391,27 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
                                f"{exc.__class__.__name__}: {exc}", fn.location)
         tu.warnings.append(Diagnostic("internal", _unparsed_message(fn, fn.error),
                                       fn.error.location))
+
+
+def _parse_expanded(tu: TranslationUnit, parser, fn: Function, oracle) -> bool:
+    """The retry: parse fn with its macros expanded (expand.py). On success fn is analysed as
+    expanded, located on the user's lines, and emitted expanded; a warning says so."""
+    try:
+        expanded = expand_function(fn.source, fn.view, fn.segment.start, tu.macros)
+        if expanded is None:
+            return False
+        parsed = parser.parse_function(expanded.text, expanded, 0, oracle)
+    except (GmprofError, RecursionError):
+        return False
+    fn.parsed = parsed
+    fn.expanded = expanded
+    tu.expansions[fn.segment] = expanded
+    names = ", ".join(expanded.macros_used[:4]) + (", ..." if len(expanded.macros_used) > 4
+                                                   else "")
+    tu.warnings.append(Diagnostic(
+        "macro-expanded", f"{fn.name}: read with its macros expanded ({names}); its "
+        "instrumented text is that expansion, on the same lines", fn.location))
+    return True
 
 
 def _lambda_functions(fn: Function) -> list[Function]:

@@ -380,3 +380,45 @@ def test_a_variable_a_lambda_changes_by_reference_is_not_taken_as_known():
     np.testing.assert_array_equal(a, [0, 1, 0, 0])
     np.testing.assert_array_equal(r.array("a").counts, [0, 1, 0, 0])
     assert [s.how for s in r.sites if s.function == "late"] == ["measured"]
+
+
+# -- functions that parse only with their macros expanded --------------------------------------
+
+EXPANDED = """\
+#include <cstdio>
+#define OP(x) x = x * 2.0f + 1.0f;
+#define OP4 OP(v) OP(v) OP(v) OP(v)
+#define FMT "%d"
+#define LOAD(i) src[(i) + off]
+__global__ void k(float *a, const float *src, int off) {
+    float v = a[threadIdx.x];
+    OP4 OP4
+    a[threadIdx.x] = v + LOAD(threadIdx.x);
+    if (threadIdx.x == 99) printf("k (" FMT "): %f\\n", off, v);
+}
+"""
+
+
+def test_a_function_that_parses_only_expanded_is_read_on_the_users_lines():
+    tu = load(text=EXPANDED, name="t.cu")
+    (w,) = tu.warnings
+    assert w.kind == "macro-expanded" and w.message.startswith("k: ")
+    fn = tu.function("k")
+    assert fn.expanded is not None
+    assert fn.expanded.text.count("\\n") == EXPANDED.split("__global__")[1].count("\\n")
+    facts = analyze(tu, upto="accesses").facts("k")
+    got = [(s.location.line, s.location.col, s.object_name, s.kind) for s in facts.sites]
+    # LOAD's body is the macro's: its site is placed at the call, LOAD(threadIdx.x)
+    assert got == [(7, 15, "a", "read"), (9, 5, "a", "write"), (9, 26, "src", "read")]
+
+
+def test_a_function_read_expanded_is_counted():
+    a = np.arange(4, dtype=np.float32)
+    src = 10 * np.arange(5, dtype=np.float32)
+    want = a.copy()
+    for _ in range(8):
+        want = want * 2 + 1
+    r = run(EXPANDED, "k", (1,), (4,), [a, src, np.int32(1)])
+    np.testing.assert_array_equal(a, want + src[1:])
+    np.testing.assert_array_equal(r.array("a").counts, [2] * 4)
+    np.testing.assert_array_equal(r.array("src").counts, [0, 1, 1, 1, 1])
