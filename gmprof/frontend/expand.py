@@ -86,6 +86,12 @@ def expand_function(source: SourceFile, view: str, base: int,
     return _layout(source, view, base, out, used)
 
 
+def expand_text(macro: Macro, macros: dict[str, Macro]) -> str:
+    """A macro's body with the macros in it expanded (its own parameters left as they are)."""
+    toks = [_T(t.text, t.kind, None, 0, frozenset({macro.name})) for t in _body(macro)]
+    return " ".join(t.text for t in _Expander(macros, [], None).run(toks))
+
+
 class _Expander:
     def __init__(self, macros, used, source):
         self.macros = macros

@@ -22,7 +22,7 @@ from .build import ParsedFunction
 from .oracle import TypeOracle
 from .parser import get_parser
 from .preprocess import Conditionals, Macro, device_pass_defines
-from .expand import ExpandedSource, expand_function
+from .expand import ExpandedSource, expand_function, expand_text
 from .head import read_head, unknown_head_call
 from .members import class_members
 from .scan import Tok, blank, directive_body, scan
@@ -124,6 +124,7 @@ class TranslationUnit:
     #: function segment -> its macro-expanded text, for functions read expanded (expand.py);
     #: the rewriter emits that text in the segment's place
     expansions: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # caches of the frontend's own
 
     def function(self, name: str) -> Function | None:
         for f in self.functions:
@@ -368,6 +369,11 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
     oracle = tu.oracle.in_class(fn.owner, fn.scope_types) if fn.owner else tu.oracle
     try:
         fn.parsed = parser.parse_function(fn.view, fn.source, fn.segment.start, oracle)
+        hidden = _macros_hiding_accesses(tu, fn)
+        if hidden:
+            # `v = LOAD(i)` with `#define LOAD(i) src[(i) + off]`: the access is in the macro's
+            # body, which only the expansion shows
+            _parse_expanded(tu, parser, fn, oracle, hidden)
     except GmprofError as exc:
         if _parse_expanded(tu, parser, fn, oracle):
             return
@@ -393,7 +399,27 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
                                       fn.error.location))
 
 
-def _parse_expanded(tu: TranslationUnit, parser, fn: Function, oracle) -> bool:
+def _macros_hiding_accesses(tu: TranslationUnit, fn: Function) -> list[str]:
+    """Macros used in fn's body whose expansion holds a memory access (`[` or `->`)."""
+    cache = tu.extra.setdefault("access_macros", {})
+    out = []
+    body = fn.view[fn.segment.body_start - fn.segment.start:]
+    for t in scan(body):
+        if t.kind != "id" or t.text not in tu.macros or t.text in out:
+            continue
+        if t.text not in cache:
+            macro = tu.macros[t.text]
+            try:
+                text = expand_text(macro, tu.macros)
+            except (GmprofError, RecursionError):
+                text = ""
+            cache[t.text] = "[" in text or "->" in text
+        if cache[t.text]:
+            out.append(t.text)
+    return out
+
+
+def _parse_expanded(tu: TranslationUnit, parser, fn: Function, oracle, why=None) -> bool:
     """The retry: parse fn with its macros expanded (expand.py). On success fn is analysed as
     expanded, located on the user's lines, and emitted expanded; a warning says so."""
     try:
@@ -408,8 +434,9 @@ def _parse_expanded(tu: TranslationUnit, parser, fn: Function, oracle) -> bool:
     tu.expansions[fn.segment] = expanded
     names = ", ".join(expanded.macros_used[:4]) + (", ..." if len(expanded.macros_used) > 4
                                                    else "")
+    reason = f"; {', '.join(why)} hold accesses" if why else ""
     tu.warnings.append(Diagnostic(
-        "macro-expanded", f"{fn.name}: read with its macros expanded ({names}); its "
+        "macro-expanded", f"{fn.name}: read with its macros expanded ({names}){reason}; its "
         "instrumented text is that expansion, on the same lines", fn.location))
     return True
 

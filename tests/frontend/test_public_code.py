@@ -422,3 +422,26 @@ def test_a_function_read_expanded_is_counted():
     np.testing.assert_array_equal(a, want + src[1:])
     np.testing.assert_array_equal(r.array("a").counts, [2] * 4)
     np.testing.assert_array_equal(r.array("src").counts, [0, 1, 1, 1, 1])
+
+
+ACCESS_IN_MACRO = """\
+#define AT(i) src[(i) * 2]
+#define BLOCK 4
+__global__ void k(float *a, const float *src) {
+    if (threadIdx.x < BLOCK) a[threadIdx.x] = AT(threadIdx.x) + 1;
+}
+"""
+
+
+def test_an_access_in_a_macro_body_is_a_site_at_the_call():
+    tu = load(text=ACCESS_IN_MACRO, name="t.cu")
+    (w,) = tu.warnings
+    assert w.kind == "macro-expanded" and "AT hold accesses" in w.message
+    facts = analyze(tu, upto="accesses").facts("k")
+    assert [(s.location.line, s.location.col, s.object_name, s.kind) for s in facts.sites] == \
+        [(4, 30, "a", "write"), (4, 47, "src", "read")]
+    a = np.zeros(4, np.float32)
+    src = np.arange(8, dtype=np.float32)
+    r = run(ACCESS_IN_MACRO, "k", (1,), (4,), [a, src])
+    np.testing.assert_array_equal(a, src[::2] + 1)
+    np.testing.assert_array_equal(r.array("src").counts, [1, 0] * 4)
