@@ -7,6 +7,9 @@ outputs are checked against numpy.
 """
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -445,3 +448,46 @@ def test_an_access_in_a_macro_body_is_a_site_at_the_call():
     r = run(ACCESS_IN_MACRO, "k", (1,), (4,), [a, src])
     np.testing.assert_array_equal(a, src[::2] + 1)
     np.testing.assert_array_equal(r.array("src").counts, [1, 0] * 4)
+
+
+# -- volatile pointers and arrays ---------------------------------------------------------------
+
+VOLATILE = """\
+__global__ void k(volatile unsigned *flag, volatile float *data, float *out) {
+    __shared__ volatile float s[32];
+    s[threadIdx.x] = data[threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0) flag[0] = flag[0] + 1;
+    out[threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x];
+}
+"""
+
+
+def test_volatile_memory_is_counted():
+    flag = np.zeros(1, np.uint32)
+    data = np.arange(4, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    r = run(VOLATILE, "k", (1,), (4,), [flag, data, out])
+    np.testing.assert_array_equal(out, np.roll(data, -1))
+    np.testing.assert_array_equal(flag, [1])
+    np.testing.assert_array_equal(r.array("data").counts, [1] * 4)
+    np.testing.assert_array_equal(r.array("flag").counts, [2])  # thread 0 reads, then writes
+    np.testing.assert_array_equal(r.array("s").counts[:4], [2] * 4)  # written, then read
+    assert r.array("s").counts[4:].sum() == 0
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+@pytest.mark.parametrize("mode", ["default", "basic", "trace", "SA-SM-TH"])
+def test_volatile_instrumented_compiles_with_nvcc(mode, tmp_path):
+    from gmprof.passes.plan import Mode, plan_counters
+    from gmprof.passes.rewrite import emit, instrument
+
+    program = analyze(load(text=VOLATILE, name="v.cu"))
+    plan = plan_counters(program, Mode.parse(mode, threshold=100))
+    patches, rw = instrument(plan)
+    defines = plan.mode.defines() | {"GMPROF_SHARED_BASES": int(rw.needs_shared_bases)}
+    src = tmp_path / "v.cu"
+    src.write_text(emit(program, patches, device_only=False, defines=defines))
+    r = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-o",
+                        str(tmp_path / "v.cubin"), str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[:2000]
