@@ -405,6 +405,11 @@ def _emit_file(tu, source, patches, device_only, cpu, seen) -> str:
                 pieces.append(_emit_file(tu, inc.target, patches, device_only, cpu, seen))
                 pieces.append(f'\n#line {line - 1} "{source.name}"\n')
                 continue
+            if inc.once:
+                # its `#pragma once` header is already inlined above: nvcc must not read it
+                # again (the inlined copy has no `#pragma once` left to stop it)
+                pieces.append(_blank_keep_lines(text))
+                continue
             if inc.target is None and device_only and not inc.name.startswith('"'):
                 body = directive_body(text)
                 if body.startswith("<") and not _keep_system_include(body, cpu):

@@ -103,6 +103,8 @@ class Include:
     source: SourceFile  # the including file
     target: SourceFile | None  # None when it could not be found (system or host header)
     name: str
+    #: a header already read whose `#pragma once` skips it here: the output leaves it out too
+    once: bool = False
 
 
 @dataclass
@@ -352,7 +354,7 @@ class _Loader:
             return
         key = str(target.resolve())
         if key in self.once:
-            tu.includes.append(Include(seg, source, None, name))
+            tu.includes.append(Include(seg, source, None, name, once=True))
             return
         if depth >= _MAX_INCLUDE_DEPTH:
             raise GmprofError(f"#include nested more than {_MAX_INCLUDE_DEPTH} deep", where)

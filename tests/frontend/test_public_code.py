@@ -491,3 +491,41 @@ def test_volatile_instrumented_compiles_with_nvcc(mode, tmp_path):
     r = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-o",
                         str(tmp_path / "v.cubin"), str(src)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[:2000]
+
+
+# -- a `#pragma once` header included twice -----------------------------------------------------
+
+def _once_files(tmp_path):
+    (tmp_path / "t.cuh").write_text("#pragma once\nstruct P { float x; };\n"
+                                    "__device__ float get(const P *p) { float v = p->x; return v; }\n")
+    (tmp_path / "u.cuh").write_text('#include "t.cuh"\n')
+    main = tmp_path / "m.cu"
+    main.write_text('#include "t.cuh"\n#include "u.cuh"\n'
+                    "__global__ void k(const P *p, float *o) { o[threadIdx.x] = get(p); }\n")
+    return main
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_a_pragma_once_header_included_twice_is_emitted_once(tmp_path):
+    from gmprof.passes.plan import Mode, plan_counters
+    from gmprof.passes.rewrite import emit, instrument
+
+    program = analyze(load(_once_files(tmp_path)))
+    plan = plan_counters(program, Mode.parse("basic"))
+    patches, rw = instrument(plan)
+    text = emit(program, patches, device_only=False, defines=plan.mode.defines())
+    assert text.count("struct P {") == 1
+    src = tmp_path / "out.cu"
+    src.write_text(text)
+    r = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-o",
+                        str(tmp_path / "out.cubin"), str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[:2000]
+
+
+def test_a_pragma_once_header_included_twice_is_counted(tmp_path):
+    p = np.arange(4, dtype=np.float32)
+    o = np.zeros(2, np.float32)
+    r = gmprof.profile(_once_files(tmp_path), "k", grid=(1,), block=(2,), args=[p, o],
+                       backend="cpu")
+    np.testing.assert_array_equal(o, [0, 0])
+    np.testing.assert_array_equal(r.array("p").counts, [2, 0, 0, 0])  # p->x, by two threads
