@@ -242,8 +242,9 @@ def _layout(source: SourceFile, view: str, base: int, toks: list[_T], used) -> E
             line += gap
         elif prev is not None and prev.origin is not None and t.origin is not None and \
                 0 <= t.origin - (prev.origin + len(prev.text)) < 80 and \
-                "\n" not in source.text[prev.origin + len(prev.text):t.origin]:
-            # neighbours in the user's text keep the user's spacing (`a[i + 1]`)
+                not source.text[prev.origin + len(prev.text):t.origin].strip(" \t"):
+            # neighbours in the user's text keep the user's spacing (`a[i + 1]`); only blanks:
+            # between an argument's last token and the next, the text is the call's `)`
             gap_text = source.text[prev.origin + len(prev.text):t.origin]
             pieces.append(gap_text)
             length += len(gap_text)

@@ -335,6 +335,23 @@ class _Loader:
     def include(self, source: SourceFile, seg: S.Segment, text: str, depth: int) -> None:
         tu = self.tu
         body = directive_body(text)
+        if body.startswith("<") and ">" in body:
+            # `#include <polybench.h>` found in a -I directory is the user's own header (nvcc
+            # searches -I for both forms); anything else is a system header, never read
+            name = body[1:body.find(">")]
+            target = next((d / name for d in tu.include_dirs if (d / name).is_file()
+                           and not _system_dir(d)), None)
+            if target is None:
+                tu.includes.append(Include(seg, source, None, body))
+                return
+            try:
+                self.read_include(source, seg, name, target, depth)
+            except GmprofError as exc:  # a third-party header in Latin-1, say: not the user's
+                tu.includes.append(Include(seg, source, None, body))
+                tu.warnings.append(Diagnostic(
+                    "include-not-read", f"#include {body} not read ({exc.message}); its "
+                    "declarations are unknown to gmprof", source.location(seg.start)))
+            return
         if not body.startswith('"'):
             tu.includes.append(Include(seg, source, None, body))
             return
@@ -352,6 +369,12 @@ class _Loader:
                 f"#include \"{name}\" not found (searched {', '.join(str(c.parent) for c in candidates) or 'nowhere'}); "
                 "its declarations are unknown to gmprof", where))
             return
+        self.read_include(source, seg, name, target, depth)
+
+    def read_include(self, source: SourceFile, seg: S.Segment, name: str, target: Path,
+                     depth: int) -> None:
+        tu = self.tu
+        where = source.location(seg.start)
         key = str(target.resolve())
         if key in self.once:
             tu.includes.append(Include(seg, source, None, name, once=True))
@@ -362,6 +385,13 @@ class _Loader:
         included = read_source(target, display_name=display, included_from=where)
         tu.includes.append(Include(seg, source, included, name))
         self.walk_file(included, depth + 1)
+
+
+def _system_dir(directory: Path) -> bool:
+    """A -I directory of the CUDA toolkit or the system, whose headers gmprof does not read."""
+    d = str(directory.resolve())
+    return d.startswith(("/usr/include", "/usr/local/include")) or \
+        (directory / "cuda_runtime_api.h").is_file()
 
 
 def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:

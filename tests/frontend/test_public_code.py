@@ -393,9 +393,11 @@ EXPANDED = """\
 #define OP4 OP(v) OP(v) OP(v) OP(v)
 #define FMT "%d"
 #define LOAD(i) src[(i) + off]
+#define ADD(x, y) x += y
 __global__ void k(float *a, const float *src, int off) {
     float v = a[threadIdx.x];
     OP4 OP4
+    ADD(v, 0.5f);
     a[threadIdx.x] = v + LOAD(threadIdx.x);
     if (threadIdx.x == 99) printf("k (" FMT "): %f\\n", off, v);
 }
@@ -412,7 +414,9 @@ def test_a_function_that_parses_only_expanded_is_read_on_the_users_lines():
     facts = analyze(tu, upto="accesses").facts("k")
     got = [(s.location.line, s.location.col, s.object_name, s.kind) for s in facts.sites]
     # LOAD's body is the macro's: its site is placed at the call, LOAD(threadIdx.x)
-    assert got == [(7, 15, "a", "read"), (9, 5, "a", "write"), (9, 26, "src", "read")]
+    assert got == [(8, 15, "a", "read"), (11, 5, "a", "write"), (11, 26, "src", "read")]
+    # the `)` of ADD(v, 0.5f) is not copied into the expansion after its last argument
+    assert "v += 0.5f;" in fn.expanded.text.replace(" ;", ";")
 
 
 def test_a_function_read_expanded_is_counted():
@@ -421,6 +425,7 @@ def test_a_function_read_expanded_is_counted():
     want = a.copy()
     for _ in range(8):
         want = want * 2 + 1
+    want += 0.5
     r = run(EXPANDED, "k", (1,), (4,), [a, src, np.int32(1)])
     np.testing.assert_array_equal(a, want + src[1:])
     np.testing.assert_array_equal(r.array("a").counts, [2] * 4)
