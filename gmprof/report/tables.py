@@ -93,9 +93,11 @@ def widths(cols: list[Col], rows: list[list[str]], width: int) -> list[int] | No
 
 
 def print_table(console, title: str, cols: list[Col], rows: list[list[str]],
-                caption: str = "", split: str | None = None, split_title: str = "") -> None:
+                caption: str = "", split: str | None = None, split_title: str = "",
+                carry: tuple = ()) -> None:
     """split: the header of the column where a table too wide for the console is cut in two
-    (the first column repeated in the second) before it falls back to records."""
+    (the first column repeated in the second) before it falls back to records. carry: headers
+    of first-part columns repeated in the second part too (the counts' label)."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -108,9 +110,11 @@ def print_table(console, title: str, cols: list[Col], rows: list[list[str]],
             first = prune(cols[:cut], [r[:cut] for r in rows], title)
             if first[0] and widths(first[0], first[1], console.width) is not None:
                 # each part says its own hoisted values (the counts' label with the counts)
+                keep = [0] + [i for i in range(1, cut) if heads[i] in carry] + \
+                    list(range(cut, len(cols)))
                 print_table(console, title, cols[:cut], [r[:cut] for r in rows])
-                print_table(console, split_title, [cols[0]] + cols[cut:],
-                            [[r[0]] + r[cut:] for r in rows], caption=caption)
+                print_table(console, split_title, [cols[i] for i in keep],
+                            [[r[i] for i in keep] for r in rows], caption=caption)
                 return
     cols, rows, title = prune(cols, rows, title)
     if not cols:

@@ -210,7 +210,8 @@ def render(doc: dict, console, source: bool = False) -> None:
         for a in kernel["arrays"]:
             L = a.get("live_ranges")
             if L and L.get("ranges"):
-                say(f"live ranges of {a['name']} (per live range, enhanced mode): "
+                say(f"live ranges of {a['name']} ({a.get('label_short') or a['label']}, per "
+                    "live range, enhanced mode): "
                     f"{L['ranges']:,} (word, live range) pairs, {L['accesses']:,} accesses in "
                     f"them, {L['accesses'] / L['ranges']:,.2f} per pair; pairs by accesses "
                     f"1, 2, 3, 4, 5-8, 9-16, ...: {', '.join(f'{x:,}' for x in L['histogram'])}")
