@@ -114,7 +114,7 @@ def main():
     summary["gpu"] = env.strip()
 
     log("GPU tests (pytest -m gpu)")
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-m", "gpu", "-x",
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-m", "gpu",
                         "-p", "no:cacheprovider", "tests"], cwd=ROOT, capture_output=True,
                        text=True)
     (out / "pytest_gpu.log").write_text(r.stdout + r.stderr)

@@ -101,8 +101,10 @@ def _include_dirs(include_dirs) -> list[str]:
     return [str(d) for d in dirs]
 
 
-def profiler(source, defines=None, include_dirs=None, backend="auto"):
-    """A cached Profiler for a source path or text (re-reading a changed file or header)."""
+def profiler(source, defines=None, include_dirs=None, backend="auto", arch=None):
+    """A cached Profiler for a source path or text (re-reading a changed file or header).
+    `arch` (sm_90, ...): the architecture whose `__CUDA_ARCH__` device code is read with
+    (default: the GPU's, else sm_90)."""
     from .runtime.session import Profiler
 
     defines = _defines(defines)
@@ -120,13 +122,14 @@ def profiler(source, defines=None, include_dirs=None, backend="auto"):
             raise InputError(f"{path}: no such file" if not path.exists() else
                              f"{path}: not a regular file")
         key = ("path", str(path.resolve()), tuple(sorted(defines.items())),
-               tuple(include_dirs), backend)
+               tuple(include_dirs), backend, arch)
         make = lambda: Profiler(path, defines=defines, include_dirs=include_dirs,  # noqa: E731
-                                backend=backend)
+                                backend=backend, arch=arch)
     else:
-        key = ("text", source, tuple(sorted(defines.items())), tuple(include_dirs), backend)
+        key = ("text", source, tuple(sorted(defines.items())), tuple(include_dirs), backend,
+               arch)
         make = lambda: Profiler(text=source, name="<kernel>.cu", defines=defines,  # noqa: E731
-                                include_dirs=include_dirs, backend=backend)
+                                include_dirs=include_dirs, backend=backend, arch=arch)
     prof = _PROFILERS.get(key)
     if prof is None or not _current(prof):
         prof = make()
@@ -138,7 +141,7 @@ def profiler(source, defines=None, include_dirs=None, backend="auto"):
 def profile(source_or_path, kernel, grid, block, args, shared_mem=0, profile="both",
             mode="default", threshold=None, enhanced=False, sampling=None, backend="auto",
             counter_bits=32, sampler="rng", defines=None, include_dirs=None, repeat=0,
-            compare_native=True, timeout=None) -> Report:
+            compare_native=True, timeout=None, arch=None) -> Report:
     """Profile one launch. Arrays (numpy, or CuPy on the GPU backend) are left as the native
     (uninstrumented) kernel leaves them. `kernel` may be a template name expression
     (`matmul<16>`). `timeout`: seconds a launch may run (None: the backend's default, 120 s on
@@ -147,7 +150,7 @@ def profile(source_or_path, kernel, grid, block, args, shared_mem=0, profile="bo
     `report.warnings` as Diagnostics whose `failed_check` is true."""
     m = make_mode(mode, profile=profile, threshold=threshold, counter_bits=counter_bits,
                   enhanced=enhanced, sampling=sampling, sampler=sampler)
-    prof = profiler(source_or_path, defines, include_dirs, backend)
+    prof = profiler(source_or_path, defines, include_dirs, backend, arch)
     return prof.launch(kernel, grid, block, _arg_list(args), shared_mem, mode=m,
                        repeat=repeat, compare_native=compare_native, timeout=timeout)
 

@@ -32,13 +32,16 @@ def _add_frontend_options(p: argparse.ArgumentParser) -> None:
                    help="define a macro, as for nvcc")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                    help="add a directory to the search path for #include \"...\"")
+    p.add_argument("--arch", metavar="sm_XY",
+                   help="read device code as nvcc's device pass for this GPU architecture "
+                        "(__CUDA_ARCH__; default: the profiled GPU's, else sm_90)")
 
 
 def load_tu(args):
     from .frontend.program import load, parse_define_option
 
     defines = dict(parse_define_option(d) for d in args.defines)
-    return load(args.file, defines=defines, include_dirs=args.include_dirs)
+    return load(args.file, defines=defines, include_dirs=args.include_dirs, arch=args.arch)
 
 
 def write_output(path: str | os.PathLike, text: str | bytes, inputs=()) -> None:
@@ -152,9 +155,16 @@ def main(argv: list[str] | None = None) -> int:
             return args.run(args)
     except GmprofError as exc:
         print(exc.render(), file=sys.stderr)
-        if isinstance(exc, CheckFailed):
-            return getattr(args, "error_exitcode", EXIT_CHECK_FAILED)
-        return exc.exit_status
+        status = (getattr(args, "error_exitcode", EXIT_CHECK_FAILED)
+                  if isinstance(exc, CheckFailed) else exc.exit_status)
+        if getattr(exc, "kernel_still_running", False):
+            # a GPU kernel past --timeout cannot be stopped from the host; the interpreter's
+            # exit would wait for it in CUDA's clean-up, ending the process ends it
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os._exit(status)
+        return status
     except KeyboardInterrupt:
         print("gmprof: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

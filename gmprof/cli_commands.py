@@ -200,7 +200,7 @@ def cmd_profile(args) -> int:
     grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
     outs, files = _reserve_reports(args, [args.file] + _arg_files(args.arg))
     defines = dict(parse_define_option(d) for d in args.defines)
-    prof = profiler(args.file, defines, args.include_dirs, args.backend)
+    prof = profiler(args.file, defines, args.include_dirs, args.backend, arch=args.arch)
     outs, files = _reserve_reports(args, [str(f.path) for f in prof.tu.files if f.path] +
                                    _arg_files(args.arg))
     facts = prof.kernel_facts(args.kernel)
@@ -292,7 +292,7 @@ def cmd_compare(args) -> int:
     grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
     rates = args.sampling
     defines = dict(parse_define_option(d) for d in args.defines)
-    prof = profiler(args.file, defines, args.include_dirs, args.backend)
+    prof = profiler(args.file, defines, args.include_dirs, args.backend, arch=args.arch)
     facts = prof.kernel_facts(args.kernel)
     params = [getattr(p, "name", None) for p in facts.function.params]
     named = _named_args(args, params, facts.name, np.random.default_rng(args.seed))

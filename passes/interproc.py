@@ -153,7 +153,35 @@ class ClassifyKernels:
 
         if isinstance(name, X.TemplateId):
             return self.program.facts(name.name)
+        if isinstance(name, c_ast.StructRef) and isinstance(name.name, c_ast.ID) and \
+                isinstance(name.field, c_ast.ID):
+            # obj.f(...) / ptr->f(...): a member function defined in its class's body or
+            # outside it (`S::f`), found by the class named in obj's declaration
+            sym = facts.names[name.name]
+            decl = getattr(sym, "decl", None) if sym is not None else None
+            cls = _class_name(getattr(decl, "type", None))
+            if cls is not None:
+                return self.program.facts(f"{cls}::{name.field.name}")
         return None
+
+
+def _class_name(t):
+    """The class a declaration's type names, through pointers and references: `S *p`,
+    `FDWT<float, 3> f`, `const S &s` -> 'S', 'FDWT', 'S'."""
+    from gmprof.frontend import cxx_ast as X
+
+    while isinstance(t, (c_ast.PtrDecl, X.RefDecl)):
+        t = t.type
+    if not isinstance(t, c_ast.TypeDecl):
+        return None
+    base = t.type
+    if isinstance(base, X.TemplateId):
+        return base.name.rsplit("::", 1)[-1]
+    if isinstance(base, (c_ast.Struct, c_ast.Union)):
+        return base.name
+    if isinstance(base, c_ast.IdentifierType) and len(base.names) == 1:
+        return base.names[0].rsplit("::", 1)[-1]
+    return None
 
 
 def _address_of_local(facts, expr):

@@ -145,7 +145,7 @@ __device__ __forceinline__ unsigned long long linear_bid() {
 }
 
 __device__ __forceinline__ unsigned lane_id() {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
   unsigned lane;
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
   return lane;
@@ -229,7 +229,7 @@ __device__ __forceinline__ void add_word(unsigned *c, unsigned inc) {
 __device__ __forceinline__ void count_site(int site, unsigned inc) {
 #if !GMPROF_TRACE
   unsigned *w = area_words() + AREA_HEADER + site;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(GMPROF_CPU)
   const unsigned mask = __activemask();
   const unsigned sum = __reduce_add_sync(mask, inc);
   if (lane_id() == (unsigned)(__ffs(mask) - 1)) add_word(w, sum);
@@ -318,7 +318,7 @@ __device__ __forceinline__ void out_of_range(int obj) {
 // thread's local memory (`&st` of a local struct passed to a device function) or shared
 // memory, neither of which device-memory profiling counts (nor should it pay for them).
 __device__ __forceinline__ bool in_global(const void *p) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
   return __isGlobal(p);
 #elif defined(GMPROF_CPU)
   return ::gmprof_cpu::is_global(p);

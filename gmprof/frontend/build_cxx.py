@@ -106,6 +106,9 @@ class CxxRules:
         # interval<T>::lower -> 'interval::lower' (the segmenter names it the same way)
         return self._place(c_ast.TypeDecl(c[0].value + c[-1].value, [], None, None), c)
 
+    def declarator_destructor(self, c):
+        return self._place(c_ast.TypeDecl("~" + c[1].value, [], None, None), c)
+
     def declarator_operator(self, c):
         return self._place(c_ast.TypeDecl("operator" + c[1][1], [], None, None), c)
 

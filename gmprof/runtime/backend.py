@@ -105,17 +105,39 @@ class GpuModule:
             deadline = time.monotonic() + timeout
             while not end.done:
                 if time.monotonic() > deadline:
-                    raise KernelTimeout(f"kernel `{name}` did not finish within {timeout:g} s "
+                    exc = KernelTimeout(f"kernel `{name}` did not finish within {timeout:g} s "
                                         "(the time limit; --timeout SECONDS, 0 for none); it is "
                                         "still running on the GPU until this process ends",
                                         kind="timeout")
+                    # the CLI must then end without the interpreter's normal exit, whose
+                    # CUDA clean-up would wait for the kernel forever
+                    exc.kernel_still_running = True
+                    raise exc
                 time.sleep(0.001)
         end.synchronize()
         return cp.cuda.get_elapsed_time(start, end) / 1e3
 
     def get_global(self, name):
         ptr = self.raw.get_global(name)
-        return int(ptr.ptr), int(ptr.mem.size)
+        size = int(ptr.mem.size) or self._driver_size(name)
+        return int(ptr.ptr), size
+
+    def _driver_size(self, name) -> int:
+        """A module variable's size in bytes, from the driver (CuPy reports 0): without it the
+        user's `__device__` variables could not be saved, compared and restored around a launch."""
+        import ctypes
+
+        try:
+            self.function(self.names[0])  # the module is loaded with its first function
+            handle = getattr(self.raw, "module", None) or getattr(self.raw, "_module", None)
+            module = int(handle.ptr)
+            cuda = ctypes.CDLL("libcuda.so.1")
+            dptr, size = ctypes.c_uint64(), ctypes.c_size_t()
+            status = cuda.cuModuleGetGlobal_v2(ctypes.byref(dptr), ctypes.byref(size),
+                                               ctypes.c_void_p(module), name.encode())
+        except (AttributeError, IndexError, OSError, TypeError, GmprofError):
+            return 0
+        return int(size.value) if status == 0 else 0
 
     def static_shared_bytes(self, name) -> int:
         return int(self.function(name).shared_size_bytes)
@@ -137,6 +159,8 @@ class GpuBackend:
         self.max_grid = tuple(int(x) for x in props["maxGridSize"])
         self.max_block = tuple(int(x) for x in props["maxThreadsDim"])
         self.driver = cp.cuda.runtime.driverGetVersion()
+        # NVRTC compiles for this device: the frontend reads its __CUDA_ARCH__ branch
+        self.arch = f"sm_{props['major']}{props['minor']}"
 
     def compile(self, source, names, options=(), filename="kernel.cu", globals=()):
         cp = self.cp

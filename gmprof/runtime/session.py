@@ -65,14 +65,20 @@ class _Prepared:
 
 class Profiler:
     def __init__(self, path=None, *, text: str | None = None, name: str | None = None,
-                 defines: dict | None = None, include_dirs=None, backend: str = "auto"):
+                 defines: dict | None = None, include_dirs=None, backend: str = "auto",
+                 arch=None):
         from gmprof.frontend.program import load
         from gmprof.passes.pipeline import analyze
 
-        self.tu = load(path, text=text, name=name, defines=defines, include_dirs=include_dirs)
-        self.program = analyze(self.tu)
         self.backend = get_backend(backend)
+        # device code is read as the device pass of the GPU that runs it (the CPU backend
+        # compiles that same branch: __CUDA_ARCH__ below)
+        self.tu = load(path, text=text, name=name, defines=defines, include_dirs=include_dirs,
+                       arch=arch or getattr(self.backend, "arch", None))
+        self.program = analyze(self.tu)
         self.defines = dict(defines or {})
+        if self.backend.name == "cpu":
+            self.defines.setdefault("__CUDA_ARCH__", str(self.tu.cuda_arch))
         self._plans: dict = {}
         self._modules: dict = {}
         self._sizes: dict | None = None
