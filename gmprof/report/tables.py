@@ -65,7 +65,8 @@ def prune(cols: list[Col], rows: list[list[str]], title: str) -> tuple:
     return [cols[i] for i in keep], [[r[i] for i in keep] for r in rows], title
 
 
-def widths(cols: list[Col], rows: list[list[str]], width: int) -> list[int] | None:
+def widths(cols: list[Col], rows: list[list[str]], width: int,
+           order: tuple = (WORD, FOLD)) -> list[int] | None:
     """Column widths that fit `width`, or None when the narrowest layout does not."""
     cells = [[r[i] for r in rows] for i in range(len(cols))]
     mins = [_min_width(c, cs) for c, cs in zip(cols, cells)]
@@ -75,9 +76,9 @@ def widths(cols: list[Col], rows: list[list[str]], width: int) -> list[int] | No
         return None
     out = list(nats)
     excess = sum(out) - room
-    # words wrap more readably than a folded path or line of code: shrink WORD columns to
+    # by default words wrap more readably than a folded line of code: shrink WORD columns to
     # their longest word first, then FOLD columns, the one with the most slack first
-    for kinds in ((WORD,), (FOLD,)):
+    for kinds in ((k,) for k in order):
         while excess > 0:
             slack = [(out[i] - mins[i], i) for i in range(len(cols))
                      if cols[i].kind in kinds and out[i] > mins[i]]
@@ -94,10 +95,11 @@ def widths(cols: list[Col], rows: list[list[str]], width: int) -> list[int] | No
 
 def print_table(console, title: str, cols: list[Col], rows: list[list[str]],
                 caption: str = "", split: str | None = None, split_title: str = "",
-                carry: tuple = ()) -> None:
+                carry: tuple = (), order: tuple = (WORD, FOLD)) -> None:
     """split: the header of the column where a table too wide for the console is cut in two
     (the first column repeated in the second) before it falls back to records. carry: headers
-    of first-part columns repeated in the second part too (the counts' label)."""
+    of first-part columns repeated in the second part too (the counts' label). order: which
+    kind of column gives up width first."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -121,7 +123,7 @@ def print_table(console, title: str, cols: list[Col], rows: list[list[str]],
         if title:
             console.print(Text(title, style="bold", overflow="fold"), soft_wrap=False)
         return
-    w = widths(cols, rows, console.width)
+    w = widths(cols, rows, console.width, order)
     if w is None:
         print_records(console, title, cols, rows, caption)
         return
