@@ -208,7 +208,7 @@ def _emit_reports(reports, args, outs, files, sample=None, tu=None) -> None:
     if tu is not None:
         for report in reports:
             attach_source(report, tu)
-    doc = document(reports, command=sys.argv[1:] if sys.argv[1:] else None, sample=sample)
+    doc = document(reports, command=getattr(args, "argv", None), sample=sample)
     if not any(o is not None and o.kind == "stdout" for o in files.values()):
         terminal.render(doc, _console(), source=getattr(args, "source", False))
     outs.put(files.get("json"), dumps(doc))

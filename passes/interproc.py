@@ -143,13 +143,19 @@ class ClassifyKernels:
         return [n for n in X.walk(facts.function.funcdef.body) if isinstance(n, c_ast.FuncCall)]
 
     def _callee(self, facts, call):
+        from gmprof.frontend import cxx_ast as X
+
         name = call.name
         if isinstance(name, c_ast.ID):
             sym = facts.names[name]
             if sym is not None and sym.kind == "function" and sym.decl is not None:
                 return self.program.facts(sym.name)
+            init = getattr(getattr(sym, "decl", None), "init", None)
+            if isinstance(init, X.Lambda):
+                return self.program.facts(init.name)  # auto f = [&](int i) {...}; f(3)
             return None
-        from gmprof.frontend import cxx_ast as X
+        if isinstance(name, X.Lambda):
+            return self.program.facts(name.name)  # [&](int i) {...}(3)
 
         if isinstance(name, X.TemplateId):
             return self.program.facts(name.name)

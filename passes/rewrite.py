@@ -337,6 +337,11 @@ def _emit_file(tu, source, patches, target, seen) -> str:
                 pieces.append(_emit_file(tu, inc.target, patches, target, seen))
                 pieces.append(f'\n#line {line - 1} "{source.name}"\n')
                 continue
+            if inc.once:
+                # its `#pragma once` header is already inlined above: nvcc must not read it
+                # again (the inlined copy has no `#pragma once` left to stop it)
+                pieces.append(_blank_keep_lines(text))
+                continue
             if inc.target is None and device_only and not inc.name.startswith('"'):
                 body = directive_body(text)
                 if body.startswith("<") and not target.keeps_system_include(body):
@@ -351,6 +356,13 @@ def _emit_file(tu, source, patches, target, seen) -> str:
             continue
         if device_only and not _is_device(seg):
             pieces.append(_blank_keep_lines(text))
+            continue
+        expanded = tu.expansions.get(seg)
+        if expanded is not None:
+            # a function read with its macros expanded: its expansion (same lines) goes in
+            # its place, patched where its sites are
+            own = patches.get(expanded, [])
+            pieces.append(apply_patches(expanded.text, own) if own else expanded.text)
             continue
         pieces.append(apply_patches(source.text, file_patches, seg.start, seg.end)
                       if file_patches else text)

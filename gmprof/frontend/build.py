@@ -59,6 +59,8 @@ class ParsedFunction:
     member_initializers: list = field(default_factory=list)
     #: an explicit specialisation's template arguments (`template <> f<float>(...)`), else None
     specialization_args: list | None = None
+    #: the lambda expressions in the body (cxx_ast.Lambda), read as functions of their own
+    lambdas: list = field(default_factory=list)
 
 
 def _bottom(chain):
@@ -99,6 +101,7 @@ class Builder(StatementRules, CxxRules, Transformer):
         self.paren_extent: dict = {}
         # TypeDecl of an explicit specialisation's name -> its template arguments
         self.specialized: dict = {}
+        self.lambdas: list = []  # the Lambda nodes built in this parse
 
     # -- spans ---------------------------------------------------------------------------
     def _bounds(self, item):
@@ -159,7 +162,7 @@ class Builder(StatementRules, CxxRules, Transformer):
         funcdef.coord = self._span(c)
         return ParsedFunction(funcdef, template_params, specs.launch_bounds, specs,
                               self.statement_spans, members,
-                              self.specialized.get(_bottom(chain)))
+                              self.specialized.get(_bottom(chain)), list(self.lambdas))
 
     def file_declaration(self, c):
         if isinstance(c[0], tuple) and c[0][0] == "template_head":

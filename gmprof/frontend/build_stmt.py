@@ -88,6 +88,13 @@ class StatementRules:
         k += 1  # ')'
         return self._place(c_ast.For(init, cond, nxt, self._stmt(rest[k])), c)
 
+    def range_for_statement(self, c):
+        # for (T x : range) body -> For(DeclList[x], range, None, body): a loop whose trip
+        # count the analyses do not know, with x unknown in it (its accesses are measured)
+        decl = self._declaration(c[2], c[3], None, whole=c[2:4])
+        init = self._place(c_ast.DeclList([decl]), c[2:4])
+        return self._place(c_ast.For(init, c[5], None, self._stmt(c[7])), c)
+
     def _stmt(self, x):
         """A declaration used as a statement body (`if (c) int x = 1;`) becomes a Compound."""
         if isinstance(x, list):

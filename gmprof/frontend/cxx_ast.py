@@ -74,6 +74,7 @@ StaticAssert: [cond*, message]
 KernelLaunch: [name*, config**, args*]
 New: [placement**, to_type*, dims**, init*]
 Delete: [array, expr*]
+Lambda: [name, captures, address_uses**, funcdef]
 """
 
 
@@ -141,6 +142,11 @@ StaticAssert = _classes["StaticAssert"]
 KernelLaunch = _classes["KernelLaunch"]
 New = _classes["New"]
 Delete = _classes["Delete"]
+# A lambda expression. Its body is not a child: the frontend reads it as a function of its own
+# (named `name`, its FuncDef in `funcdef`), reached through the calls that run it. The children
+# are `&x` for each variable the body assigns through a by-reference capture: taking the address
+# is what such a capture does, and tells the analyses that a call may change x.
+Lambda = _classes["Lambda"]
 
 
 @functools.lru_cache(maxsize=None)

@@ -32,6 +32,12 @@ _TEMPLATE_ARG_OK_OPS = {",", "*", "&", "(", ")", "+", "-", "/", "<", ">", ">>", 
 _DECLARATOR_BEFORE = {"TYPE_NAME", "VOID", "CHAR", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE",
                       "SIGNED", "UNSIGNED", "BOOL", "AUTO", "RESTRICT", "CONST", "TGT"}
 _LITERAL_TYPES = {"INTEGER", "FLOATING", "CHARACTER", "STRING", "TRUE", "FALSE"}
+# Tokens that end an operand: a '[' after them is a subscript.
+# (`new float[n]()`, `operator[](int i)`: array bounds and operator names, not lambdas)
+_OPERAND_END_TYPES = {"IDENTIFIER", "INTEGER", "FLOATING", "CHARACTER", "STRING", "TRUE",
+                      "FALSE", "NULLPTR", "THIS", "TGT", "TYPE_NAME", "FUNC_TEMPLATE_NAME",
+                      "OPERATOR", "DELETE", "VOID", "CHAR", "SHORT", "INT", "LONG", "FLOAT",
+                      "DOUBLE", "SIGNED", "UNSIGNED", "BOOL", "AUTO"}
 # Tokens that end a type specifier: a declarator may follow them.
 _TYPE_SPECIFIER_TYPES = {"TYPE_NAME", "VOID", "CHAR", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE",
                          "SIGNED", "UNSIGNED", "BOOL", "AUTO", "INT128", "TGT"}
@@ -142,6 +148,8 @@ class _Rewriter:
             elif v == "[" and self.val(i + 1) == "[":
                 i = self.skip_attribute(i)  # [[likely]], [[maybe_unused]]: C++11 attributes
                 continue
+            elif v == "[" and self.opens_lambda(i):
+                self.punctuation(t, "LAMBDA_OPEN")
             elif v == "<" and i in self.tlt_at:
                 self.frames.append(_Frame(is_head=self.val(i - 1) == "template",
                                           is_cast=self.typ(i - 1) == "CXX_CAST"))
@@ -184,7 +192,28 @@ class _Rewriter:
             i += 1
         return i
 
-    def punctuation(self, t: Token) -> None:
+    def opens_lambda(self, i: int) -> bool:
+        """Whether the '[' at toks[i] opens a lambda: it cannot follow an operand (a subscript
+        does), and what follows its ']' is a lambda's parameters, qualifiers or body (a
+        designator's ']' is followed by '=')."""
+        prev = self.out[-1] if self.out else None
+        if prev is not None and (prev.value in (")", "]") or prev.type in _OPERAND_END_TYPES):
+            return False
+        depth = 0
+        for j in range(i, len(self.toks)):
+            v = self.val(j)
+            if v == "[":
+                depth += 1
+            elif v == "]":
+                depth -= 1
+                if depth == 0:
+                    return self.val(j + 1) in ("(", "{", "->", "mutable", "__device__",
+                                               "__host__", "constexpr", "noexcept")
+            elif v in (";", "{", "}"):
+                return False
+        return False
+
+    def punctuation(self, t: Token, type_: str | None = None) -> None:
         v = t.value
         frame = self.frames[-1] if self.frames else None
         if v in ("(", "[", "{"):
@@ -213,7 +242,7 @@ class _Rewriter:
         elif t.type == "TYPEDEF":
             self.typedef_pending = True
             self.typedef_last = None
-        self.emit(t)
+        self.emit(t, type_)
 
     def close_angle(self, t: Token) -> None:
         self.frames.pop()

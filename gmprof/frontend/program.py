@@ -22,6 +22,7 @@ from .build import ParsedFunction
 from .oracle import TypeOracle
 from .parser import get_parser
 from .preprocess import Conditionals, Macro, device_pass_defines
+from .expand import ExpandedSource, expand_function, expand_text
 from .head import read_head, unknown_head_call
 from .members import class_members
 from .scan import Tok, blank, directive_body, scan
@@ -46,6 +47,8 @@ class Function:
     #: parameters of the enclosing class templates (types while it is parsed)
     owner: str | None = None
     scope_types: tuple = ()
+    #: when it parsed only with its macros expanded: that text (spans are on it)
+    expanded: ExpandedSource | None = None
 
     @property
     def is_kernel(self) -> bool:
@@ -100,6 +103,8 @@ class Include:
     source: SourceFile  # the including file
     target: SourceFile | None  # None when it could not be found (system or host header)
     name: str
+    #: a header already read whose `#pragma once` skips it here: the output leaves it out too
+    once: bool = False
 
 
 @dataclass
@@ -118,6 +123,10 @@ class TranslationUnit:
     include_dirs: list = field(default_factory=list)
     #: the `__CUDA_ARCH__` the file was read with (nvcc's device pass for --arch)
     cuda_arch: int = 900
+    #: function segment -> its macro-expanded text, for functions read expanded (expand.py);
+    #: the rewriter emits that text in the segment's place
+    expansions: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # caches of the frontend's own
 
     def function(self, name: str) -> Function | None:
         for f in self.functions:
@@ -167,8 +176,12 @@ def load(path: str | Path | None = None, *, text: str | None = None, name: str |
     tu.warnings.extend(loader.cond.warnings)
     tu.oracle.add_macros(tu.macros)
     parser = get_parser()
+    functions = []
     for fn in tu.functions:
         _parse_function(tu, parser, fn)
+        functions.append(fn)
+        functions.extend(_lambda_functions(fn))
+    tu.functions = functions
     for var in tu.variables:
         _parse_variable(tu, parser, var)
     return tu
@@ -330,6 +343,23 @@ class _Loader:
     def include(self, source: SourceFile, seg: S.Segment, text: str, depth: int) -> None:
         tu = self.tu
         body = directive_body(text)
+        if body.startswith("<") and ">" in body:
+            # `#include <polybench.h>` found in a -I directory is the user's own header (nvcc
+            # searches -I for both forms); anything else is a system header, never read
+            name = body[1:body.find(">")]
+            target = next((d / name for d in tu.include_dirs if (d / name).is_file()
+                           and not _system_dir(d)), None)
+            if target is None:
+                tu.includes.append(Include(seg, source, None, body))
+                return
+            try:
+                self.read_include(source, seg, name, target, depth)
+            except GmprofError as exc:  # a third-party header in Latin-1, say: not the user's
+                tu.includes.append(Include(seg, source, None, body))
+                tu.warnings.append(Diagnostic(
+                    "include-not-read", f"#include {body} not read ({exc.message}); its "
+                    "declarations are unknown to gmprof", source.location(seg.start)))
+            return
         if not body.startswith('"'):
             tu.includes.append(Include(seg, source, None, body))
             return
@@ -347,9 +377,15 @@ class _Loader:
                 f"#include \"{name}\" not found (searched {', '.join(str(c.parent) for c in candidates) or 'nowhere'}); "
                 "its declarations are unknown to gmprof", where))
             return
+        self.read_include(source, seg, name, target, depth)
+
+    def read_include(self, source: SourceFile, seg: S.Segment, name: str, target: Path,
+                     depth: int) -> None:
+        tu = self.tu
+        where = source.location(seg.start)
         key = str(target.resolve())
         if key in self.once:
-            tu.includes.append(Include(seg, source, None, name))
+            tu.includes.append(Include(seg, source, None, name, once=True))
             return
         if depth >= _MAX_INCLUDE_DEPTH:
             raise GmprofError(f"#include nested more than {_MAX_INCLUDE_DEPTH} deep", where)
@@ -359,6 +395,13 @@ class _Loader:
         self.walk_file(included, depth + 1)
 
 
+def _system_dir(directory: Path) -> bool:
+    """A -I directory of the CUDA toolkit or the system, whose headers gmprof does not read."""
+    d = str(directory.resolve())
+    return d.startswith(("/usr/include", "/usr/local/include")) or \
+        (directory / "cuda_runtime_api.h").is_file()
+
+
 def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
     if fn.error is not None:
         tu.warnings.append(_unparsed_warning(fn, fn.error))
@@ -366,7 +409,14 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
     oracle = tu.oracle.in_class(fn.owner, fn.scope_types) if fn.owner else tu.oracle
     try:
         fn.parsed = parser.parse_function(fn.view, fn.source, fn.segment.start, oracle)
+        hidden = _macros_hiding_accesses(tu, fn)
+        if hidden:
+            # `v = LOAD(i)` with `#define LOAD(i) src[(i) + off]`: the access is in the macro's
+            # body, which only the expansion shows
+            _parse_expanded(tu, parser, fn, oracle, hidden)
     except GmprofError as exc:
+        if _parse_expanded(tu, parser, fn, oracle):
+            return
         fn.error = exc
         where = exc.location
         head = [t for t in scan(fn.source.text[fn.segment.start:fn.segment.body_start])
@@ -387,6 +437,67 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
                                f"{exc.__class__.__name__}: {exc}", fn.location)
         tu.warnings.append(Diagnostic("internal", _unparsed_message(fn, fn.error),
                                       fn.error.location))
+
+
+def _macros_hiding_accesses(tu: TranslationUnit, fn: Function) -> list[str]:
+    """Macros used in fn's body whose expansion holds a memory access (`[` or `->`)."""
+    cache = tu.extra.setdefault("access_macros", {})
+    out = []
+    body = fn.view[fn.segment.body_start - fn.segment.start:]
+    for t in scan(body):
+        if t.kind != "id" or t.text not in tu.macros or t.text in out:
+            continue
+        if t.text not in cache:
+            macro = tu.macros[t.text]
+            try:
+                text = expand_text(macro, tu.macros)
+            except (GmprofError, RecursionError):
+                text = ""
+            cache[t.text] = "[" in text or "->" in text
+        if cache[t.text]:
+            out.append(t.text)
+    return out
+
+
+def _parse_expanded(tu: TranslationUnit, parser, fn: Function, oracle, why=None) -> bool:
+    """The retry: parse fn with its macros expanded (expand.py). On success fn is analysed as
+    expanded, located on the user's lines, and emitted expanded; a warning says so."""
+    try:
+        expanded = expand_function(fn.source, fn.view, fn.segment.start, tu.macros)
+        if expanded is None:
+            return False
+        parsed = parser.parse_function(expanded.text, expanded, 0, oracle)
+    except (GmprofError, RecursionError):
+        return False
+    fn.parsed = parsed
+    fn.expanded = expanded
+    tu.expansions[fn.segment] = expanded
+    names = ", ".join(expanded.macros_used[:4]) + (", ..." if len(expanded.macros_used) > 4
+                                                   else "")
+    reason = f"; {', '.join(why)} hold accesses" if why else ""
+    tu.warnings.append(Diagnostic(
+        "macro-expanded", f"{fn.name}: read with its macros expanded ({names}){reason}; its "
+        "instrumented text is that expansion, on the same lines", fn.location))
+    return True
+
+
+def _lambda_functions(fn: Function) -> list[Function]:
+    """A function for each lambda in fn's body (`k::<lambda 12:14>`), reached through the
+    calls that run it; its sites are fn's text, patched where they are."""
+    out = []
+    for node in (fn.parsed.lambdas if fn.parsed is not None else []):
+        node.name = f"{fn.name}::{node.name}"
+        node.funcdef.decl.name = node.name
+        span = node.coord
+        body = node.funcdef.body.coord
+        seg = S.Segment(S.FUNCTION, span.start, span.end, name=node.name,
+                        space="device" if fn.space == "global" else fn.space,
+                        body_start=body.start, keywords=fn.segment.keywords)
+        parsed = ParsedFunction(node.funcdef, [], None, fn.parsed.specs,
+                                fn.parsed.statement_spans)
+        out.append(Function(node.name, seg.space, fn.source, seg, "", parsed=parsed,
+                            owner=fn.owner, scope_types=fn.scope_types))
+    return out
 
 
 def _unparsed_message(fn: Function, exc: GmprofError) -> str:

@@ -113,7 +113,7 @@ def render(d: dict, console) -> None:
                          change(*r["accesses"]), label, _n(r["reads"][0]), _n(r["reads"][1]),
                          _n(r["writes"][0]), _n(r["writes"][1])])
         print_table(console, "arrays, A -> B", cols, rows, split="reads A",
-                    split_title="reads and writes, A -> B")
+                    split_title="reads and writes, A -> B", carry=("counts",))
         mixed = [r["name"] for r in k["arrays"] if r["label_a"] and r["label_b"] and
                  r["label_a"] != r["label_b"]]
         if mixed:

@@ -65,7 +65,8 @@ def prune(cols: list[Col], rows: list[list[str]], title: str) -> tuple:
     return [cols[i] for i in keep], [[r[i] for i in keep] for r in rows], title
 
 
-def widths(cols: list[Col], rows: list[list[str]], width: int) -> list[int] | None:
+def widths(cols: list[Col], rows: list[list[str]], width: int,
+           order: tuple = (WORD, FOLD)) -> list[int] | None:
     """Column widths that fit `width`, or None when the narrowest layout does not."""
     cells = [[r[i] for r in rows] for i in range(len(cols))]
     mins = [_min_width(c, cs) for c, cs in zip(cols, cells)]
@@ -75,9 +76,9 @@ def widths(cols: list[Col], rows: list[list[str]], width: int) -> list[int] | No
         return None
     out = list(nats)
     excess = sum(out) - room
-    # words wrap more readably than a folded path or line of code: shrink WORD columns to
+    # by default words wrap more readably than a folded line of code: shrink WORD columns to
     # their longest word first, then FOLD columns, the one with the most slack first
-    for kinds in ((WORD,), (FOLD,)):
+    for kinds in ((k,) for k in order):
         while excess > 0:
             slack = [(out[i] - mins[i], i) for i in range(len(cols))
                      if cols[i].kind in kinds and out[i] > mins[i]]
@@ -93,9 +94,12 @@ def widths(cols: list[Col], rows: list[list[str]], width: int) -> list[int] | No
 
 
 def print_table(console, title: str, cols: list[Col], rows: list[list[str]],
-                caption: str = "", split: str | None = None, split_title: str = "") -> None:
+                caption: str = "", split: str | None = None, split_title: str = "",
+                carry: tuple = (), order: tuple = (WORD, FOLD)) -> None:
     """split: the header of the column where a table too wide for the console is cut in two
-    (the first column repeated in the second) before it falls back to records."""
+    (the first column repeated in the second) before it falls back to records. carry: headers
+    of first-part columns repeated in the second part too (the counts' label). order: which
+    kind of column gives up width first."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -108,16 +112,18 @@ def print_table(console, title: str, cols: list[Col], rows: list[list[str]],
             first = prune(cols[:cut], [r[:cut] for r in rows], title)
             if first[0] and widths(first[0], first[1], console.width) is not None:
                 # each part says its own hoisted values (the counts' label with the counts)
+                keep = [0] + [i for i in range(1, cut) if heads[i] in carry] + \
+                    list(range(cut, len(cols)))
                 print_table(console, title, cols[:cut], [r[:cut] for r in rows])
-                print_table(console, split_title, [cols[0]] + cols[cut:],
-                            [[r[0]] + r[cut:] for r in rows], caption=caption)
+                print_table(console, split_title, [cols[i] for i in keep],
+                            [[r[i] for i in keep] for r in rows], caption=caption)
                 return
     cols, rows, title = prune(cols, rows, title)
     if not cols:
         if title:
             console.print(Text(title, style="bold", overflow="fold"), soft_wrap=False)
         return
-    w = widths(cols, rows, console.width)
+    w = widths(cols, rows, console.width, order)
     if w is None:
         print_records(console, title, cols, rows, caption)
         return

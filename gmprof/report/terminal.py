@@ -58,11 +58,6 @@ def location_text(location: str, single_file: str | None) -> str:
     return f"{display_path(path)}:{line}:{col}"
 
 
-def _site_file(kernel: dict) -> str | None:
-    files = {(_split_location(s["location"]) or ("",))[0] for s in kernel["sites"]}
-    return files.pop() if len(files) == 1 else None
-
-
 def timing_measured(kernel: dict) -> bool:
     """Times are shown only when each was the median of more than one run."""
     return all((launch.get("timing_repeats") or 0) > 1 for launch in kernel["launches"]) \
@@ -138,16 +133,23 @@ def array_rows(kernel: dict) -> tuple[list[Col], list[list[str]]]:
     return cols, rows
 
 
-def site_rows(kernel: dict) -> tuple[str | None, list[Col], list[list[str]]]:
-    single = _site_file(kernel)
-    cols = [Col("line:col" if single else "site", FOLD), Col("expression", FOLD),
-            Col("access", WORD), Col("executions", NUM),
-            Col("counted", WORD, hoist=True, hoist_as="counted: {}")]
-    rows = [[location_text(s["location"], single), s["text"], s["kind"],
-             fmt_count(s["executions"]) if s["executions"] is not None else "-",
-             s.get("how_text") or s["how"]]
-            for s in kernel["sites"]]
-    return single, cols, rows
+def site_tables(kernel: dict) -> list[tuple[str, list[Col], list[list[str]]]]:
+    """The access sites, one table per file (in the order the sites come), each titled with
+    its file so a row needs only line:col: a path folded in a narrow column reads badly."""
+    by_file: dict = {}
+    for s in kernel["sites"]:
+        where = _split_location(s["location"])
+        by_file.setdefault(where[0] if where else None, []).append(s)
+    cols = [Col("line:col", FOLD), Col("expression", FOLD), Col("access", WORD),
+            Col("executions", NUM), Col("counted", WORD, hoist=True, hoist_as="counted: {}")]
+    out = []
+    for path, sites in by_file.items():
+        rows = [[location_text(s["location"], path), s["text"], s["kind"],
+                 fmt_count(s["executions"]) if s["executions"] is not None else "-",
+                 s.get("how_text") or s["how"]] for s in sites]
+        title = f"access sites in {display_path(path)}" if path else "access sites"
+        out.append((title, cols, rows))
+    return out
 
 
 def print_source(console, kernel: dict) -> None:
@@ -210,13 +212,14 @@ def render(doc: dict, console, source: bool = False) -> None:
         for a in kernel["arrays"]:
             L = a.get("live_ranges")
             if L and L.get("ranges"):
-                say(f"live ranges of {a['name']} (per live range, enhanced mode): "
+                say(f"live ranges of {a['name']} ({a.get('label_short') or a['label']}, per "
+                    "live range, enhanced mode): "
                     f"{L['ranges']:,} (word, live range) pairs, {L['accesses']:,} accesses in "
                     f"them, {L['accesses'] / L['ranges']:,.2f} per pair; pairs by accesses "
                     f"1, 2, 3, 4, 5-8, 9-16, ...: {', '.join(f'{x:,}' for x in L['histogram'])}")
-        single, cols, rows = site_rows(kernel)
-        title = f"access sites in {display_path(single)}" if single else "access sites"
-        print_table(console, title, cols, rows)
+        for title, cols, rows in site_tables(kernel):
+            # a long expression folds before `not counted` breaks in two
+            print_table(console, title, cols, rows, order=(FOLD, WORD))
         if source:
             print_source(console, kernel)
         for note in kernel.get("notes", []):

@@ -7,6 +7,9 @@ outputs are checked against numpy.
 """
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -325,3 +328,209 @@ def test_member_functions_called_from_a_kernel_are_counted():
     # o[i] and a[i] in Load::at, reached through p->at
     np.testing.assert_array_equal(r.array("in").counts, [1] * 4)
     np.testing.assert_array_equal(r.array("out").counts, [1] * 4)
+
+
+# -- lambdas and range-based for in device code -------------------------------------------------
+
+LAMBDAS = """\
+__global__ void k(float *a, const float *b) {
+    int base = 0;
+    auto load = [&](int i) { return b[base + i]; };
+    auto bump = [&]() { base += 1; };
+    float acc = 0;
+    float vals[3] = {1, 2, 3};
+    for (float v : vals) acc += v;
+    for (int j = 0; j < 2; j++) { acc += load(j); bump(); }
+    a[threadIdx.x] = acc + [=](int i) { return b[i]; }(threadIdx.x);
+}
+__global__ void late(float *a) {
+    int j;
+    auto bump = [&]() { j++; };
+    j = 0;
+    bump();
+    if (threadIdx.x == 0) a[j] = 1;
+}
+"""
+
+
+def test_lambdas_and_range_for_are_read():
+    tu = load(text=LAMBDAS, name="t.cu")
+    assert not tu.warnings
+    assert [f.name for f in tu.functions] == [
+        "k", "k::<lambda 3:17>", "k::<lambda 4:17>", "k::<lambda 9:28>", "late",
+        "late::<lambda 13:17>"]
+    assert sites(LAMBDAS, "k") == [(9, "a", "write")]
+    # b is captured: found at run time, not bound to k's parameter by the analysis
+    assert sites(LAMBDAS, "k::<lambda 3:17>") == [(3, None, "read")]
+    assert sites(LAMBDAS, "k::<lambda 9:28>") == [(9, None, "read")]
+
+
+def test_lambda_accesses_counted_where_they_run():
+    a = np.zeros(4, np.float32)
+    b = np.arange(4, dtype=np.float32)
+    r = run(LAMBDAS, "k", (1,), (4,), [a, b])
+    # acc = 1 + 2 + 3 + b[0] + b[2] (load(0) with base 0, load(1) with base 1); + b[t]
+    np.testing.assert_array_equal(a, 6 + 0 + 2 + np.arange(4))
+    # every thread reads b[0] and b[2] through `load`, and b[t] through the inline lambda
+    np.testing.assert_array_equal(r.array("b").counts, [4 + 1, 1, 4 + 1, 1])
+    np.testing.assert_array_equal(r.array("a").counts, [1] * 4)
+
+
+def test_a_variable_a_lambda_changes_by_reference_is_not_taken_as_known():
+    a = np.zeros(4, np.float32)
+    r = run(LAMBDAS, "late", (1,), (4,), [a])
+    # bump() made j 1 after `j = 0`: a[1], counted where it happened, not a[0] by the formula
+    np.testing.assert_array_equal(a, [0, 1, 0, 0])
+    np.testing.assert_array_equal(r.array("a").counts, [0, 1, 0, 0])
+    assert [s.how for s in r.sites if s.function == "late"] == ["measured"]
+
+
+# -- functions that parse only with their macros expanded --------------------------------------
+
+EXPANDED = """\
+#include <cstdio>
+#define OP(x) x = x * 2.0f + 1.0f;
+#define OP4 OP(v) OP(v) OP(v) OP(v)
+#define FMT "%d"
+#define LOAD(i) src[(i) + off]
+#define ADD(x, y) x += y
+__global__ void k(float *a, const float *src, int off) {
+    float v = a[threadIdx.x];
+    OP4 OP4
+    ADD(v, 0.5f);
+    a[threadIdx.x] = v + LOAD(threadIdx.x);
+    if (threadIdx.x == 99) printf("k (" FMT "): %f\\n", off, v);
+}
+"""
+
+
+def test_a_function_that_parses_only_expanded_is_read_on_the_users_lines():
+    tu = load(text=EXPANDED, name="t.cu")
+    (w,) = tu.warnings
+    assert w.kind == "macro-expanded" and w.message.startswith("k: ")
+    fn = tu.function("k")
+    assert fn.expanded is not None
+    assert fn.expanded.text.count("\\n") == EXPANDED.split("__global__")[1].count("\\n")
+    facts = analyze(tu, upto="accesses").facts("k")
+    got = [(s.location.line, s.location.col, s.object_name, s.kind) for s in facts.sites]
+    # LOAD's body is the macro's: its site is placed at the call, LOAD(threadIdx.x)
+    assert got == [(8, 15, "a", "read"), (11, 5, "a", "write"), (11, 26, "src", "read")]
+    # the `)` of ADD(v, 0.5f) is not copied into the expansion after its last argument
+    assert "v += 0.5f;" in fn.expanded.text.replace(" ;", ";")
+
+
+def test_a_function_read_expanded_is_counted():
+    a = np.arange(4, dtype=np.float32)
+    src = 10 * np.arange(5, dtype=np.float32)
+    want = a.copy()
+    for _ in range(8):
+        want = want * 2 + 1
+    want += 0.5
+    r = run(EXPANDED, "k", (1,), (4,), [a, src, np.int32(1)])
+    np.testing.assert_array_equal(a, want + src[1:])
+    np.testing.assert_array_equal(r.array("a").counts, [2] * 4)
+    np.testing.assert_array_equal(r.array("src").counts, [0, 1, 1, 1, 1])
+
+
+ACCESS_IN_MACRO = """\
+#define AT(i) src[(i) * 2]
+#define BLOCK 4
+__global__ void k(float *a, const float *src) {
+    if (threadIdx.x < BLOCK) a[threadIdx.x] = AT(threadIdx.x) + 1;
+}
+"""
+
+
+def test_an_access_in_a_macro_body_is_a_site_at_the_call():
+    tu = load(text=ACCESS_IN_MACRO, name="t.cu")
+    (w,) = tu.warnings
+    assert w.kind == "macro-expanded" and "AT hold accesses" in w.message
+    facts = analyze(tu, upto="accesses").facts("k")
+    assert [(s.location.line, s.location.col, s.object_name, s.kind) for s in facts.sites] == \
+        [(4, 30, "a", "write"), (4, 47, "src", "read")]
+    a = np.zeros(4, np.float32)
+    src = np.arange(8, dtype=np.float32)
+    r = run(ACCESS_IN_MACRO, "k", (1,), (4,), [a, src])
+    np.testing.assert_array_equal(a, src[::2] + 1)
+    np.testing.assert_array_equal(r.array("src").counts, [1, 0] * 4)
+
+
+# -- volatile pointers and arrays ---------------------------------------------------------------
+
+VOLATILE = """\
+__global__ void k(volatile unsigned *flag, volatile float *data, float *out) {
+    __shared__ volatile float s[32];
+    s[threadIdx.x] = data[threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0) flag[0] = flag[0] + 1;
+    out[threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x];
+}
+"""
+
+
+def test_volatile_memory_is_counted():
+    flag = np.zeros(1, np.uint32)
+    data = np.arange(4, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    r = run(VOLATILE, "k", (1,), (4,), [flag, data, out])
+    np.testing.assert_array_equal(out, np.roll(data, -1))
+    np.testing.assert_array_equal(flag, [1])
+    np.testing.assert_array_equal(r.array("data").counts, [1] * 4)
+    np.testing.assert_array_equal(r.array("flag").counts, [2])  # thread 0 reads, then writes
+    np.testing.assert_array_equal(r.array("s").counts[:4], [2] * 4)  # written, then read
+    assert r.array("s").counts[4:].sum() == 0
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+@pytest.mark.parametrize("mode", ["default", "basic", "trace", "SA-SM-TH"])
+def test_volatile_instrumented_compiles_with_nvcc(mode, tmp_path):
+    from gmprof.passes.plan import Mode, plan_counters
+    from gmprof.passes.rewrite import emit, instrument
+
+    program = analyze(load(text=VOLATILE, name="v.cu"))
+    plan = plan_counters(program, Mode.parse(mode, threshold=100))
+    patches, rw = instrument(plan)
+    defines = plan.mode.defines() | {"GMPROF_SHARED_BASES": int(rw.needs_shared_bases)}
+    src = tmp_path / "v.cu"
+    src.write_text(emit(program, patches, device_only=False, defines=defines))
+    r = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-o",
+                        str(tmp_path / "v.cubin"), str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[:2000]
+
+
+# -- a `#pragma once` header included twice -----------------------------------------------------
+
+def _once_files(tmp_path):
+    (tmp_path / "t.cuh").write_text("#pragma once\nstruct P { float x; };\n"
+                                    "__device__ float get(const P *p) { float v = p->x; return v; }\n")
+    (tmp_path / "u.cuh").write_text('#include "t.cuh"\n')
+    main = tmp_path / "m.cu"
+    main.write_text('#include "t.cuh"\n#include "u.cuh"\n'
+                    "__global__ void k(const P *p, float *o) { o[threadIdx.x] = get(p); }\n")
+    return main
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_a_pragma_once_header_included_twice_is_emitted_once(tmp_path):
+    from gmprof.passes.plan import Mode, plan_counters
+    from gmprof.passes.rewrite import emit, instrument
+
+    program = analyze(load(_once_files(tmp_path)))
+    plan = plan_counters(program, Mode.parse("basic"))
+    patches, rw = instrument(plan)
+    text = emit(program, patches, device_only=False, defines=plan.mode.defines())
+    assert text.count("struct P {") == 1
+    src = tmp_path / "out.cu"
+    src.write_text(text)
+    r = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-o",
+                        str(tmp_path / "out.cubin"), str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[:2000]
+
+
+def test_a_pragma_once_header_included_twice_is_counted(tmp_path):
+    p = np.arange(4, dtype=np.float32)
+    o = np.zeros(2, np.float32)
+    r = gmprof.profile(_once_files(tmp_path), "k", grid=(1,), block=(2,), args=[p, o],
+                       backend="cpu")
+    np.testing.assert_array_equal(o, [0, 0])
+    np.testing.assert_array_equal(r.array("p").counts, [2, 0, 0, 0])  # p->x, by two threads

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 
 import numpy as np
 import pytest
@@ -109,3 +110,19 @@ def test_diff_command_and_mixed_labels(tmp_path, monkeypatch, capsys):
     assert "counted differently" in out
     assert main(["diff", "a.json", "b.json", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["schema"] == "gmprof.diff/1"
+
+
+def test_the_document_records_the_command_it_came_from(tmp_path, monkeypatch, capsys):
+    from pathlib import Path
+
+    kernels = Path(__file__).resolve().parents[1] / "badinput" / "kernels.cu"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.cu").write_text(kernels.read_text())
+    argv = ["profile", "k.cu", "--kernel", "saxpy", "--grid", "4", "--block", "64", "--arg",
+            "y=float32[256]:random", "--arg", "x=float32[256]:random", "--arg", "a=2",
+            "--arg", "n=256", "--backend", "cpu", "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert shlex.split(doc["command"]) == ["gmprof", *argv]  # quoted for a shell
+    assert [k["kernel"] for k in doc["kernels"]] == ["saxpy"] and doc["sample"] is None
+    assert doc["kernels"][0]["source"][0]["file"] == "k.cu"

@@ -69,6 +69,9 @@ def test_json_is_one_document_with_every_kernel_and_launch(em_run):
             assert a["label_text"]
     assert doc["sample"]["name"] == "em_v1" and doc["sample"]["self_check"] == "passed"
     assert doc["failed_checks"] == []
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "gmprof" / "report" / "run.schema.json").read_text())
+    jsonschema.validate(doc, schema)
 
 
 def test_csv_has_a_kernel_column_for_every_table(em_run):
