@@ -15,7 +15,9 @@ import pytest
 
 import gmprof
 from gmprof.frontend.program import load
-from gmprof.passes.pipeline import analyze
+from gmprof.mode import Mode
+from gmprof.passes.pipeline import Pipeline, analyze
+from gmprof.passes.targets import NVCC
 
 
 def sites(text, function, **kw):
@@ -484,15 +486,11 @@ def test_volatile_memory_is_counted():
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 @pytest.mark.parametrize("mode", ["default", "basic", "trace", "SA-SM-TH"])
 def test_volatile_instrumented_compiles_with_nvcc(mode, tmp_path):
-    from gmprof.passes.plan import Mode, plan_counters
-    from gmprof.passes.rewrite import emit, instrument
-
-    program = analyze(load(text=VOLATILE, name="v.cu"))
-    plan = plan_counters(program, Mode.parse(mode, threshold=100))
-    patches, rw = instrument(plan)
-    defines = plan.mode.defines() | {"GMPROF_SHARED_BASES": int(rw.needs_shared_bases)}
+    pipeline = Pipeline()
+    program = pipeline.analyze(load(text=VOLATILE, name="v.cu"))
+    plan = pipeline.plan(program, Mode.parse(mode, threshold=100))
     src = tmp_path / "v.cu"
-    src.write_text(emit(program, patches, device_only=False, defines=defines))
+    src.write_text(pipeline.instrumented_source(program, plan, NVCC)[0])
     r = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-o",
                         str(tmp_path / "v.cubin"), str(src)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[:2000]
@@ -512,13 +510,10 @@ def _once_files(tmp_path):
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_a_pragma_once_header_included_twice_is_emitted_once(tmp_path):
-    from gmprof.passes.plan import Mode, plan_counters
-    from gmprof.passes.rewrite import emit, instrument
-
-    program = analyze(load(_once_files(tmp_path)))
-    plan = plan_counters(program, Mode.parse("basic"))
-    patches, rw = instrument(plan)
-    text = emit(program, patches, device_only=False, defines=plan.mode.defines())
+    pipeline = Pipeline()
+    program = pipeline.analyze(load(_once_files(tmp_path)))
+    plan = pipeline.plan(program, Mode.parse("basic"))
+    text = pipeline.instrumented_source(program, plan, NVCC)[0]
     assert text.count("struct P {") == 1
     src = tmp_path / "out.cu"
     src.write_text(text)
