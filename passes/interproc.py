@@ -18,7 +18,8 @@ from pycparser import c_ast
 from .classify import Classifier, Frame, SiteClass
 from .control import ControlGuards
 from .symbols import DEVICE
-from .values import Context, ValueAnalysis
+from .value_domain import Context
+from .values import ValueAnalysis
 
 _MAX_CALL_DEPTH = 6
 
