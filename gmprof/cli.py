@@ -22,13 +22,14 @@ import sys
 import threading
 import traceback
 
-from . import bench, cli_commands, cli_report
+from . import __version__, bench, cli_commands, cli_report
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
                      EXIT_USAGE, CheckFailed, GmprofError)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gmprof", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"gmprof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     cli_commands.register(sub)
     cli_report.register(sub)
