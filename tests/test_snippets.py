@@ -35,11 +35,11 @@ def test_readme_python_snippet_runs(i, tmp_path):
 
 
 def test_report_doc_commands_run(tmp_path):
-    (block,) = [b for b in _blocks(ROOT / "docs" / "report.md", "")
-                if b.lstrip().startswith("gmprof ")]
+    lines = [line for b in _blocks(ROOT / "docs" / "report.md", "")
+             if b.lstrip().startswith("gmprof ") for line in b.strip().splitlines()]
     shutil.copytree(ROOT / "samples", tmp_path / "samples")
     gmprof = [sys.executable, "-m", "gmprof"]
-    for line in block.strip().splitlines():
+    for line in lines:
         command = line.split("#")[0].strip()
         assert command.startswith("gmprof ")
         out = None
@@ -51,3 +51,4 @@ def test_report_doc_commands_run(tmp_path):
         if out:
             (tmp_path / out).write_text(r.stdout)
     assert (tmp_path / "v1.html").is_file() and (tmp_path / "v1.csv").is_file()
+    assert (tmp_path / "jcb.json").is_file()
