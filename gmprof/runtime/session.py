@@ -288,6 +288,11 @@ class Profiler:
         launch["unknown_oor"] = backend.address(unknown_oor)
         buffers = {"area": area_global, "unknown_oor": unknown_oor,
                    "area_shape": (replicas, area_words, len(plan.sites), obj_counters)}
+        for key, ls in slots.items():
+            if key[0] == "slot" and ls.kind == LY.KIND_DEVICE:
+                # a file-scope variable: the instrumented module's own copy is the one its
+                # kernel accesses (the native module's address was only for the layout)
+                ls.base = module.get_global(ls.slot.object.name)[0]
         for ls in slots.values():
             o = launch["obj"][ls.slot.index]
             o["kind"] = ls.kind
