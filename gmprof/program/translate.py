@@ -74,8 +74,10 @@ def qualified(scope: tuple, name: str) -> str:
 
 
 def plan_digest(plan) -> str:
-    rows = [(sp.site.id, str(sp.site.location), sp.strategy, sp.mode,
-             sp.slot.index if sp.slot is not None else -1) for sp in plan.site_list]
+    # lines and columns, not file names: the decoder may name the file differently
+    rows = [(sp.site.id, sp.site.location.line, sp.site.location.col, sp.site.text,
+             sp.strategy, sp.mode, sp.slot.index if sp.slot is not None else -1)
+            for sp in plan.site_list]
     rows.append([(s.index, s.name, s.kind, s.kernel, s.dynamic) for s in plan.slots])
     return hashlib.sha256(json.dumps(rows, default=str).encode()).hexdigest()[:16]
 
