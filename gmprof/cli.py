@@ -114,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_commands
 
     cli_commands.register(sub, _add_frontend_options)
+    from .program import cli as program_cli
+
+    program_cli.register(sub)
     return parser
 
 
@@ -144,7 +147,10 @@ def _sigterm_unwinds():
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        from .program.cli import raw_command  # nvcc and run take their arguments raw
+
+        args = raw_command(sys.argv[1:] if argv is None else list(argv)) or \
+            parser.parse_args(argv)
     except SystemExit as e:  # argparse: --help (0), or a usage error it has printed (2)
         return e.code if isinstance(e.code, int) else EXIT_USAGE
     try:

@@ -95,7 +95,7 @@ def _strip_extern_c(text: str) -> str:
 
 
 def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
-              cpu: bool = False, kernel_filter=None) -> Translation:
+              cpu: bool = False, kernel_filter=None, defaults: str = "") -> Translation:
     from gmprof.frontend.program import load
     from gmprof.passes.pipeline import analyze
     from gmprof.passes.plan import plan_counters
@@ -233,7 +233,7 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     text += f'#line 1 "{tu.main.name}"\n'
     text += _emit(tu, tu.main, patches, set())
     text += _epilogue(mid, manifest, mode, plan, defines_mode, globals_, sizes, objects_c,
-                      kernels_c)
+                      kernels_c, defaults)
     return Translation(text, manifest, mid, warnings, instrumented)
 
 
@@ -343,7 +343,8 @@ def _c_string(text: str) -> str:
     return json.dumps(text)  # a JSON string is a valid C string literal for ASCII text
 
 
-def _epilogue(mid, manifest, mode, plan, defines, globals_, sizes, objects_c, kernels_c) -> str:
+def _epilogue(mid, manifest, mode, plan, defines, globals_, sizes, objects_c, kernels_c,
+              defaults: str) -> str:
     manifest_text = json.dumps(manifest, sort_keys=True)
     out = ['\n#line 1 "<gmprof module tables>"\nnamespace {\n']
     out.append(f"const char __gmprof_manifest[] = {_c_string(manifest_text)};\n")
@@ -372,7 +373,7 @@ def _epilogue(mid, manifest, mode, plan, defines, globals_, sizes, objects_c, ke
         module = (f"const ::gmprof_host::ModuleDesc __gmprof_module = {{\"{mid}\", __gmprof_manifest, "
                   "GMPROF_HOST_DEFAULTS, 0, 0, 32, 0u, 0, 0, nullptr, 0, 0, nullptr, 0, nullptr, "
                   "nullptr};\n")
-    out.append("#ifndef GMPROF_HOST_DEFAULTS\n#define GMPROF_HOST_DEFAULTS \"\"\n#endif\n")
+    out.append(f"#define GMPROF_HOST_DEFAULTS {_c_string(defaults)}\n")
     out.append(module)
     out.append("::gmprof_host::KernelDesc __gmprof_kernels[] = {\n  " +
                ",\n  ".join(kernels_c or ["{nullptr, nullptr, nullptr, nullptr, nullptr, 0, "
