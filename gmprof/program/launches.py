@@ -40,6 +40,7 @@ class Launch:
     close_end: int      # just after '>>>'
     kernel_text: str
     line: int = 0
+    args_end: int | None = None  # just after the call's closing parenthesis
 
 
 @dataclass
@@ -133,6 +134,37 @@ def _match_close(toks: list[Tok], i: int) -> int | None:
     return None
 
 
+def _call_end(toks: list[Tok], k: int, base: int) -> int | None:
+    """The offset just after the argument list that starts at toks[k] ('(')."""
+    if k >= len(toks) or toks[k].text != "(":
+        return None
+    depth = 0
+    for j in range(k, len(toks)):
+        tx = toks[j].text if toks[j].kind == "op" else ""
+        if tx in ("(", "[", "{"):
+            depth += 1
+        elif tx in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return base + toks[j].end
+    return None
+
+
+def deduced_edits(launch: Launch) -> list[Edit] | None:
+    """For a template kernel launched with its template arguments deduced (`k<<<g, b>>>(p, n)`)
+    on the CPU backend, where a kernel is a C++ function: let C++ deduce them as for a call,
+    inside a lambda that the runtime launches (the arguments are evaluated once, as in a launch):
+
+        k<<<g, b>>>(p, n)  ->  ::gmprof_host::launch_deduced(g, b)(p, n)([](auto... a) { k(a...); })
+
+    Such a launch has no address gmprof knows, so it runs unprofiled."""
+    if launch.args_end is None:
+        return None
+    return [Edit(launch.kernel_start, launch.open_start + 3, "::gmprof_host::launch_deduced("),
+            Edit(launch.args_end, launch.args_end,
+                 f"([](auto... __gmprof_a) {{ {launch.kernel_text}(__gmprof_a...); }})")]
+
+
 def find_edits(text: str, base: int = 0) -> tuple[list[Edit], list[Launch]]:
     """Edits (offsets into the full file: `base` + offset in `text`) for every launch in
     `text`, and the `<<<>>>` launches found."""
@@ -162,7 +194,8 @@ def find_edits(text: str, base: int = 0) -> tuple[list[Edit], list[Launch]]:
             edits.append(Edit(base + toks[close].start, base + toks[close + 1].end, ")"))
             launches.append(Launch(base + toks[ks].start, base + t.start,
                                    base + toks[close + 1].end, kernel_text,
-                                   text.count("\n", 0, t.start) + 1))
+                                   text.count("\n", 0, t.start) + 1,
+                                   _call_end(toks, close + 2, base)))
             i = close + 2
             continue
         i += 1

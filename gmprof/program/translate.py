@@ -129,8 +129,18 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                 name, targs = L.kernel_name_of(launch.kernel_text)
                 base = name.rsplit("::", 1)[-1]
                 if base in templates and not targs:
-                    # template arguments deduced from the call: no address to route it by
-                    skip.append((launch.kernel_start, launch.close_end))
+                    # template arguments deduced from the call: on the CPU backend the
+                    # specialisation is picked by the arguments' types (it must be routed, g++
+                    # has no <<<>>>); on a GPU the launch stays as it was
+                    picked = L.deduced_edits(launch) if cpu else None
+                    if picked is None:
+                        skip.append((launch.kernel_start, launch.close_end))
+                    else:
+                        # its own opening replaces the plain one and the `<<<`
+                        skip.append((launch.kernel_start, launch.open_start + 1))
+                        for e in picked:
+                            patches.setdefault(src, []).append(
+                                Patch(e.start, _REPLACE, e.text, 0, end=e.end))
                     deduced.append((src, launch))
                     continue
                 sites.append((src, launch, base, targs))
@@ -141,10 +151,10 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                     Patch(e.start, _REPLACE, e.text, max(e.end - e.start, 0), end=e.end))
     for src, launch in deduced:
         warnings.append(Diagnostic(
-            "launch-not-routed",
+            "launch-not-profiled",
             f"launch of template kernel {launch.kernel_text!r} with deduced template arguments: "
-            "gmprof cannot route it (write the arguments out, e.g. k<float><<<...>>>); it runs "
-            "as it was" + (", which the CPU backend cannot do" if cpu else ", unprofiled"),
+            "gmprof cannot name the specialisation before compiling (write the arguments out, "
+            "e.g. k<float><<<...>>>); it runs unprofiled",
             src.location(launch.kernel_start)))
 
     instrumented: list = []

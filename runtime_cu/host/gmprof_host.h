@@ -170,6 +170,45 @@ inline cudaError_t launch_kernel_ex(const cudaLaunchConfig_t *config, void (*ker
   }(std::forward<A>(actual)...);
 }
 
+// A template kernel launched with deduced template arguments, on the CPU backend (a kernel is a
+// C++ function there): `launch_deduced(g, b)(p, n)([](auto... a) { k(a...); })` deduces them as
+// a call does, inside a lambda the runtime runs on each thread; the arguments are evaluated once.
+template <class... A>
+struct DeducedLaunch {
+  Config config;
+  std::tuple<A...> args;
+  template <class F, size_t... I>
+  void run(F f, std::index_sequence<I...>) {
+    void (*fn)(A...) = f;
+    void *argv[sizeof...(A) + 1] = {static_cast<void *>(&std::get<I>(args))..., nullptr};
+    dispatch(reinterpret_cast<const void *>(fn), config, argv,
+#if defined(GMPROF_CPU)
+             &trampoline<A...>
+#else
+             nullptr
+#endif
+    );
+  }
+  template <class F>
+  void operator()(F f) {
+    run(f, std::index_sequence_for<A...>{});
+  }
+};
+
+struct DeducedConfig {
+  Config config;
+  template <class... A>
+  DeducedLaunch<typename std::decay<A>::type...> operator()(A &&...args) const {
+    return DeducedLaunch<typename std::decay<A>::type...>{
+        config, std::tuple<typename std::decay<A>::type...>(std::forward<A>(args)...)};
+  }
+};
+
+inline DeducedConfig launch_deduced(dim3 grid, dim3 block, size_t shared_mem = 0,
+                                    cudaStream_t stream = 0) {
+  return DeducedConfig{Config{grid, block, shared_mem, stream, nullptr}};
+}
+
 // ---------------------------------------------------------------- tables
 
 template <class T>
