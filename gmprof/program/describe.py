@@ -47,6 +47,12 @@ def size_names(tu, program) -> list[str]:
     kernel collects them)."""
     from gmprof.runtime.launchenv import _SCALAR_SIZES, clean_type, vector_size
 
+    import re
+
+    # a name that is some template's parameter somewhere is not a type at file scope
+    params = set()
+    for f in tu.files:
+        params |= set(re.findall(r"\b(?:class|typename)\s+(\w+)\s*(?:[,>=])", f.text))
     names = []
     for facts in program.functions:
         for obj in facts.objects:
@@ -56,7 +62,7 @@ def size_names(tu, program) -> list[str]:
             if facts.function.template_params and any(
                     tp.name == t for tp in facts.function.template_params):
                 continue
-            if t in tu.oracle.types or t in tu.macros:
+            if (t in tu.oracle.types or t in tu.macros) and t not in params:
                 names.append(t)
     return names
 

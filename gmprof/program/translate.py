@@ -241,7 +241,14 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     }
     text = _prelude(mode is not None, defines_mode, cpu)
     text += f'#line 1 "{tu.main.name}"\n'
-    text += _emit(tu, tu.main, patches, set())
+    body = _emit(tu, tu.main, patches, set())
+    if cpu:
+        from gmprof.runtime.cpu import rewrite_extern_shared
+
+        # `extern __shared__` where the frontend did not parse (member functions of a class,
+        # e.g. cuda-samples' SharedMemory<T>): `__shared__` is `static` on the CPU backend
+        body = rewrite_extern_shared(body)
+    text += body
     text += _epilogue(mid, manifest, mode, plan, defines_mode, globals_, sizes, objects_c,
                       kernels_c, defaults)
     return Translation(text, manifest, mid, warnings, instrumented)

@@ -12,6 +12,12 @@
 // error codes and enum values are CUDA's, so programs that print them print the same numbers.
 #ifndef GMPROF_CPU_CUDA_RUNTIME_H
 #define GMPROF_CPU_CUDA_RUNTIME_H
+// the guards NVIDIA's headers define, which helper headers (cuda-samples' helper_cuda.h) test
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define __VECTOR_TYPES_H__
+#define __DEVICE_LAUNCH_PARAMETERS_H__
 
 #include <stddef.h>
 #include <string.h>
@@ -125,7 +131,12 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxBlocksPerMultiprocessor = 106
 };
 
-enum cudaComputeMode { cudaComputeModeDefault = 0 };
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3
+};
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
@@ -145,6 +156,7 @@ enum cudaComputeMode { cudaComputeModeDefault = 0 };
 #define cudaDeviceScheduleSpin 0x01
 #define cudaDeviceScheduleYield 0x02
 #define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
 #define cudaDeviceMapHost 0x08
 #define cudaDeviceLmemResizeToMax 0x10
 #define cudaCpuDeviceId ((int)-1)
