@@ -113,7 +113,7 @@ MODES = [("basic", {}), ("SA", {}), ("SA-SM", {}), ("default", {}),
 
 def run(backend: str, n: int, quiet: bool = False):
     import gmprof
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
 
     rng = np.random.default_rng(1)
     rows = []

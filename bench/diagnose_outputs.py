@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 def main():
     from gmprof.driver import load_sample
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
     from gmprof.runtime.samples import sample_profiler
 
     ap = argparse.ArgumentParser()

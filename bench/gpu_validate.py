@@ -36,7 +36,7 @@ def samples(names=None):
 
 
 def run_samples(out: Path, names, size: str, modes):
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
     from gmprof.runtime.samples import run_sample, sample_profiler
     from gmprof.driver import load_sample
 
@@ -81,7 +81,7 @@ def run_samples(out: Path, names, size: str, modes):
 
 def memcheck_inner(names):
     """Runs inside compute-sanitizer: instrumented kernels of every sample, small sizes."""
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
     from gmprof.runtime.samples import run_sample
 
     for name in names:
@@ -114,7 +114,7 @@ def main():
     summary["gpu"] = env.strip()
 
     log("GPU tests (pytest -m gpu)")
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-m", "gpu", "-x",
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-m", "gpu",
                         "-p", "no:cacheprovider", "tests"], cwd=ROOT, capture_output=True,
                        text=True)
     (out / "pytest_gpu.log").write_text(r.stdout + r.stderr)

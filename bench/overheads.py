@@ -25,7 +25,7 @@ SIX = "co,em_v1,bo_v2,jcb_v1,spmv,dxtc"
 
 def main() -> int:
     from gmprof.driver import load_sample
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
     from gmprof.runtime.samples import run_sample, sample_profiler
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -6,7 +6,10 @@
 
     k = gmprof.RawKernel(code, "saxpy")          # runs normally, and counts
     k((blocks,), (256,), (y, x, np.float32(2), np.int32(n)))
-    k.report                                     # merged over every call so far
+    print(k.report)                              # merged over every call so far
+
+    mod = gmprof.RawModule(code=code, options=("-DN=64",), name_expressions=["mm<16>"])
+    mod.get_function("mm<16>")((4,), (256,), (a, b))
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from pathlib import Path
 
 from .errors import ArgumentError, GmprofError, InputError, OptionError
 from .options import count, rate
-from .passes.plan import Mode
+from .mode import Mode
 from .report.model import Report
 
 
@@ -101,8 +104,10 @@ def _include_dirs(include_dirs) -> list[str]:
     return [str(d) for d in dirs]
 
 
-def profiler(source, defines=None, include_dirs=None, backend="auto"):
-    """A cached Profiler for a source path or text (re-reading a changed file or header)."""
+def profiler(source, defines=None, include_dirs=None, backend="auto", arch=None):
+    """A cached Profiler for a source path or text (re-reading a changed file or header).
+    `arch` (sm_90, ...): the architecture whose `__CUDA_ARCH__` device code is read with
+    (default: the GPU's, else sm_90)."""
     from .runtime.session import Profiler
 
     defines = _defines(defines)
@@ -120,13 +125,14 @@ def profiler(source, defines=None, include_dirs=None, backend="auto"):
             raise InputError(f"{path}: no such file" if not path.exists() else
                              f"{path}: not a regular file")
         key = ("path", str(path.resolve()), tuple(sorted(defines.items())),
-               tuple(include_dirs), backend)
+               tuple(include_dirs), backend, arch)
         make = lambda: Profiler(path, defines=defines, include_dirs=include_dirs,  # noqa: E731
-                                backend=backend)
+                                backend=backend, arch=arch)
     else:
-        key = ("text", source, tuple(sorted(defines.items())), tuple(include_dirs), backend)
+        key = ("text", source, tuple(sorted(defines.items())), tuple(include_dirs), backend,
+               arch)
         make = lambda: Profiler(text=source, name="<kernel>.cu", defines=defines,  # noqa: E731
-                                include_dirs=include_dirs, backend=backend)
+                                include_dirs=include_dirs, backend=backend, arch=arch)
     prof = _PROFILERS.get(key)
     if prof is None or not _current(prof):
         prof = make()
@@ -138,7 +144,7 @@ def profiler(source, defines=None, include_dirs=None, backend="auto"):
 def profile(source_or_path, kernel, grid, block, args, shared_mem=0, profile="both",
             mode="default", threshold=None, enhanced=False, sampling=None, backend="auto",
             counter_bits=32, sampler="rng", defines=None, include_dirs=None, repeat=0,
-            compare_native=True, timeout=None) -> Report:
+            compare_native=True, timeout=None, arch=None) -> Report:
     """Profile one launch. Arrays (numpy, or CuPy on the GPU backend) are left as the native
     (uninstrumented) kernel leaves them. `kernel` may be a template name expression
     (`matmul<16>`). `timeout`: seconds a launch may run (None: the backend's default, 120 s on
@@ -147,7 +153,7 @@ def profile(source_or_path, kernel, grid, block, args, shared_mem=0, profile="bo
     `report.warnings` as Diagnostics whose `failed_check` is true."""
     m = make_mode(mode, profile=profile, threshold=threshold, counter_bits=counter_bits,
                   enhanced=enhanced, sampling=sampling, sampler=sampler)
-    prof = profiler(source_or_path, defines, include_dirs, backend)
+    prof = profiler(source_or_path, defines, include_dirs, backend, arch)
     return prof.launch(kernel, grid, block, _arg_list(args), shared_mem, mode=m,
                        repeat=repeat, compare_native=compare_native, timeout=timeout)
 
@@ -199,29 +205,104 @@ def parse_options(options) -> tuple[dict, list]:
     return defines, includes
 
 
-class RawKernel:
-    """Drop-in for cupy.RawKernel: calls launch the instrumented kernel (outputs exactly as
-    the original's) and merge each call's counts into `self.report`."""
+_DEVICES = ("auto", "gpu", "cpu")
+_CUPY_COMPILERS = ("nvrtc", "nvcc")
 
-    def __init__(self, code: str, name: str, options=(), backend="auto", mode="default",
-                 name_expressions=None, **mode_options):
+
+def _device_choice(device, backend) -> str:
+    """Where to run: `device` ('auto', 'gpu', 'cpu'). `backend` is CuPy's keyword for its
+    compiler ('nvrtc' or 'nvcc') and is accepted as CuPy accepts it; gmprof compiles the
+    instrumented code with NVRTC either way (the text it generates is written for NVRTC).
+    An older gmprof spelling, backend='cpu'/'gpu'/'auto' for the device, still works with a
+    DeprecationWarning."""
+    import warnings
+
+    if backend in _DEVICES:
+        warnings.warn(f"backend={backend!r}: gmprof's choice of device is now device="
+                      f"{backend!r} (backend is CuPy's compiler, 'nvrtc' or 'nvcc')",
+                      DeprecationWarning, stacklevel=3)
+        if device == "auto":
+            device = backend
+    elif backend not in _CUPY_COMPILERS:
+        raise OptionError(f"backend={backend!r}: CuPy's compiler, 'nvrtc' or 'nvcc' (gmprof's "
+                          "choice of device is device='auto', 'gpu' or 'cpu')")
+    if device not in _DEVICES:
+        raise OptionError(f"device={device!r}: use 'auto', 'gpu' or 'cpu'")
+    return device
+
+
+class RawModule:
+    """Drop-in for cupy.RawModule: `get_function(name)` gives a RawKernel whose calls launch
+    the instrumented kernel (outputs exactly as the original's) and count.
+
+        mod = gmprof.RawModule(code=src, options=("-DN=64",), name_expressions=["mm<16>"])
+        k = mod.get_function("mm<16>")
+        k((4,), (256,), (a, b))
+        print(k.report)
+    """
+
+    def __init__(self, code=None, *, path=None, options=(), backend="nvrtc",
+                 translate_cucomplex=False, enable_cooperative_groups=False,
+                 name_expressions=None, jitify=False, device="auto", mode="default",
+                 **mode_options):
+        if (code is None) == (path is None):
+            raise ArgumentError("RawModule: give exactly one of code= (CUDA source text) and "
+                                "path= (a .cu file)")
+        if path is not None:
+            if not isinstance(path, (str, os.PathLike)):
+                raise ArgumentError(f"path={path!r}: expected a path to a .cu file")
+            p = Path(path)
+            if not p.is_file():
+                raise InputError(f"{p}: no such file" if not p.exists() else
+                                 f"{p}: not a regular file")
+            source = p
+        else:
+            if not isinstance(code, str):
+                raise ArgumentError(f"code: expected CUDA source text (a str), not "
+                                    f"{type(code).__name__}")
+            source = code
+        unknown = set(mode_options) - {"profile", "threshold", "counter_bits", "enhanced",
+                                       "sampling", "sampler"}
+        if unknown:
+            raise OptionError(f"RawModule: unknown option(s) {', '.join(sorted(unknown))}")
+        self.code = code
+        self.path = path
+        self.options = tuple(options)
+        self.backend = backend
+        self.name_expressions = list(name_expressions or [])
+        self.device = _device_choice(device, backend)
+        defines, includes = parse_options(options)
+        self._source = (source, defines, includes, self.device)
+        profiler(*self._source)  # read and analysed now: errors in the code show here
+        self.mode = make_mode(mode, **mode_options)
+
+    def get_function(self, name: str) -> "RawKernel":
+        """The kernel `name` (a name expression for a template: 'mm<16>')."""
+        if not isinstance(name, str) or not name.strip():
+            raise ArgumentError(f"name={name!r}: expected the kernel's name (a str)")
+        k = RawKernel.__new__(RawKernel)
+        k.__dict__.update({key: v for key, v in self.__dict__.items()})
+        k.name = name
+        k.report, k.reports = None, []
+        return k
+
+
+class RawKernel(RawModule):
+    """Drop-in for cupy.RawKernel: calls launch the instrumented kernel (outputs exactly as
+    the original's) and merge each call's counts into `self.report` (print it for a summary).
+    `device` chooses where it runs ('auto', 'gpu', 'cpu'); `backend` is CuPy's compiler."""
+
+    def __init__(self, code: str, name: str, options=(), backend="nvrtc", *,
+                 translate_cucomplex=False, enable_cooperative_groups=False, jitify=False,
+                 device="auto", mode="default", name_expressions=None, **mode_options):
         if not isinstance(code, str):
             raise ArgumentError(f"code: expected CUDA source text (a str), not "
                                 f"{type(code).__name__}")
         if not isinstance(name, str) or not name.strip():
             raise ArgumentError(f"name={name!r}: expected the kernel's name (a str)")
-        unknown = set(mode_options) - {"profile", "threshold", "counter_bits", "enhanced",
-                                       "sampling", "sampler"}
-        if unknown:
-            raise OptionError(f"RawKernel: unknown option(s) {', '.join(sorted(unknown))}")
-        self.code = code
+        super().__init__(code, options=options, backend=backend, device=device, mode=mode,
+                         name_expressions=name_expressions, **mode_options)
         self.name = name
-        self.options = tuple(options)
-        self.name_expressions = list(name_expressions or [])
-        defines, includes = parse_options(options)
-        self._source = (code, defines, includes, backend)
-        profiler(*self._source)  # read and analysed now: errors in the code show here
-        self.mode = make_mode(mode, **mode_options)
         self.report: Report | None = None
         self.reports: list[Report] = []
 
@@ -238,14 +319,3 @@ class RawKernel:
         else:
             self.report.merge(report)
         return None
-
-    def get_function(self, name_expression: str) -> "RawKernel":
-        """Like cupy.RawModule.get_function for a template kernel's name expression."""
-        k = RawKernel.__new__(RawKernel)
-        k.__dict__.update(self.__dict__)
-        k.name = name_expression
-        k.report, k.reports = None, []
-        return k
-
-
-RawModule = RawKernel

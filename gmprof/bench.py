@@ -1,7 +1,8 @@
 """`gmprof bench`: the paper's evaluation (section 6 and 7) on today's GPU, next to our default.
 
 Runs the samples standing for the paper's six applications and its three case studies, and
-writes markdown tables and raw JSON to docs/results/ (device, driver, date, sizes, repetitions):
+writes markdown tables and raw JSON to --out (docs/results/ under the current directory by
+default; device, driver, date, sizes, repetitions):
   Table 1  shared-memory profiling: native, basic, SA, SA-NA, SA-NA-SM, SA-NA-SM-TH, default
   Table 2  device-memory profiling: native, basic, SA, SA-NA, default
   Fig. 3/4 sampling at 1/10, 1/100, 1/1000 (the paper's sampler and ours) against the optimised
@@ -23,10 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ._paths import samples_dir
 from .errors import GmprofError
-from .passes.plan import Mode
+from .mode import Mode
+from .report.accuracy import accuracy_loss
 
-ROOT = Path(__file__).resolve().parent.parent
 SIX = [("co", "co"), ("em", "em_v1"), ("bo", "bo_v2"), ("jcb", "jcb_v1"), ("spmv", "spmv"),
        ("dxtc", "dxtc")]
 CASES = [("em", "em_v1", "em_v2"), ("bo", "bo_v1", "bo_v2"), ("jcb", "jcb_v1", "jcb_v2")]
@@ -40,8 +42,6 @@ def _progress(msg: str) -> None:
 
 
 def _accuracy_loss(reports, reference) -> float:
-    from .cli_commands import accuracy_loss
-
     losses = [accuracy_loss(reports[k], reference[k]) for k in reference if k in reports]
     return float(np.mean(losses)) if losses else 0.0
 
@@ -121,7 +121,7 @@ def run_bench(out_dir: Path, size: str = "large", repeat: int = 5, backend: str 
     from .runtime.backend import get_backend
 
     be = get_backend(backend)
-    bench = Bench(ROOT / "samples", size, repeat, backend, max_launches)
+    bench = Bench(samples_dir(), size, repeat, backend, max_launches)
     info = {
         "device": be.device, "backend": be.name,
         "driver": getattr(be, "driver", None),
@@ -366,7 +366,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("bench", help="the paper's tables on this GPU (docs/results/)")
     p.add_argument("--suite", default="paper")
-    p.add_argument("--out", default=str(ROOT / "docs" / "results"))
+    p.add_argument("--out", default=str(Path("docs") / "results"),
+                   help="results directory (default: docs/results under the current directory)")
     p.add_argument("--size", default="large")
     p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=5)
     p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))

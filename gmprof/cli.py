@@ -1,7 +1,9 @@
 """Command-line interface: argument parsing and output only; the library never exits.
 
-    gmprof parse FILE.cu [-D NAME[=VAL]]... [-I DIR]... [--json]
-    (analyze, instrument, profile, compare and bench are added by their stages)
+    gmprof parse|analyze|instrument|profile|compare FILE.cu ...   (cli_commands.py)
+    gmprof report|diff RUN.json ...                              (cli_report.py)
+    gmprof bench ...                                             (bench.py)
+    gmprof nvcc|run ...                                          (program/cli.py)
 
 A GmprofError (a user's mistake) is printed as `file:line:col: error: ...` with the source line
 and a caret, never with a traceback. Exit statuses (docs/errors.md): 0 success, 1 a failed check
@@ -15,107 +17,26 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import signal
 import sys
 import threading
 import traceback
 
+from . import bench, cli_commands, cli_report
+from .program import cli as program_cli
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
                      EXIT_USAGE, CheckFailed, GmprofError)
-
-
-def _add_frontend_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help="CUDA source file (.cu)")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
-                   help="define a macro, as for nvcc")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
-                   help="add a directory to the search path for #include \"...\"")
-
-
-def load_tu(args):
-    from .frontend.program import load, parse_define_option
-
-    defines = dict(parse_define_option(d) for d in args.defines)
-    return load(args.file, defines=defines, include_dirs=args.include_dirs)
-
-
-def write_output(path: str | os.PathLike, text: str | bytes, inputs=()) -> None:
-    """Write one output file (see gmprof.outputs: checked, written whole or not at all, never
-    over an input, `-` for standard output)."""
-    from .outputs import write_outputs
-
-    write_outputs({os.fspath(path): text}, inputs=inputs)
-
-
-def _console(stderr: bool = False):
-    from rich.console import Console
-
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
-
-
-def _print_warnings(warnings) -> None:
-    for w in warnings:
-        print(w.render(), file=sys.stderr)
-
-
-def cmd_parse(args) -> int:
-    from .passes.pipeline import analyze
-    from .report.inventory import inventory, render_text
-
-    tu = load_tu(args)
-    program = analyze(tu, upto="accesses")
-    data = inventory(tu, program)
-    if args.json:
-        print(json.dumps(data, indent=2))
-    else:
-        render_text(data, _console())
-        _print_warnings(tu.warnings)
-    return 0
-
-
-def cmd_analyze(args) -> int:
-    from .passes.pipeline import analyze
-    from .report.analysis import analysis, render_text
-
-    tu = load_tu(args)
-    program = analyze(tu)
-    if args.kernel is not None and args.kernel not in program.extra["kernels"]:
-        from .runtime.session import missing_kernel
-
-        raise missing_kernel(tu, args.kernel)
-    data = analysis(program, args.kernel)
-    if args.json:
-        print(json.dumps(data, indent=2, default=str))
-    else:
-        render_text(data, _console(), verbose=args.verbose)
-        _print_warnings(tu.warnings)
-    return 0
+from .version import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gmprof", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"gmprof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("parse", help="list device functions, memory objects and access sites")
-    _add_frontend_options(p)
-    p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.parse/1)")
-    p.set_defaults(run=cmd_parse)
-
-    p = sub.add_parser("analyze", help="classify every access site (static, tid-invariant, "
-                                       "warp-uniform, loop-invariant) with reasons")
-    _add_frontend_options(p)
-    p.add_argument("--kernel", help="only this kernel")
-    p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.analyze/1)")
-    p.add_argument("-v", "--verbose", action="store_true", help="also say why classes fail")
-    p.set_defaults(run=cmd_analyze)
-
-    from . import cli_commands
-
-    cli_commands.register(sub, _add_frontend_options)
-    from .program import cli as program_cli
-
+    cli_commands.register(sub)
+    cli_report.register(sub)
+    bench.register(sub)
     program_cli.register(sub)
     return parser
 
@@ -153,14 +74,22 @@ def main(argv: list[str] | None = None) -> int:
             parser.parse_args(argv)
     except SystemExit as e:  # argparse: --help (0), or a usage error it has printed (2)
         return e.code if isinstance(e.code, int) else EXIT_USAGE
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the run document records it
     try:
         with _sigterm_unwinds():
             return args.run(args)
     except GmprofError as exc:
         print(exc.render(), file=sys.stderr)
-        if isinstance(exc, CheckFailed):
-            return getattr(args, "error_exitcode", EXIT_CHECK_FAILED)
-        return exc.exit_status
+        status = (getattr(args, "error_exitcode", EXIT_CHECK_FAILED)
+                  if isinstance(exc, CheckFailed) else exc.exit_status)
+        if getattr(exc, "kernel_still_running", False):
+            # a GPU kernel past --timeout cannot be stopped from the host; the interpreter's
+            # exit would wait for it in CUDA's clean-up, ending the process ends it
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os._exit(status)
+        return status
     except KeyboardInterrupt:
         print("gmprof: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -181,6 +110,12 @@ def main(argv: list[str] | None = None) -> int:
         print("gmprof: internal error: this is a bug in gmprof, not in your input; please "
               "report it with the traceback above", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def nvcc_main() -> int:
+    """The `gmprof-nvcc` executable: `gmprof nvcc` as one program, for build systems that take
+    a compiler path only (CMAKE_CUDA_COMPILER=gmprof-nvcc)."""
+    return main(["nvcc", *sys.argv[1:]])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,5 @@
-"""Subcommands instrument, profile, compare and bench (argument parsing and output only).
+"""The subcommands parse, analyze, instrument, profile and compare (argument parsing and
+output only; `bench` is gmprof/bench.py, the entry point gmprof/cli.py).
 
 Every option's range is checked by gmprof.options (a bad value is argparse's usage error, status
 2), every output file goes through gmprof.outputs (checked before the run, written whole, all
@@ -15,6 +16,76 @@ import numpy as np
 
 from . import options as O
 from .errors import EXIT_CHECK_FAILED, GmprofError, OptionError
+from .passes.pipeline import ANALYSIS_STAGES, STAGES, Pipeline
+from .report.accuracy import accuracy_loss
+from .runtime.launch_input import missing_kernel
+from .selection import LaunchSelection
+
+
+def _add_frontend_options(p) -> None:
+    p.add_argument("file", help="CUDA source file (.cu)")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
+                   help="define a macro, as for nvcc")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="add a directory to the search path for #include \"...\"")
+    p.add_argument("--arch", metavar="sm_XY",
+                   help="read device code as nvcc's device pass for this GPU architecture "
+                        "(__CUDA_ARCH__; default: the profiled GPU's, else sm_90)")
+
+
+def _pipeline(args) -> Pipeline:
+    return Pipeline(dump_after=getattr(args, "dump_after", None))
+
+
+def load_tu(args, pipeline: Pipeline | None = None):
+    from .frontend.program import parse_define_option
+
+    defines = dict(parse_define_option(d) for d in args.defines)
+    return (pipeline or Pipeline()).load(args.file, defines=defines,
+                                         include_dirs=args.include_dirs, arch=args.arch)
+
+
+def _console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def _print_warnings(warnings) -> None:
+    for w in warnings:
+        print(w.render(), file=sys.stderr)
+
+
+def cmd_parse(args) -> int:
+    from .report.inventory import inventory, render_text
+
+    pipeline = Pipeline()
+    tu = load_tu(args, pipeline)
+    program = pipeline.analyze(tu, upto="accesses")
+    data = inventory(tu, program)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        render_text(data, _console())
+        _print_warnings(tu.warnings)
+    return 0
+
+
+def cmd_analyze(args) -> int:
+    from .report.analysis import analysis, render_text
+
+    pipeline = _pipeline(args)
+    tu = load_tu(args, pipeline)
+    program = pipeline.analyze(tu)
+    if args.kernel is not None and args.kernel not in program.kernels:
+        raise missing_kernel(tu, args.kernel)
+    data = analysis(program, args.kernel)
+    if args.json:
+        print(json.dumps(data, indent=2, default=str))
+    else:
+        render_text(data, _console(), verbose=args.verbose)
+        _print_warnings(tu.warnings)
+    return 0
 
 
 def _mode_options(p) -> None:
@@ -47,7 +118,7 @@ def _check_options(p) -> None:
 
 
 def _mode(args):
-    from .passes.plan import Mode
+    from .mode import Mode
 
     try:
         return Mode.parse(args.mode, threshold=args.threshold, counter_bits=args.counter_bits,
@@ -80,12 +151,8 @@ def _failed_checks(reports, args) -> int:
 
 def cmd_instrument(args) -> int:
     from .outputs import Outputs, source_inputs
-    from .passes.pipeline import analyze
-    from .passes.plan import plan_counters
-    from .passes.rewrite import emit, instrument
+    from .passes.targets import NVCC, NVRTC
     from .report.plan_json import plan_json
-    from .runtime.session import missing_kernel
-    from .cli import load_tu
 
     # the output names are checked before any work; the inputs (the source and every header it
     # includes) are known once it is read, and checked again then
@@ -94,19 +161,19 @@ def cmd_instrument(args) -> int:
     side = outs.reserve(str(args.output) + ".json", "-o (its sidecar)", allow_stdout=False,
                         regular_only=True)
     mode = _mode(args)
-    tu = load_tu(args)
+    pipeline = _pipeline(args)
+    tu = load_tu(args, pipeline)
     outs = Outputs(inputs=source_inputs(tu, [args.file]))
     out = outs.reserve(args.output, "-o", allow_stdout=False, regular_only=True)
     side = outs.reserve(str(args.output) + ".json", "-o (its sidecar)", allow_stdout=False,
                         regular_only=True)
-    program = analyze(tu)
-    if args.kernel and args.kernel not in program.extra["kernels"]:
+    program = pipeline.analyze(tu)
+    if args.kernel and args.kernel not in program.kernels:
         raise missing_kernel(tu, args.kernel)
-    plan = plan_counters(program, mode)
-    patches, rewriter = instrument(plan)
-    defines = plan.mode.defines() | {"GMPROF_SHARED_BASES": int(rewriter.needs_shared_bases)}
-    text = emit(program, patches, device_only=args.device_only, defines=defines)
-    sidecar = plan_json(plan, defines, args.output)
+    plan = pipeline.plan(program, mode)
+    text, done = pipeline.instrumented_source(program, plan,
+                                              NVRTC if args.device_only else NVCC)
+    sidecar = plan_json(plan, done.defines, args.output)
     outs.put(out, text)
     outs.put(side, json.dumps(sidecar, indent=2, default=str))
     outs.commit()  # both or neither
@@ -122,28 +189,47 @@ def cmd_instrument(args) -> int:
 # -- profile ------------------------------------------------------------------------------
 
 def _reserve_reports(args, inputs):
-    """The report files of --csv and --out, checked before the run."""
+    """The report outputs (--json on standard output, --csv, --out), checked before the run."""
     from .outputs import Outputs
 
     outs = Outputs(inputs=inputs)
-    files = {"csv": outs.reserve(getattr(args, "csv", None), "--csv"),
-             "out": outs.reserve(getattr(args, "out", None), "--out")}
+    wanted = {"json": ("-" if getattr(args, "json", False) else None, "--json"),
+              "csv": (getattr(args, "csv", None), "--csv"),
+              "out": (getattr(args, "out", None), "--out")}
+    output = getattr(args, "output", None)
+    if output is not None:
+        kind = {".json": "json", ".html": "out", ".htm": "out", ".csv": "csv"}.get(
+            Path(output).suffix.lower())
+        if kind is None:
+            raise OptionError(f"-o {output}: name a .json, .html or .csv file (the extension "
+                              "chooses the format)")
+        if wanted[kind][0] is not None:
+            raise OptionError(f"-o {output} and {wanted[kind][1]} both ask for the "
+                              f"{'HTML' if kind == 'out' else kind.upper()} output")
+        wanted[kind] = (output, "-o")
+    files = {kind: outs.reserve(path, option) for kind, (path, option) in wanted.items()}
     return outs, files
 
 
-def _print_report(report, args, outs=None, files=None) -> None:
-    from .cli import _console
-    from .report.render import csv_text, html_text, json_text, render_text
+def _emit_reports(reports, args, outs, files, sample=None, tu=None) -> None:
+    """One document for the run: every kernel in the JSON, the CSV and the HTML; the tables on
+    the terminal unless standard output carries one of those."""
+    from .report import csvout, terminal
+    from .report.document import document, dumps
+    from .report.source import attach_source
 
-    if args.json:
-        print(json_text(report))
-    else:
-        render_text(report, _console())
-    if outs is not None:
-        if files.get("csv") is not None:
-            outs.put(files["csv"], csv_text(report))
-        if files.get("out") is not None:
-            outs.put(files["out"], html_text(report))
+    if tu is not None:
+        for report in reports:
+            attach_source(report, tu)
+    doc = document(reports, command=getattr(args, "argv", None), sample=sample)
+    if not any(o is not None and o.kind == "stdout" for o in files.values()):
+        terminal.render(doc, _console(), source=getattr(args, "source", False))
+    outs.put(files.get("json"), dumps(doc))
+    outs.put(files.get("csv"), csvout.csv_text(doc) if files.get("csv") else "")
+    if files.get("out") is not None:
+        from .report.html import html_text
+
+        outs.put(files["out"], html_text(doc))
 
 
 def _arg_files(specs) -> list[str]:
@@ -180,44 +266,91 @@ def cmd_profile(args) -> int:
     target = Path(args.file)
     if target.is_dir():
         return _profile_sample(args, target, mode)
+    if args.launch_skip or args.launch_count is not None:
+        raise OptionError("-s/--launch-skip and -c/--launch-count select among a sample's "
+                          "launches; a .cu file is profiled for the one launch described by "
+                          "--kernel, --grid and --block")
     if not args.kernel or not args.grid or not args.block:
         raise OptionError("profiling a .cu file needs --kernel, --grid and --block "
                           "(or give a sample directory, e.g. samples/matmul_tiled)")
     from .api import profiler
     from .argspec import parse_dim3
+    from .driver import Launch
     from .frontend.program import parse_define_option
+    from .progress import RunProgress, cpu_warning
 
     grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
     outs, files = _reserve_reports(args, [args.file] + _arg_files(args.arg))
     defines = dict(parse_define_option(d) for d in args.defines)
-    prof = profiler(args.file, defines, args.include_dirs, args.backend)
+    prof = profiler(args.file, defines, args.include_dirs, args.backend, arch=args.arch)
     outs, files = _reserve_reports(args, [str(f.path) for f in prof.tu.files if f.path] +
                                    _arg_files(args.arg))
     facts = prof.kernel_facts(args.kernel)
     params = [getattr(p, "name", None) for p in facts.function.params]
     named = _named_args(args, params, facts.name, np.random.default_rng(args.seed))
-    report = prof.launch(args.kernel, grid, block, [named[p] for p in params],
-                         args.shared_mem, mode=mode,
-                         repeat=args.repeat if args.compare_native or args.repeat else 0,
-                         timeout=_timeout(args))
-    _print_report(report, args, outs, files)
+    launch = Launch(args.kernel, grid, block, ())
+    warning = cpu_warning([launch], prof.backend.name, args.kernel)
+    if warning:
+        print(warning, file=sys.stderr)
+    with RunProgress([launch], label=args.kernel) as progress:
+        progress.on_launch(0, launch, False)
+        report = prof.launch(args.kernel, grid, block, [named[p] for p in params],
+                             args.shared_mem, mode=mode,
+                             repeat=args.repeat if args.compare_native or args.repeat else 0,
+                             timeout=_timeout(args))
+    _emit_reports([report], args, outs, files, tu=prof.tu)
     outs.commit()
     return _failed_checks([report], args)
 
 
+def _selected(launches, select):
+    """The launches `select` would profile (a copy of it is consumed), for the progress
+    estimate and the CPU warning; the others run natively and cost little."""
+    import copy
+
+    probe = copy.copy(select)
+    return [launch for launch in launches if launch.profile and probe.take(launch.kernel)]
+
+
 def _profile_sample(args, directory: Path, mode) -> int:
+    from .driver import load_sample
+    from .progress import RunProgress, cpu_warning
     from .runtime.backend import get_backend
-    from .runtime.samples import run_sample
+    from .runtime.samples import run_sample, sample_profiler
 
     inputs = [str(p) for p in directory.iterdir() if p.is_file()]
     outs, files = _reserve_reports(args, inputs)
     backend = get_backend(args.backend)
     size = args.size or ("large" if backend.name == "gpu" else "small")
-    run = run_sample(directory, size, mode=mode, backend=backend.name,
-                     repeat=args.repeat if args.compare_native or args.repeat else 0,
-                     seed=args.seed)
-    for name, report in run.reports.items():
-        _print_report(report, args, outs, files)
+    sample = load_sample(directory)
+    sizes = sample.driver.sizes
+    launches = list(sample.driver.launches(sizes[size])) if size in sizes else []
+    select = LaunchSelection(args.kernel, args.launch_skip, args.launch_count)
+    if not select.everything:
+        if not any(select.matches(launch.kernel) for launch in launches):
+            kernels = ", ".join(dict.fromkeys(launch.kernel for launch in launches))
+            raise OptionError(f"-k {args.kernel}: no launch of sample {sample.name} ({size}) "
+                              f"runs a kernel of that name (kernels: {kernels})")
+        matching = sum(1 for launch in launches if launch.profile and
+                       select.matches(launch.kernel))
+        launches = _selected(launches, select)
+        if not launches:
+            raise OptionError(f"{select.describe()}: no launch of sample {sample.name} "
+                              f"({size}) is selected (it makes {matching} matching launches)")
+    warning = cpu_warning(launches, backend.name, f"sample {sample.name} ({size})")
+    if warning:
+        print(warning, file=sys.stderr)
+    with RunProgress(launches, label=f"{sample.name} ({size})") as progress:
+        progress.phase("reading the source")
+        prof = sample_profiler(sample, backend.name)
+        run = run_sample(sample, size, mode=mode, backend=backend.name,
+                         repeat=args.repeat if args.compare_native or args.repeat else 0,
+                         seed=args.seed, profiler=prof, on_launch=progress.on_launch,
+                         select=None if select.everything else select)
+    _emit_reports(list(run.reports.values()), args, outs, files,
+                  sample={"name": run.sample.name, "size": size,
+                          "self_check": "passed" if run.ok else "failed",
+                          "error": run.check_error}, tu=prof.tu)
     outs.commit()
     status = "passed" if run.ok else f"FAILED: {run.check_error}"
     print(f"sample {run.sample.name} ({size}, {backend.name}): self-check {status}",
@@ -231,40 +364,18 @@ def _profile_sample(args, directory: Path, mode) -> int:
 PAPER_MODES = ("basic", "SA", "SA-NA", "SA-NA-SM", "SA-NA-SM-TH", "default")
 
 
-def accuracy_loss(report, reference) -> float:
-    """The paper's 6.2: |count - exact| / exact per element, averaged over the elements an
-    exact count saw, then over arrays."""
-    losses = []
-    for ref in reference.arrays:
-        try:
-            got = report.array(ref.name)
-        except KeyError:
-            continue
-        exact = ref.counts.astype(float)
-        mask = exact > 0
-        if not mask.any():
-            continue
-        counts = got.counts.astype(float)
-        if got.threshold is not None:
-            counts = np.minimum(counts, got.threshold)
-        losses.append(float(np.mean(np.abs(counts[mask] - exact[mask]) / exact[mask])))
-    return float(np.mean(losses)) if losses else 0.0
-
-
 def cmd_compare(args) -> int:
-    from rich.table import Table
     from rich.text import Text
 
     from .api import profiler
     from .argspec import parse_dim3
-    from .cli import _console
     from .frontend.program import parse_define_option
-    from .passes.plan import Mode
+    from .mode import Mode
 
     grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
     rates = args.sampling
     defines = dict(parse_define_option(d) for d in args.defines)
-    prof = profiler(args.file, defines, args.include_dirs, args.backend)
+    prof = profiler(args.file, defines, args.include_dirs, args.backend, arch=args.arch)
     facts = prof.kernel_facts(args.kernel)
     params = [getattr(p, "name", None) for p in facts.function.params]
     named = _named_args(args, params, facts.name, np.random.default_rng(args.seed))
@@ -279,32 +390,62 @@ def cmd_compare(args) -> int:
         return rep
 
     reference = run(Mode.parse("basic", profile=args.profile))
-    rows = [("basic (exact reference)", reference, 0.0)]
+    rows_ = [("basic (exact reference)", reference, 0.0)]
     for name in PAPER_MODES[1:]:
         th = args.threshold if name.endswith("TH") else None
         mode = Mode.parse(name, threshold=th, profile=args.profile)
         rep = run(mode)
-        rows.append((mode.name, rep, accuracy_loss(rep, reference)))
+        rows_.append((mode.name, rep, accuracy_loss(rep, reference)))
     for rate in rates:
         mode = Mode.parse("basic-SM", sampling=rate, sampler=args.sampler, profile=args.profile)
         rep = run(mode)
-        rows.append((mode.name, rep, accuracy_loss(rep, reference)))
-    table = Table(title=f"{args.kernel} on {prof.backend.device} ({prof.backend.name})")
-    for col in ("mode", "native", "instrumented", "overhead", "accuracy loss", "counters"):
-        table.add_column(col, justify="left" if col == "mode" else "right")
-    for name, rep, loss in rows:
+        rows_.append((mode.name, rep, accuracy_loss(rep, reference)))
+    from .report.tables import NUM, WORD, Col, print_table
+
+    timed = args.repeat > 1  # a time measured once is noise: shown only as a median
+    cols = [Col("mode", WORD)] + ([Col("native", NUM), Col("instrumented", NUM),
+                                   Col("overhead", NUM)] if timed else []) + \
+        [Col("accuracy loss", NUM), Col("counters in", WORD)]
+    rows = []
+    for name, rep, loss in rows_:
         r = rep.run
-        table.add_row(Text(name), f"{r.native_ms:.3f} ms", f"{r.instrumented_ms:.3f} ms",
-                      f"{r.overhead:.2f}x" if r.overhead is not None else "-",
-                      f"{loss:.4f}", Text(r.counters_in))
+        times = [f"{r.native_ms:.3f} ms", f"{r.instrumented_ms:.3f} ms",
+                 f"{r.overhead:.2f}x" if r.overhead is not None else "-"] if timed else []
+        rows.append([name, *times, f"{loss:.4f}", r.counters_in])
     console = _console()
-    console.print(table)
-    if prof.backend.name == "cpu":
+    title = f"{args.kernel} on {prof.backend.device} ({prof.backend.name})"
+    if timed:
+        title += f", times the median of {args.repeat} runs"
+    print_table(console, title, cols, rows)
+    if not timed:
+        console.print(Text("times not shown: measured once (--repeat N, N > 1, for medians)"))
+    elif prof.backend.name == "cpu":
         console.print(Text("times are CPU-emulated: they do not predict GPU overheads"))
     return _failed_checks(reports, args)
 
 
-def register(sub, add_frontend_options) -> None:
+def _dump_option(p, stages) -> None:
+    p.add_argument("--dump-after", choices=stages, metavar="PASS",
+                   help="print the program after this pass to standard error (passes: "
+                        f"{', '.join(stages)})")
+
+
+def register(sub) -> None:
+    add_frontend_options = _add_frontend_options
+    p = sub.add_parser("parse", help="list device functions, memory objects and access sites")
+    add_frontend_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.parse/1)")
+    p.set_defaults(run=cmd_parse)
+
+    p = sub.add_parser("analyze", help="classify every access site (static, tid-invariant, "
+                                       "warp-uniform, loop-invariant) with reasons")
+    add_frontend_options(p)
+    p.add_argument("--kernel", help="only this kernel")
+    p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.analyze/1)")
+    p.add_argument("-v", "--verbose", action="store_true", help="also say why classes fail")
+    _dump_option(p, ANALYSIS_STAGES)
+    p.set_defaults(run=cmd_analyze)
+
     p = sub.add_parser("instrument", help="write instrumented CUDA and a JSON sidecar")
     add_frontend_options(p)
     p.add_argument("-o", "--output", required=True, help="instrumented .cu to write")
@@ -312,11 +453,20 @@ def register(sub, add_frontend_options) -> None:
     p.add_argument("--device-only", action="store_true",
                    help="drop host code (for NVRTC); by default host code is kept for nvcc")
     _mode_options(p)
+    _dump_option(p, STAGES)
     p.set_defaults(run=cmd_instrument)
 
     p = sub.add_parser("profile", help="profile a kernel launch, or a sample directory")
     add_frontend_options(p)
-    p.add_argument("--kernel", help="kernel name or name expression (matmul<16>)")
+    p.add_argument("-k", "--kernel-name", "--kernel", dest="kernel", metavar="KERNEL",
+                   help="the kernel to launch (a .cu file: name or name expression, "
+                        "matmul<16>); for a sample, profile only this kernel's launches "
+                        "(also regex:PATTERN), as in Nsight Compute")
+    p.add_argument("-s", "--launch-skip", type=O.cli_type(O.count, "--launch-skip"), default=0,
+                   metavar="N", help="a sample's matching launches to run unprofiled first")
+    p.add_argument("-c", "--launch-count", type=O.cli_type(O.count, "--launch-count"),
+                   default=None, metavar="N",
+                   help="profile at most N of a sample's matching launches")
     p.add_argument("--grid", help="X[,Y,Z]")
     p.add_argument("--block", help="X[,Y,Z]")
     p.add_argument("--arg", action="append", default=[], metavar="NAME=SPEC",
@@ -326,9 +476,20 @@ def register(sub, add_frontend_options) -> None:
                    help="dynamic shared memory bytes")
     p.add_argument("--size", help="sample size (small/large; default: small on the CPU)")
     p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
-    p.add_argument("--json", action="store_true", help="print JSON (schema gmprof.report/1)")
-    p.add_argument("--csv", metavar="FILE", help="also write CSV (- for standard output)")
-    p.add_argument("--out", metavar="FILE.html", help="also write an HTML report with heat maps")
+    p.add_argument("--json", action="store_true",
+                   help="print the run as one JSON document (schema gmprof.run/1: every kernel "
+                        "and launch) instead of tables")
+    p.add_argument("--csv", metavar="FILE", help="also write CSV, every kernel in one file "
+                                                  "(- for standard output)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the run to FILE, in the format its extension names: .json "
+                        "(as --json), .html (as --out), .csv (as --csv)")
+    p.add_argument("--out", metavar="FILE.html",
+                   help="also write one self-contained HTML page for the run (every kernel, "
+                        "heat maps, source view; - for standard output)")
+    p.add_argument("--source", action="store_true",
+                   help="also print each kernel's source lines with the reads, writes and "
+                        "executions of the accesses on each line")
     p.add_argument("--compare-native", action="store_true",
                    help="time native and instrumented runs (median of --repeat)")
     p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=0,
@@ -356,9 +517,3 @@ def register(sub, add_frontend_options) -> None:
     p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0)
     _check_options(p)
     p.set_defaults(run=cmd_compare)
-
-    try:
-        from .bench import register as register_bench
-    except ImportError:
-        return
-    register_bench(sub)

@@ -290,6 +290,9 @@ class FindAccesses:
             kind, atomic = self._atomic_or_kind(n)
             self._record(n, obj, kind, offsets, via, "deref", reason, atomic)
         elif isinstance(n, c_ast.StructRef) and n.type == "->":
+            parent = self.parents.get(n)
+            if isinstance(parent, c_ast.FuncCall) and parent.name is n:
+                return  # vec->push(x): a member function's call, no memory read
             obj, via, reason = self.resolve_pointer(n.name)
             kind, atomic = self._atomic_or_kind(n)
             self._record(n, obj, kind, self._offsets(n.name), via, "arrow", reason, atomic)

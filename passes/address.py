@@ -20,7 +20,8 @@ from gmprof.frontend import cxx_ast as X
 from . import symbolic as S
 from .scopes import LOCAL
 from .symbols import type_text
-from .values import UNKNOWN_VALUE, Value, ValueAnalysis, const_value, join
+from .value_domain import UNKNOWN_VALUE, Value, const_value, join
+from .values import ValueAnalysis
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ from .address import Address, AddressOf
 from .control import ControlGuards, Guard
 from .loops import Loop
 from .scopes import LOCAL
-from .values import BID, TID, Value, ValueAnalysis
+from .value_domain import BID, TID, Value
+from .values import ValueAnalysis
 
 _OPAQUE_DEPS = frozenset({"unknown", "call"})
 

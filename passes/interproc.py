@@ -18,7 +18,8 @@ from pycparser import c_ast
 from .classify import Classifier, Frame, SiteClass
 from .control import ControlGuards
 from .symbols import DEVICE
-from .values import Context, ValueAnalysis
+from .value_domain import Context
+from .values import ValueAnalysis
 
 _MAX_CALL_DEPTH = 6
 
@@ -55,13 +56,13 @@ class ClassifyKernels:
 
     def kernel(self, facts) -> KernelAnalysis:
         result = KernelAnalysis(facts)
-        values = self.program.values(facts, Context(facts))
+        values = self.program.values.of(facts, Context(facts))
         frame_tail: list[Frame] = []
         self._function(result, facts, values, frame_tail, chain=(), bindings={})
         return result
 
     def _function(self, result, facts, values, caller_frames, chain, bindings):
-        guards = self.program.guards(facts)
+        guards = facts.guards
         for site in facts.sites:
             frames = [Frame(facts, values, guards, site.node)] + caller_frames
             sc = Classifier(frames).classify(site, chain)
@@ -105,8 +106,8 @@ class ClassifyKernels:
                                                                    c_ast.Typename):
                         params[sym] = values.value(call.name.args[k])
             ctx = Context(callee, params, values.context, call, values.context.depth + 1)
-            callee_values = self.program.values(callee, ctx)
-            frame = Frame(facts, values, self.program.guards(facts), call)
+            callee_values = self.program.values.of(callee, ctx)
+            frame = Frame(facts, values, facts.guards, call)
             result.calls.append((chain + (call,), callee))
             self._function(result, callee, callee_values, [frame] + caller_frames,
                            chain + (call,), new_bindings)
@@ -143,17 +144,51 @@ class ClassifyKernels:
         return [n for n in X.walk(facts.function.funcdef.body) if isinstance(n, c_ast.FuncCall)]
 
     def _callee(self, facts, call):
+        from gmprof.frontend import cxx_ast as X
+
         name = call.name
         if isinstance(name, c_ast.ID):
             sym = facts.names[name]
             if sym is not None and sym.kind == "function" and sym.decl is not None:
                 return self.program.facts(sym.name)
+            init = getattr(getattr(sym, "decl", None), "init", None)
+            if isinstance(init, X.Lambda):
+                return self.program.facts(init.name)  # auto f = [&](int i) {...}; f(3)
             return None
-        from gmprof.frontend import cxx_ast as X
+        if isinstance(name, X.Lambda):
+            return self.program.facts(name.name)  # [&](int i) {...}(3)
 
         if isinstance(name, X.TemplateId):
             return self.program.facts(name.name)
+        if isinstance(name, c_ast.StructRef) and isinstance(name.name, c_ast.ID) and \
+                isinstance(name.field, c_ast.ID):
+            # obj.f(...) / ptr->f(...): a member function defined in its class's body or
+            # outside it (`S::f`), found by the class named in obj's declaration
+            sym = facts.names[name.name]
+            decl = getattr(sym, "decl", None) if sym is not None else None
+            cls = _class_name(getattr(decl, "type", None))
+            if cls is not None:
+                return self.program.facts(f"{cls}::{name.field.name}")
         return None
+
+
+def _class_name(t):
+    """The class a declaration's type names, through pointers and references: `S *p`,
+    `FDWT<float, 3> f`, `const S &s` -> 'S', 'FDWT', 'S'."""
+    from gmprof.frontend import cxx_ast as X
+
+    while isinstance(t, (c_ast.PtrDecl, X.RefDecl)):
+        t = t.type
+    if not isinstance(t, c_ast.TypeDecl):
+        return None
+    base = t.type
+    if isinstance(base, X.TemplateId):
+        return base.name.rsplit("::", 1)[-1]
+    if isinstance(base, (c_ast.Struct, c_ast.Union)):
+        return base.name
+    if isinstance(base, c_ast.IdentifierType) and len(base.names) == 1:
+        return base.names[0].rsplit("::", 1)[-1]
+    return None
 
 
 def _address_of_local(facts, expr):

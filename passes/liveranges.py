@@ -45,7 +45,7 @@ class FindLiveRanges:
     def __init__(self, facts):
         self.facts = facts
         self.names = facts.names
-        self.reaching = facts.extra["dataflow"]
+        self.reaching = facts.dataflow
         self.sites_by_node = {s.node: s for s in facts.sites}
         self._memo: dict = {}
 
@@ -70,7 +70,7 @@ class FindLiveRanges:
         return result
 
     def _stored_value(self, site):
-        parents = self.facts.extra["parents"]
+        parents = self.facts.parents
         node, parent = site.node, parents.get(site.node)
         while isinstance(parent, c_ast.StructRef) and parent.name is node:
             node, parent = parent, parents.get(parent)

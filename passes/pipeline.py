@@ -1,112 +1,55 @@
-"""The analysis pipeline: an ordered list of passes over a translation unit.
+"""The pipeline, defined once: load -> analyze (named passes) -> plan -> instrument -> emit.
 
-Each pass is a named function from the facts gathered so far to new facts; the runner calls them
-in order, names the pass in any internal error that escapes it, and can stop after a named pass
-(`analyze(tu, upto="accesses")`) so a program's state after each pass can be inspected.
+Every user of gmprof's stages goes through here: the command line (`gmprof parse`, `analyze`,
+`instrument`), the profiler (gmprof/runtime) and the tests. The runner calls the stages in
+order, names the stage in any internal error that escapes it (PassError), and can print the
+program after a named stage (`--dump-after NAME`, passes/dump.py).
 
-    names     ResolveNames         ID -> Symbol, per device function
-    objects   FindMemoryObjects    shared arrays, pointer parameters, file-scope variables
-    accesses  FindAccesses         every access site, its object and read/write kind
-    loops     FindLoops            loops, iterators, exits, trip counts
-    dataflow  ReachingDefinitions  definitions reaching each use of a local or parameter
-    classify  ClassifyKernels      static / tid-invariant / warp-uniform / loop-invariant per
-                                   site, per kernel, following calls into device functions
-    liveranges FindLiveRanges      statements that start and end shared arrays' live ranges
+    load       frontend.program.load  source -> segments -> lark tree -> c_ast (+ spans)
+    names      ResolveNames           ID -> Symbol, per device function
+    objects    FindMemoryObjects      shared arrays, pointer parameters, file-scope variables
+    accesses   FindAccesses           every access site, its object and read/write kind
+    loops      FindLoops              loops, iterators, exits, trip counts (and parent links)
+    dataflow   ReachingDefinitions    definitions reaching each use of a local or parameter
+    guards     ControlGuards          the conditions under which each statement executes
+    values     ValueAnalyses          what each expression depends on; its affine form
+    classify   ClassifyKernels        static / tid-invariant / warp-uniform / loop-invariant per
+                                      site, per kernel, following calls into device functions
+    liveranges FindLiveRanges         statements that start and end shared arrays' live ranges
+    plan       PlanCounters           per site: static, a hook (and its mode), or nothing
+    instrument InstrumentSource       the counters as text patches, and the GMPROF_* macros
+    emit       emit                   one translation unit for a Target (nvcc, NVRTC, CPU)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass
+from typing import Callable
 
-from gmprof.errors import GmprofError
-from gmprof.frontend.program import Function, TranslationUnit
+from gmprof.errors import GmprofError, OptionError
+from gmprof.frontend.program import TranslationUnit, load
 
-from .accesses import AccessSite, find_accesses, parent_map
+from . import dump
+from .accesses import find_accesses, parent_map
+from .control import ControlGuards
 from .dataflow import reaching_definitions
+from .facts import FunctionFacts, ProgramFacts
+from .interproc import ClassifyKernels
+from .liveranges import find_live_ranges
 from .loops import find_loops
-from .scopes import Names, resolve_names
-from .symbols import MemoryObject, file_objects, find_memory_objects
+from .plan import Plan, plan_counters
+from .rewrite import emit as emit_text
+from .rewrite import instrument as instrument_patches
+from .scopes import resolve_names
+from .symbols import file_objects, find_memory_objects
+from .targets import Target
+from .values import ValueAnalyses
 
 
-@dataclass
-class FunctionFacts:
-    function: Function
-    names: Names | None = None
-    objects: list[MemoryObject] = field(default_factory=list)
-    sites: list[AccessSite] = field(default_factory=list)
-    extra: dict = field(default_factory=dict)  # later passes' results, by pass name
-
-    @property
-    def name(self) -> str:
-        return self.function.name
-
-
-@dataclass
-class ProgramFacts:
-    tu: TranslationUnit
-    functions: list[FunctionFacts] = field(default_factory=list)
-    file_objects: list[MemoryObject] = field(default_factory=list)
-    extra: dict = field(default_factory=dict)
-
-    def facts(self, name: str) -> FunctionFacts | None:
-        for f in self.functions:
-            if f.function.name == name:
-                return f
-        return None
-
-    # -- shared, cached analyses (used by the passes) ---------------------------------------
-    def values(self, facts: FunctionFacts, context=None):
-        """The ValueAnalysis of a function in a context (memoised per call chain)."""
-        from .values import Context, ValueAnalysis
-
-        context = context or Context(facts)
-        cache = self.extra.setdefault("_values", {})
-        key = (id(facts), context.chain)
-        if key not in cache:
-            cache[key] = ValueAnalysis(self, facts, context)
-        return cache[key]
-
-    def guards(self, facts: FunctionFacts):
-        from .control import ControlGuards
-
-        cache = self.extra.setdefault("_guards", {})
-        if id(facts) not in cache:
-            cache[id(facts)] = ControlGuards(facts.function.funcdef.body,
-                                             facts.extra["parents"], facts.extra["loops"])
-        return cache[id(facts)]
-
-    def file_symbol(self, name: str):
-        """Resolve a name at file scope (for names inside macro bodies)."""
-        from .scopes import BUILTIN, BUILTIN_VARIABLES, MACRO, UNKNOWN, Symbol, _file_scope
-
-        scope = self.extra.get("_file_scope")
-        if scope is None:
-            scope = self.extra["_file_scope"] = _file_scope(self.tu)
-        if name in scope:
-            return scope[name]
-        if name in BUILTIN_VARIABLES:
-            return Symbol(name, BUILTIN)
-        if name in self.tu.macros:
-            return Symbol(name, MACRO, self.tu.macros[name])
-        return Symbol(name, UNKNOWN)
-
-    def macro_expression(self, name: str):
-        """An object-like macro's body parsed as an expression (None if it is not one)."""
-        cache = self.extra.setdefault("_macros", {})
-        if name not in cache:
-            cache[name] = _parse_macro_body(self.tu, name)
-        return cache[name]
-
-    def macro_call_expression(self, name: str, args):
-        """A function-like macro call `M(a, b)` as its body with the arguments substituted."""
-        body = self.macro_expression(name)
-        macro = self.tu.macros.get(name)
-        if body is None or macro is None or macro.params is None or \
-                len(macro.params) != len(args):
-            return None
-        return _substitute(body, dict(zip(macro.params, args)))
-    @property
-    def sites(self) -> list[AccessSite]:
-        return [s for f in self.functions for s in f.sites]
+@dataclass(frozen=True)
+class Pass:
+    name: str
+    run: Callable[[ProgramFacts], None]
 
 
 def _names(program: ProgramFacts) -> None:
@@ -131,91 +74,140 @@ def _accesses(program: ProgramFacts) -> None:
 
 def _loops(program: ProgramFacts) -> None:
     for facts in program.functions:
-        body = facts.function.funcdef.body
-        facts.extra["parents"] = parent_map(facts.function.funcdef)
-        facts.extra["loops"] = find_loops(body, facts.names)
+        facts.parents = parent_map(facts.function.funcdef)
+        facts.loops = find_loops(facts.function.funcdef.body, facts.names)
 
 
 def _dataflow(program: ProgramFacts) -> None:
     for facts in program.functions:
-        facts.extra["dataflow"] = reaching_definitions(facts.function.funcdef, facts.names)
+        facts.dataflow = reaching_definitions(facts.function.funcdef, facts.names)
 
 
-def _liveranges(program: ProgramFacts) -> None:
-    from .liveranges import find_live_ranges
-
+def _guards(program: ProgramFacts) -> None:
     for facts in program.functions:
-        facts.extra["liveranges"] = find_live_ranges(facts)
+        facts.guards = ControlGuards(facts.function.funcdef.body, facts.parents, facts.loops)
+
+
+def _values(program: ProgramFacts) -> None:
+    program.values = ValueAnalyses(program)
 
 
 def _classify(program: ProgramFacts) -> None:
-    from .interproc import ClassifyKernels
-
-    program.extra["kernels"] = ClassifyKernels(program).run()
+    program.kernels = ClassifyKernels(program).run()
 
 
-PASSES = [
-    ("names", _names),
-    ("objects", _objects),
-    ("accesses", _accesses),
-    ("loops", _loops),
-    ("dataflow", _dataflow),
-    ("classify", _classify),
-    ("liveranges", _liveranges),
-]
+def _liveranges(program: ProgramFacts) -> None:
+    for facts in program.functions:
+        facts.liveranges = find_live_ranges(facts)
 
 
-def _parse_macro_body(tu, name):
-    from gmprof.frontend.parser import get_parser
-    from gmprof.frontend.source import SourceFile
-
-    macro = tu.macros.get(name)
-    if macro is None or not macro.body.strip():
-        return None
-    body = macro.body
-    source = SourceFile(f"<macro {name}>", body)
-    try:
-        return get_parser().parse(body, "expression_entry", source, 0, tu.oracle)
-    except GmprofError:
-        return None
-    except Exception:
-        return None
-
-
-def _substitute(node, mapping):
-    """A copy of `node` with ID(param) replaced by the argument nodes (macro expansion)."""
-    import copy
-
-    from pycparser import c_ast
-
-    if isinstance(node, c_ast.ID) and node.name in mapping:
-        return mapping[node.name]
-    new = copy.copy(node)
-    for name, child in node.children():
-        if "[" in name:
-            field_name, index = name[:-1].split("[")
-            seq = list(getattr(new, field_name))
-            seq[int(index)] = _substitute(child, mapping)
-            setattr(new, field_name, seq)
-        else:
-            setattr(new, name, _substitute(child, mapping))
-    return new
+ANALYSES = (
+    Pass("names", _names),
+    Pass("objects", _objects),
+    Pass("accesses", _accesses),
+    Pass("loops", _loops),
+    Pass("dataflow", _dataflow),
+    Pass("guards", _guards),
+    Pass("values", _values),
+    Pass("classify", _classify),
+    Pass("liveranges", _liveranges),
+)
+ANALYSIS_STAGES = ("load",) + tuple(p.name for p in ANALYSES)
+STAGES = ANALYSIS_STAGES + ("plan", "instrument", "emit")
 
 
 class PassError(Exception):
-    """An internal error inside a named pass (a bug in gmprof, not the user's input)."""
+    """An internal error inside a named stage (a bug in gmprof, not the user's input)."""
 
 
-def analyze(tu: TranslationUnit, upto: str | None = None, passes=None) -> ProgramFacts:
-    program = ProgramFacts(tu, [FunctionFacts(f) for f in tu.functions if f.parsed is not None])
-    for name, run in passes or PASSES:
+@dataclass(frozen=True)
+class Instrumented:
+    """The instrument stage's result: the plan, its text patches, and the macros the
+    instrumented unit is compiled with (the mode's GMPROF_* and GMPROF_SHARED_BASES)."""
+
+    plan: Plan
+    patches: dict
+    defines: dict
+
+
+class Pipeline:
+    """Runs the stages; `dump_after`: print the program after that stage (to `out`)."""
+
+    def __init__(self, dump_after: str | None = None, out=None, stages=STAGES):
+        if dump_after is not None and dump_after not in stages:
+            raise OptionError(f"--dump-after {dump_after!r}: no such pass (passes: "
+                              f"{', '.join(stages)})")
+        self.dump_after = dump_after
+        self.out = out
+
+    def _stage(self, name: str, run, *args):
         try:
-            run(program)
+            return run(*args)
         except GmprofError:
             raise
         except Exception as exc:
-            raise PassError(f"internal error in pass {name!r}: {exc.__class__.__name__}: {exc}") \
-                from exc
-        if name == upto:
-            break
-    return program
+            raise PassError(f"internal error in pass {name!r}: {exc.__class__.__name__}: "
+                            f"{exc}") from exc
+
+    def _after(self, name: str, what) -> None:
+        if name == self.dump_after:
+            print(f"=== after {name} ===\n{dump.describe(name, what)}",
+                  file=self.out or sys.stderr)
+
+    def load(self, path=None, **options) -> TranslationUnit:
+        tu = load(path, **options)
+        self._after("load", tu)
+        return tu
+
+    def analyze(self, tu: TranslationUnit, upto: str | None = None) -> ProgramFacts:
+        """The analysis passes in order (up to and including `upto`)."""
+        if upto is not None and upto not in ANALYSIS_STAGES:
+            raise ValueError(f"no analysis pass {upto!r} ({', '.join(ANALYSIS_STAGES)})")
+        program = ProgramFacts(tu, [FunctionFacts(f) for f in tu.functions
+                                    if f.parsed is not None])
+        for p in ANALYSES if upto != "load" else ():
+            self._stage(p.name, p.run, program)
+            self._after(p.name, program)
+            if p.name == upto:
+                break
+        return program
+
+    def plan(self, program: ProgramFacts, mode, demoted=frozenset()) -> Plan:
+        plan = self._stage("plan", plan_counters, program, mode, demoted)
+        self._after("plan", plan)
+        return plan
+
+    def instrument(self, plan: Plan, sm: bool | None = None) -> Instrumented:
+        """sm: where the block's counters live at this launch (None: as the mode says)."""
+        patches, rewriter = self._stage("instrument", instrument_patches, plan)
+        defines = plan.mode.defines(sm=sm) | {
+            "GMPROF_SHARED_BASES": int(rewriter.needs_shared_bases)}
+        done = Instrumented(plan, patches, defines)
+        self._after("instrument", done)
+        return done
+
+    def emit(self, program: ProgramFacts, instrumented: Instrumented | None, target: Target,
+             *, header: bool = True, defines: bool = True, extra: str = "") -> str:
+        """The unit for a target: instrumented, or native (None). defines: write the
+        GMPROF_* macros at its top (else the compiler is given them)."""
+        text = self._stage(
+            "emit", lambda: emit_text(
+                program, instrumented.patches if instrumented else {}, target, header=header,
+                defines=instrumented.defines if instrumented and defines else None,
+                extra=extra))
+        self._after("emit", text)
+        return text
+
+    def instrumented_source(self, program: ProgramFacts, plan: Plan, target: Target, *,
+                            sm: bool | None = None, defines: bool = True):
+        """instrument -> emit: (text, Instrumented)."""
+        done = self.instrument(plan, sm)
+        return self.emit(program, done, target, defines=defines), done
+
+
+def analyze(tu: TranslationUnit, upto: str | None = None) -> ProgramFacts:
+    return Pipeline().analyze(tu, upto)
+
+
+__all__ = ["Pipeline", "Instrumented", "PassError", "ANALYSES", "ANALYSIS_STAGES", "STAGES",
+           "analyze"]

@@ -16,12 +16,11 @@ instead (one barrier, then the whole block flushes). A loop whose first iteratio
 wrapped: `{ bool __gmprof_first_0 = true; unsigned __gmprof_trip_0 = 0u; for (...) { if
 (__gmprof_first_0) __gmprof_trip_0 = ::gmprof::trips(...); ... __gmprof_first_0 = false; } }`.
 
-emit() writes either the whole file (host code kept: `gmprof instrument`, for nvcc) or the
-device-only translation unit (host code blanked line for line: for NVRTC and the CPU backend).
+emit() writes the translation unit for a Target (targets.py): the whole file (host code kept:
+`gmprof instrument`, for nvcc) or device code only (host code blanked line for line: for NVRTC
+and the CPU backend, whose own edits the Target adds).
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from pycparser import c_ast
 
@@ -30,39 +29,21 @@ from gmprof.frontend import cxx_ast as X
 from gmprof.frontend import segment as S
 from gmprof.frontend.scan import directive_body
 
+from .patches import PREFIX, REPLACE, SUFFIX, Patch, apply_patches, merge
 from .plan import HOOK, LR_START, Plan
-
-_PREFIX, _SUFFIX, _REPLACE = 0, 1, 2
+from .targets import NVCC, Target
 
 # calls with no side effects that may appear in an address gmprof re-evaluates before a statement
 _PURE_CALLS = {"min", "max", "umin", "umax", "abs", "__mul24", "__umul24", "__popc", "__clz",
                "__ffs", "__brev", "__float2int_rn", "__float2int_rz", "floorf", "ceilf",
                "floor", "ceil", "__ldg"}
 
-# System headers NVRTC can compile (device-side); anything else in <...> is host-only.
-_NVRTC_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cooperative_groups", "cub/", "cuda/",
-                  "curand_kernel.h", "math_constants.h", "mma.h", "cuda_pipeline",
-                  "sm_", "vector_types.h", "vector_functions.h")
-_CPU_HEADERS = ("stdio.h", "stdlib.h", "math.h", "stdint.h", "assert.h", "limits.h", "float.h",
-                "cstdio", "cstdlib", "cmath", "cstdint", "cassert", "climits", "cfloat",
-                "string.h", "cstring")
-
-
-@dataclass
-class Patch:
-    offset: int
-    kind: int  # _PREFIX, _SUFFIX or _REPLACE
-    text: str
-    span: int  # length of the construct it belongs to: orders patches at one offset
-    end: int = 0  # for _REPLACE: the end of the replaced text
-
 
 class InstrumentSource:
-    def __init__(self, plan: Plan, cpu: bool = False):
+    def __init__(self, plan: Plan):
         self.plan = plan
         self.program = plan.program
         self.tu = self.program.tu
-        self.cpu = cpu
         self.patches: dict = {}  # SourceFile -> [Patch]
         self.needs_shared_bases = False
         # statement node -> (span, needs braces, [count calls]): counts placed before the
@@ -77,22 +58,22 @@ class InstrumentSource:
     def _wrap(self, node, prefix: str, suffix: str) -> None:
         sp = X.span(node)
         length = sp.end - sp.start
-        self._add(sp.source, Patch(sp.start, _PREFIX, prefix, length))
-        self._add(sp.source, Patch(sp.end, _SUFFIX, suffix, length))
+        self._add(sp.source, Patch(sp.start, PREFIX, prefix, length))
+        self._add(sp.source, Patch(sp.end, SUFFIX, suffix, length))
 
     def _insert_after_brace(self, compound, text: str) -> None:
         sp = X.span(compound)
-        self._add(sp.source, Patch(sp.start + 1, _PREFIX, text, sp.end - sp.start))
+        self._add(sp.source, Patch(sp.start + 1, PREFIX, text, sp.end - sp.start))
 
     def _insert_before_brace(self, compound, text: str) -> None:
         sp = X.span(compound)
-        self._add(sp.source, Patch(sp.end - 1, _SUFFIX, text, sp.end - sp.start))
+        self._add(sp.source, Patch(sp.end - 1, SUFFIX, text, sp.end - sp.start))
 
     # -- the pass ------------------------------------------------------------------------
     def run(self) -> dict:
         mode = self.plan.mode
         for facts in self.program.functions:
-            self._parents = facts.extra["parents"]
+            self._parents = facts.parents
             self._facts = facts
             for site in facts.sites:
                 sp = self.plan.sites.get(site)
@@ -101,20 +82,15 @@ class InstrumentSource:
         for statement, (span, braces, calls) in self.hoisted.items():
             length = span.end - span.start
             text = ("{ " if braces else "") + " ".join(calls) + " "
-            self._add(span.source, Patch(span.start, _PREFIX, text, length + 1))
+            self._add(span.source, Patch(span.start, PREFIX, text, length + 1))
             if braces:
-                self._add(span.source, Patch(span.end, _SUFFIX, " }", length + 1))
+                self._add(span.source, Patch(span.end, SUFFIX, " }", length + 1))
         for loop, k in self.plan.loops.items():
             self._loop(loop, k)
         for facts in self.program.functions:
             if facts.function.is_kernel:
                 self._kernel(facts)
-            self._shared_declarations(facts)
-        for var in self.tu.variables:
-            if self.cpu and var.space == "__shared__" and var.decl is not None and \
-                    "extern" in (var.decl.storage or []):
-                self._dynamic_shared(var.decl, X.span(var.decl), var.source,
-                                     (var.segment.start, var.segment.end))
+            self._register_shared(facts)
         return self.patches
 
     def _inc(self, sp) -> str:
@@ -277,8 +253,8 @@ class InstrumentSource:
             # before it)
             statement = self._statement_span(body)
             length = statement.end - statement.start
-            self._add(statement.source, Patch(statement.start, _PREFIX, "{" + top + " ", length))
-            self._add(statement.source, Patch(statement.end, _SUFFIX, bottom + "}", length))
+            self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ", length))
+            self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length))
 
     def _statement_span(self, node):
         for facts in self.program.functions:
@@ -302,80 +278,35 @@ class InstrumentSource:
         self._insert_before_brace(
             body, " ::gmprof::leave(); " if returns or asm else " ::gmprof::leave_all(); ")
 
-    def _shared_declarations(self, facts, register: bool = True) -> None:
-        """Register shared arrays' addresses where a device function needs them, and (CPU)
-        rewrite `extern __shared__ T s[];` for the CPU backend."""
+    def _register_shared(self, facts) -> None:
+        """Register shared arrays' addresses where a device function reaches them through
+        pointers (only then: it costs a store per array per block)."""
+        if not self.needs_shared_bases:
+            return
         spans = facts.function.parsed.statement_spans
         for obj in facts.objects:
             if not obj.is_shared or obj.function is None:
                 continue
-            decl = obj.symbol.decl
-            statement = spans.get(decl)
-            if statement is None:
+            statement = spans.get(obj.symbol.decl)
+            slot = self.plan.slot_of(obj)
+            if statement is None or slot is None:
                 continue
-            if self.cpu and "extern" in (decl.storage or []):
-                self._dynamic_shared(decl, statement, statement.source,
-                                     (statement.start, statement.end))
-            # only kernels whose device functions reach shared arrays through pointers need
-            # the arrays' addresses registered
-            slot = self.plan.slot_of(obj) if register and self.needs_shared_bases else None
-            if slot is not None:
-                self._add(statement.source,
-                          Patch(statement.end, _SUFFIX,
-                                f" ::gmprof::register_shared({slot.index}, "
-                                f"(const void *)({obj.name}));", statement.end - statement.start))
-
-    def _dynamic_shared(self, decl, span, source, extent) -> None:
-        from .symbols import type_text
-
-        t = decl.type
-        while isinstance(t, c_ast.ArrayDecl):
-            t = t.type
-        elem = type_text(t) if not isinstance(t, c_ast.TypeDecl) else type_text(t)
-        text = f"GMPROF_DYNAMIC_SHARED({elem}, {decl.name});"
-        self._add(source, Patch(extent[0], _REPLACE, text, extent[1] - extent[0], end=extent[1]))
-
-
-def apply_patches(text: str, patches: list[Patch], base: int = 0, end: int | None = None) -> str:
-    """Apply patches whose offsets fall in [base, end) to text[base:end]."""
-    end = len(text) if end is None else end
-    mine = [p for p in patches if base <= p.offset <= end and
-            (p.kind != _REPLACE or p.end <= end)]
-    # At one offset: suffixes of inner constructs first, then prefixes of outer ones; a
-    # replacement replaces the text from its offset.
-    def key(p):
-        if p.kind == _SUFFIX:
-            return (p.offset, 0, p.span)
-        if p.kind == _REPLACE:
-            return (p.offset, 1, 0)
-        return (p.offset, 2, -p.span)
-
-    out = []
-    pos = base
-    for p in sorted(mine, key=key):
-        if p.offset < pos:
-            continue  # inside a replaced stretch
-        out.append(text[pos:p.offset])
-        out.append(p.text)
-        pos = p.end if p.kind == _REPLACE else p.offset
-    out.append(text[pos:end])
-    return "".join(out)
+            self._add(statement.source,
+                      Patch(statement.end, SUFFIX,
+                            f" ::gmprof::register_shared({slot.index}, "
+                            f"(const void *)({obj.name}));", statement.end - statement.start))
 
 
 def _blank_keep_lines(text: str) -> str:
     return "\n" * text.count("\n")
 
 
-def _keep_system_include(body: str, cpu: bool) -> bool:
-    name = body.strip()[1:-1].strip() if body.strip().startswith("<") else ""
-    allowed = _CPU_HEADERS if cpu else _NVRTC_HEADERS
-    return any(name == h or name.startswith(h) for h in allowed)
-
-
-def emit(program, patches: dict, *, device_only: bool, cpu: bool = False,
-         header: bool = True, defines: dict | None = None, extra: str = "") -> str:
-    """The instrumented translation unit as one text (local includes inlined)."""
+def emit(program, patches: dict, target: Target = NVCC, *, header: bool = True,
+         defines: dict | None = None, extra: str = "") -> str:
+    """The translation unit for a target as one text (local includes inlined): the counting
+    patches and the target's own (targets.py) applied, the gmprof header in front."""
     tu = program.tu
+    patches = merge(patches, target.patches(program))
     out = []
     if header:
         for name, value in (defines or {}).items():
@@ -384,13 +315,14 @@ def emit(program, patches: dict, *, device_only: bool, cpu: bool = False,
         out.append(f'#line 1 "{header_path}"\n')
         out.append(header_path.read_text())
         out.append(f'\n#line 1 "{tu.main.name}"\n')
-    out.append(_emit_file(tu, tu.main, patches, device_only, cpu, set()))
+    out.append(_emit_file(tu, tu.main, patches, target, set()))
     if extra:
         out.append("\n" + extra)
     return "".join(out)
 
 
-def _emit_file(tu, source, patches, device_only, cpu, seen) -> str:
+def _emit_file(tu, source, patches, target, seen) -> str:
+    device_only = target.device_only
     seen = seen | {source}
     file_patches = patches.get(source, [])
     includes = {inc.directive: inc for inc in tu.includes if inc.source is source}
@@ -402,12 +334,17 @@ def _emit_file(tu, source, patches, device_only, cpu, seen) -> str:
             if inc.target is not None and inc.target not in seen and tu.active.get(seg, True):
                 line = source.line_col(seg.end)[0] + 1
                 pieces.append(f'#line 1 "{inc.target.name}"\n')
-                pieces.append(_emit_file(tu, inc.target, patches, device_only, cpu, seen))
+                pieces.append(_emit_file(tu, inc.target, patches, target, seen))
                 pieces.append(f'\n#line {line - 1} "{source.name}"\n')
+                continue
+            if inc.once:
+                # its `#pragma once` header is already inlined above: nvcc must not read it
+                # again (the inlined copy has no `#pragma once` left to stop it)
+                pieces.append(_blank_keep_lines(text))
                 continue
             if inc.target is None and device_only and not inc.name.startswith('"'):
                 body = directive_body(text)
-                if body.startswith("<") and not _keep_system_include(body, cpu):
+                if body.startswith("<") and not target.keeps_system_include(body):
                     pieces.append(_blank_keep_lines(text))
                     continue
             if inc.target is None and device_only and not directive_body(text).startswith("<"):
@@ -419,6 +356,13 @@ def _emit_file(tu, source, patches, device_only, cpu, seen) -> str:
             continue
         if device_only and not _is_device(seg):
             pieces.append(_blank_keep_lines(text))
+            continue
+        expanded = tu.expansions.get(seg)
+        if expanded is not None:
+            # a function read with its macros expanded: its expansion (same lines) goes in
+            # its place, patched where its sites are
+            own = patches.get(expanded, [])
+            pieces.append(apply_patches(expanded.text, own) if own else expanded.text)
             continue
         pieces.append(apply_patches(source.text, file_patches, seg.start, seg.end)
                       if file_patches else text)
@@ -435,23 +379,6 @@ def _is_device(seg) -> bool:
     return False
 
 
-def native_patches(program, cpu: bool) -> dict:
-    """Patches for the uninstrumented build: only what the CPU backend needs (extern shared)."""
-    from .plan import Mode, Plan
-
-    empty = Plan(Mode(), program)
-    rewriter = InstrumentSource(empty, cpu=cpu)
-    if cpu:
-        for facts in program.functions:
-            rewriter._shared_declarations(facts, register=False)
-        for var in program.tu.variables:
-            if var.space == "__shared__" and var.decl is not None and \
-                    "extern" in (var.decl.storage or []):
-                rewriter._dynamic_shared(var.decl, X.span(var.decl), var.source,
-                                         (var.segment.start, var.segment.end))
-    return rewriter.patches
-
-
-def instrument(plan: Plan, cpu: bool = False) -> tuple[dict, "InstrumentSource"]:
-    rewriter = InstrumentSource(plan, cpu=cpu)
+def instrument(plan: Plan) -> tuple[dict, "InstrumentSource"]:
+    rewriter = InstrumentSource(plan)
     return rewriter.run(), rewriter

@@ -73,7 +73,7 @@ class ResolveNames(c_ast.NodeVisitor):
         self.function = function
         self.result = Names(function)
         self.scopes: list[dict[str, Symbol]] = []
-        self.file_scope = _file_scope(tu)
+        self.file_scope = file_scope(tu)
 
     def run(self) -> Names:
         fn = self.function
@@ -186,7 +186,7 @@ class ResolveNames(c_ast.NodeVisitor):
         pass
 
 
-def _file_scope(tu: TranslationUnit) -> dict[str, Symbol]:
+def file_scope(tu: TranslationUnit) -> dict[str, Symbol]:
     scope: dict[str, Symbol] = {}
     for var in tu.variables:
         if var.name:

@@ -160,7 +160,7 @@ __device__ __forceinline__ unsigned long long linear_bid() {
 }
 
 __device__ __forceinline__ unsigned lane_id() {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
   unsigned lane;
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
   return lane;
@@ -247,7 +247,7 @@ __device__ __forceinline__ void add_word(unsigned *c, unsigned inc) {
 __device__ __forceinline__ void count_site(int site, unsigned inc) {
 #if !GMPROF_TRACE
   unsigned *w = area_words() + AREA_HEADER + site;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(GMPROF_CPU)
   const unsigned mask = __activemask();
   const unsigned sum = __reduce_add_sync(mask, inc);
   if (lane_id() == (unsigned)(__ffs(mask) - 1)) add_word(w, sum);
@@ -301,7 +301,7 @@ __device__ __forceinline__ bool sample_global() {
 // ---------------------------------------------------------------- trace (the test oracle)
 
 #if GMPROF_TRACE
-__device__ __forceinline__ void trace(int site, int obj, const void *addr, unsigned bytes) {
+__device__ __forceinline__ void trace(int site, int obj, const volatile void *addr, unsigned bytes) {
   unsigned long long *count = (unsigned long long *)L().trace_count;
   unsigned long long i = atomicAdd(count, 1ull);
   if (i >= L().trace_capacity) return;  // counted, not stored: the host reports the overflow
@@ -316,7 +316,7 @@ __device__ __forceinline__ void trace(int site, int obj, const void *addr, unsig
 // ---------------------------------------------------------------- finding the counter
 
 // Device memory: the element (o.unit bytes each) holding `addr`, or null when outside.
-__device__ __forceinline__ counter_t *device_counter(const Object &o, const void *addr,
+__device__ __forceinline__ counter_t *device_counter(const Object &o, const volatile void *addr,
                                                      unsigned long long *elem_out) {
   const unsigned long long a = (unsigned long long)addr;
   if (a < o.base || a - o.base >= o.bytes) return nullptr;
@@ -335,11 +335,11 @@ __device__ __forceinline__ void out_of_range(int obj) {
 // Whether an address is in global memory: a pointer gmprof could not resolve may point into a
 // thread's local memory (`&st` of a local struct passed to a device function) or shared
 // memory, neither of which device-memory profiling counts (nor should it pay for them).
-__device__ __forceinline__ bool in_global(const void *p) {
-#if defined(__CUDA_ARCH__)
-  return __isGlobal(p);
+__device__ __forceinline__ bool in_global(const volatile void *p) {
+#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
+  return __isGlobal((const void *)p);
 #elif defined(GMPROF_CPU)
-  return ::gmprof_cpu::is_global(p);
+  return ::gmprof_cpu::is_global((const void *)p);
 #else
   (void)p;
   return true;
@@ -347,7 +347,7 @@ __device__ __forceinline__ bool in_global(const void *p) {
 }
 
 // Find a device object by address (pointers gmprof could not resolve at compile time).
-__device__ __forceinline__ int find_device_object(const void *addr) {
+__device__ __forceinline__ int find_device_object(const volatile void *addr) {
   const unsigned long long a = (unsigned long long)addr;
   for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
     const Object &o = L().obj[k];
@@ -441,16 +441,17 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
 
 // Shared memory: BASE is the array's first byte (the declared array, in scope at the site).
 template <int SITE, int OBJ, int MODE, class T>
-__device__ __forceinline__ T *sm(T *p, const void *base, unsigned inc = 1u, Sampler *s = nullptr) {
+__device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc = 1u,
+                                 Sampler *s = nullptr) {
 #if GMPROF_TRACE
   // shared addresses are per block: record the byte offset within the array
-  trace(SITE, OBJ, (const void *)((const char *)p - (const char *)base), sizeof(T));
+  trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
 #else
   if (!sampled(s)) return p;
   const unsigned total = who_counts<SITE, MODE>(inc);
   if (!total) return p;
   const Object &o = L().obj[OBJ];
-  const long long off = (long long)((const char *)p - (const char *)base);
+  const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
   const long long w0 = off >> 2;
   const long long w1 = (off + (long long)sizeof(T) - 1) >> 2;
   counter_t *area = area_counters() + o.area_offset;
@@ -496,15 +497,15 @@ __device__ __forceinline__ void lr_clock(int obj, int is_end) {
 // A live range of each word written here starts now: close the word's previous range
 // (its accesses so far) and count this write as the new range's first access.
 template <int SITE, int OBJ, class T>
-__device__ __forceinline__ T *lr_start(T *p, const void *base) {
+__device__ __forceinline__ T *lr_start(T *p, const volatile void *base) {
 #if GMPROF_TRACE
-  trace(SITE, OBJ, (const void *)((const char *)p - (const char *)base), sizeof(T));
+  trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
   return p;
 #endif
   lr_clock(OBJ, 0);
   const Object &o = L().obj[OBJ];
   count_site(SITE, 1u);
-  const long long off = (long long)((const char *)p - (const char *)base);
+  const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
   for (long long w = off >> 2; w <= (off + (long long)sizeof(T) - 1) >> 2; ++w) {
     if (w < 0 || w >= (long long)o.n_counters) { out_of_range(OBJ); continue; }
     counter_t *c = area_counters() + o.area_offset + w;
@@ -542,7 +543,7 @@ __device__ __forceinline__ unsigned trips(long long i, long long b, long long s,
 __shared__ unsigned long long __gmprof_shared_bases[GMPROF_MAX_OBJECTS];
 #endif
 
-__device__ __forceinline__ void register_shared(int slot, const void *p) {
+__device__ __forceinline__ void register_shared(int slot, const volatile void *p) {
 #if GMPROF_SHARED_BASES
   __gmprof_shared_bases[slot] = (unsigned long long)p;
 #else

@@ -106,6 +106,9 @@ class CxxRules:
         # interval<T>::lower -> 'interval::lower' (the segmenter names it the same way)
         return self._place(c_ast.TypeDecl(c[0].value + c[-1].value, [], None, None), c)
 
+    def declarator_destructor(self, c):
+        return self._place(c_ast.TypeDecl("~" + c[1].value, [], None, None), c)
+
     def declarator_operator(self, c):
         return self._place(c_ast.TypeDecl("operator" + c[1][1], [], None, None), c)
 
@@ -191,6 +194,59 @@ class CxxRules:
     def launch_config(self, c):
         return ("launch_config", list(c[1].exprs), c)
 
+    # -- lambdas -------------------------------------------------------------------------
+    def lambda_expression(self, c):
+        captures = next((x[1] for x in c if isinstance(x, tuple) and x[0] == "captures"), [])
+        params, returns = next(((x[1], x[2]) for x in c if isinstance(x, tuple)
+                                and x[0] == "lambda_declarator"), (None, None))
+        body = c[-1]
+        span = self._span(c)
+        name = "<lambda %d:%d>" % span.source.line_col(span.start)
+        if returns is not None:
+            chain = returns.type
+            _lambda_bottom(chain).declname = name
+        else:
+            ident = c_ast.IdentifierType(["auto"])
+            ident.coord = span
+            chain = c_ast.TypeDecl(name, [], None, ident)
+            chain.coord = span
+        ftype = self._place(c_ast.FuncDecl(params, chain), c[:-1])
+        decl = self._place(c_ast.Decl(name, [], [], [], ["__device__"], ftype, None, None), c)
+        funcdef = self._place(c_ast.FuncDef(decl, None, body), c)
+        uses = []
+        for var in _assigned_through_reference(captures, params, body):
+            ident = c_ast.ID(var, coord=span)
+            uses.append(c_ast.UnaryOp("&", ident, coord=span))
+        node = self._place(X.Lambda(name, captures, uses, funcdef), c)
+        self.lambdas.append(node)
+        return node
+
+    def lambda_capture_list(self, c):
+        return ("captures", [x for x in c if isinstance(x, tuple)])
+
+    def capture_default_ref(self, c):
+        return ("&", None)
+
+    def capture_default_copy(self, c):
+        return ("=", None)
+
+    def capture_ref(self, c):
+        return ("&", c[1].value)
+
+    def capture_copy(self, c):
+        return ("=", c[0].value)
+
+    def capture_this(self, c):
+        return ("this", None)
+
+    def lambda_qualifier(self, c):
+        return ("lambda_qualifier", c[0].value)
+
+    def lambda_declarator(self, c):
+        params = next((x for x in c if isinstance(x, c_ast.ParamList)), None)
+        returns = next((x for x in c if isinstance(x, c_ast.Typename)), None)
+        return ("lambda_declarator", params, returns)
+
     # -- inline PTX ----------------------------------------------------------------------
     def asm_statement(self, c):
         qualifiers = [x[1] for x in c if isinstance(x, tuple) and x[0] == "asm_qualifier"]
@@ -218,3 +274,30 @@ class CxxRules:
 
     def asm_clobber(self, c):
         return c[0]
+
+
+def _lambda_bottom(chain):
+    while not isinstance(chain, c_ast.TypeDecl):
+        chain = chain.type
+    return chain
+
+
+def _assigned_through_reference(captures, params, body) -> list[str]:
+    """Names the lambda's body assigns (`x = ...`, `x += ...`, `++x`) that it reaches through a
+    by-reference capture: `[&]` (any name not declared in the body or a parameter) or `[&x]`."""
+    default_ref = ("&", None) in captures
+    by_ref = {name for kind, name in captures if kind == "&" and name}
+    local = {p.name for p in (params.params if params is not None else [])
+             if isinstance(p, c_ast.Decl)}
+    assigned = []
+    for node in X.walk(body):
+        if isinstance(node, c_ast.Decl):
+            local.add(node.name)
+        target = None
+        if isinstance(node, c_ast.Assignment):
+            target = node.lvalue
+        elif isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--"):
+            target = node.expr
+        if isinstance(target, c_ast.ID) and target.name not in assigned:
+            assigned.append(target.name)
+    return [n for n in assigned if n not in local and (n in by_ref or default_ref)]

@@ -11,6 +11,8 @@ behave like c_ast nodes for `NodeVisitor`, `children()` and iteration.
 from __future__ import annotations
 
 import bisect
+import functools
+import inspect
 from typing import TYPE_CHECKING
 
 from pycparser import c_ast
@@ -72,6 +74,7 @@ StaticAssert: [cond*, message]
 KernelLaunch: [name*, config**, args*]
 New: [placement**, to_type*, dims**, init*]
 Delete: [array, expr*]
+Lambda: [name, captures, address_uses**, funcdef]
 """
 
 
@@ -139,6 +142,32 @@ StaticAssert = _classes["StaticAssert"]
 KernelLaunch = _classes["KernelLaunch"]
 New = _classes["New"]
 Delete = _classes["Delete"]
+# A lambda expression. Its body is not a child: the frontend reads it as a function of its own
+# (named `name`, its FuncDef in `funcdef`), reached through the calls that run it. The children
+# are `&x` for each variable the body assigns through a by-reference capture: taking the address
+# is what such a capture does, and tells the analyses that a call may change x.
+Lambda = _classes["Lambda"]
+
+
+@functools.lru_cache(maxsize=None)
+def _constructor_fields(cls) -> tuple:
+    params = inspect.signature(cls.__init__).parameters.values()
+    return tuple(p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD
+                 and p.name not in ("self", "coord"))
+
+
+def make_node(cls, **fields):
+    """A c_ast node from named fields, whichever pycparser release is installed.
+
+    pycparser's constructors differ between releases: 3.1 added required fields
+    (`CompoundLiteral(type, init, storage)`, `Enum(name, values, underlying_type)`) that 2.21 to
+    3.0 lack. Fields this release has and the caller did not give are None; fields the caller
+    gave that this release lacks are dropped (an enum's underlying type, say, which gmprof never
+    reads). The supported range is declared in pyproject.toml and tested by
+    bench/pycparser_versions.sh.
+    """
+    names = _constructor_fields(cls)
+    return cls(**{name: fields.get(name) for name in names})
 
 
 def span(node) -> Span | None:

@@ -9,6 +9,7 @@ macros whose body is a type (`#define DATA_TYPE float`).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from .preprocess import Macro
@@ -52,6 +53,14 @@ BUILTIN_FUNC_TEMPLATES = frozenset([
     "std::swap", "cuda::std::min", "cuda::std::max", "__ldg", "static_cast",
 ])
 
+# Keywords a macro may stand for (`#define RESTRICT __restrict__`) that the grammar reads as
+# qualifiers or specifiers.
+_QUALIFIER_KEYWORDS = frozenset({
+    "const", "volatile", "__restrict__", "__restrict", "restrict", "static", "inline",
+    "__inline__", "__forceinline__", "__noinline__", "__device__", "__host__", "__shared__",
+    "__constant__", "__managed__", "register", "extern", "constexpr",
+})
+
 # Words that may make up a type written out in a macro body: `#define REAL unsigned int`.
 _TYPE_WORDS = {
     "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "bool",
@@ -65,13 +74,35 @@ class TypeOracle:
     type_templates: set[str] = field(default_factory=lambda: set(BUILTIN_TYPE_TEMPLATES))
     func_templates: set[str] = field(default_factory=lambda: set(BUILTIN_FUNC_TEMPLATES))
     typedefs: dict = field(default_factory=dict)  # name -> the type it names, as text
+    #: object-like macros that stand for one qualifier or specifier keyword
+    #: (`#define RESTRICT __restrict__`): name -> the keyword
+    keyword_macros: dict = field(default_factory=dict)
+
+    #: inside a class body: the class's name (`S(int a)` declares its constructor)
+    class_name: str | None = None
+
+    def in_class(self, name: str, type_params: tuple) -> "TypeOracle":
+        """This oracle as seen from a member function defined in class `name`'s body, with the
+        type parameters of the enclosing class templates."""
+        return dataclasses.replace(self, types=self.types | set(type_params) | {name},
+                                   class_name=name)
 
     def is_type(self, name: str) -> bool:
         return name in self.types or _unqualified(name) in self.types
 
     def add_macros(self, macros: dict[str, Macro]) -> None:
         """Object-like macros whose body spells a type become type names (fixed point, since
-        one macro may name another)."""
+        one macro may name another); those that stand for one qualifier keyword are kept
+        apart, for the post-lexer to read as that keyword."""
+        for macro in macros.values():
+            word, seen = macro, set()
+            while word is not None and not word.function_like and word.name not in seen:
+                seen.add(word.name)
+                body = word.body.strip()
+                if body in _QUALIFIER_KEYWORDS:
+                    self.keyword_macros[macro.name] = body
+                    break
+                word = macros.get(body)
         changed = True
         while changed:
             changed = False
@@ -94,6 +125,10 @@ class TypeOracle:
             if tok.kind != "id":
                 continue
             if text in ("struct", "class", "union", "enum") and i + 1 < n:
+                if text == "class" and i > 0 and code[i - 1].text in ("<", ","):
+                    # `template <class T, class U>`: a template parameter, a type only inside
+                    # its template (the post-lexer declares it there)
+                    continue
                 j = i + 1
                 if code[j].text == "class" and text == "enum":  # enum class X
                     j += 1

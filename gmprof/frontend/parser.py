@@ -57,6 +57,7 @@ class CudaParser:
         self.builder.base = base
         self.builder.statement_spans = {}
         self.builder.paren_extent = {}
+        self.builder.lambdas = []
         self._postlex.oracle = oracle
         try:
             return self._lark.parse(text, start=start)

@@ -32,6 +32,22 @@ _TEMPLATE_ARG_OK_OPS = {",", "*", "&", "(", ")", "+", "-", "/", "<", ">", ">>", 
 _DECLARATOR_BEFORE = {"TYPE_NAME", "VOID", "CHAR", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE",
                       "SIGNED", "UNSIGNED", "BOOL", "AUTO", "RESTRICT", "CONST", "TGT"}
 _LITERAL_TYPES = {"INTEGER", "FLOATING", "CHARACTER", "STRING", "TRUE", "FALSE"}
+# Tokens that end an operand: a '[' after them is a subscript.
+# (`new float[n]()`, `operator[](int i)`: array bounds and operator names, not lambdas)
+_OPERAND_END_TYPES = {"IDENTIFIER", "INTEGER", "FLOATING", "CHARACTER", "STRING", "TRUE",
+                      "FALSE", "NULLPTR", "THIS", "TGT", "TYPE_NAME", "FUNC_TEMPLATE_NAME",
+                      "OPERATOR", "DELETE", "VOID", "CHAR", "SHORT", "INT", "LONG", "FLOAT",
+                      "DOUBLE", "SIGNED", "UNSIGNED", "BOOL", "AUTO"}
+# Tokens that end a type specifier: a declarator may follow them.
+_TYPE_SPECIFIER_TYPES = {"TYPE_NAME", "VOID", "CHAR", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE",
+                         "SIGNED", "UNSIGNED", "BOOL", "AUTO", "INT128", "TGT"}
+# Keywords that may open a declaration before its type.
+_DECL_SPECIFIER_KEYWORD_TYPES = {"CONST", "VOLATILE", "STATIC", "EXTERN", "REGISTER", "SHARED",
+                                 "CONSTANT", "DEVICE", "CONSTEXPR", "RESTRICT", "INLINE",
+                                 "FORCEINLINE", "MANAGED", "THREAD_LOCAL", "MUTABLE"}
+# Keywords followed by a parenthesised group that is neither a call nor a cast.
+_GROUP_KEYWORD_TYPES = {"LAUNCH_BOUNDS", "ALIGN", "ALIGNAS", "DECLTYPE", "ALIGNOF",
+                        "STATIC_ASSERT", "SIZEOF"}
 _TYPE_KEYWORD_TYPES = {"VOID", "CHAR", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE", "SIGNED",
                        "UNSIGNED", "BOOL", "AUTO", "CONST", "VOLATILE", "RESTRICT"}
 
@@ -49,8 +65,20 @@ class PostLexer:
 
     def process(self, stream):
         keyword_for = self.keyword_for
-        toks = [Token.new_borrow_pos(keyword_for[t.value], t.value, t)
-                if t.type == "IDENTIFIER" and t.value in keyword_for else t for t in stream]
+        macro_words = self.oracle.keyword_macros
+        toks = []
+        for t in stream:
+            if t.type == "IDENTIFIER":
+                if t.value in keyword_for:
+                    t = Token.new_borrow_pos(keyword_for[t.value], t.value, t)
+                elif t.value in macro_words:
+                    # `real *RESTRICT p`: the macro read as its keyword (the token keeps the
+                    # macro's position, so spans and the user's text are unchanged)
+                    word = macro_words[t.value]
+                    kind = keyword_for.get(word) or self.terminal_for.get(word)
+                    if kind is not None:
+                        t = Token.new_borrow_pos(kind, word, t)
+            toks.append(t)
         return _Rewriter(self, toks).run()
 
 
@@ -70,6 +98,10 @@ class _Rewriter:
         self.toks = toks
         self.types = set()  # names declared in this function (typedefs, template params, tags)
         self.variables = set()  # names declared as variables or parameters in this function
+        # C++ name lookup: a variable declared with a type's name (`LatLong *latLong` where
+        # `latLong` is a struct tag, a local `int thread_block`) hides the type in its block;
+        # one set per open brace, the first for the parameters
+        self.scopes: list[set] = [set()]
         self.out: list[Token] = []
         self.frames: list[_Frame] = []
         self.tlt_at: set[int] = set()  # indices of '<' tokens that open template arguments
@@ -116,6 +148,8 @@ class _Rewriter:
             elif v == "[" and self.val(i + 1) == "[":
                 i = self.skip_attribute(i)  # [[likely]], [[maybe_unused]]: C++11 attributes
                 continue
+            elif v == "[" and self.opens_lambda(i):
+                self.punctuation(t, "LAMBDA_OPEN")
             elif v == "<" and i in self.tlt_at:
                 self.frames.append(_Frame(is_head=self.val(i - 1) == "template",
                                           is_cast=self.typ(i - 1) == "CXX_CAST"))
@@ -158,7 +192,28 @@ class _Rewriter:
             i += 1
         return i
 
-    def punctuation(self, t: Token) -> None:
+    def opens_lambda(self, i: int) -> bool:
+        """Whether the '[' at toks[i] opens a lambda: it cannot follow an operand (a subscript
+        does), and what follows its ']' is a lambda's parameters, qualifiers or body (a
+        designator's ']' is followed by '=')."""
+        prev = self.out[-1] if self.out else None
+        if prev is not None and (prev.value in (")", "]") or prev.type in _OPERAND_END_TYPES):
+            return False
+        depth = 0
+        for j in range(i, len(self.toks)):
+            v = self.val(j)
+            if v == "[":
+                depth += 1
+            elif v == "]":
+                depth -= 1
+                if depth == 0:
+                    return self.val(j + 1) in ("(", "{", "->", "mutable", "__device__",
+                                               "__host__", "constexpr", "noexcept")
+            elif v in (";", "{", "}"):
+                return False
+        return False
+
+    def punctuation(self, t: Token, type_: str | None = None) -> None:
         v = t.value
         frame = self.frames[-1] if self.frames else None
         if v in ("(", "[", "{"):
@@ -167,6 +222,7 @@ class _Rewriter:
             if v == "{":
                 self.brace_depth += 1
                 self.in_header = False
+                self.scopes.append(set())
             elif v == "[":
                 self.bracket_depth += 1
         elif v in (")", "]", "}"):
@@ -174,6 +230,8 @@ class _Rewriter:
                 frame.depth -= 1
             if v == "}":
                 self.brace_depth -= 1
+                if len(self.scopes) > 1:
+                    self.scopes.pop()
             elif v == "]":
                 self.bracket_depth -= 1
         elif v == ";" and self.typedef_pending:
@@ -184,7 +242,7 @@ class _Rewriter:
         elif t.type == "TYPEDEF":
             self.typedef_pending = True
             self.typedef_last = None
-        self.emit(t)
+        self.emit(t, type_)
 
     def close_angle(self, t: Token) -> None:
         self.frames.pop()
@@ -256,23 +314,78 @@ class _Rewriter:
                 else:
                     self.emit(t, "FUNC_TEMPLATE_NAME" if kind == "func" else "TYPE_TEMPLATE_NAME")
                 return
+        if self.in_header and v == self.oracle.class_name and self.val(i + 1) == "(" and \
+                prev_v != "~":
+            self.emit(t)  # a constructor defined in its class's body: S(int a) : x(a) {}
+            return
         if self.in_header and "::" in v and self.val(i + 1) == "(" and \
                 v.rsplit("::", 2)[-2].lstrip(":") == v.rsplit("::", 1)[-1]:
             self.emit(t)  # a constructor defined outside its class: Vec::Vec(...)
             return
+        if any(v in scope for scope in self.scopes):
+            self.emit(t)  # a variable hiding a type of the same name
+            return
         if self.is_type(v):
-            # A known type name used as a variable name in a declaration (`float2 float2;`) is
-            # not worth supporting; but a member of a struct named like a type can only follow
-            # '.' or '->', handled above.
+            if self.declares_variable(i):
+                self.scopes[-1].add(v)
+                self.variables.add(v)
+                self.emit(t)
+                return
+            # a member of a struct named like a type can only follow '.' or '->', handled above
             self.emit(t, "TYPE_NAME")
             return
         if self.looks_like_type(i, prev_v, prev_t):
             self.emit(t, "TYPE_NAME")
             return
+        in_template_head = bool(self.frames) and self.frames[-1].is_head
         if (prev_t in _DECLARATOR_BEFORE or prev_v in ("*", "&")) and \
-                self.val(i + 1) in ("=", ";", ",", "[", ")"):
-            self.variables.add(v)  # a declarator: a variable or parameter being declared
+                (self.val(i + 1) in ("=", ";", ",", "[", ")") or
+                 (in_template_head and self.val(i + 1) in (">", ">>"))):
+            # a declarator: a variable, a parameter or a template's value parameter
+            self.variables.add(v)
         self.emit(t)
+
+    def declares_variable(self, i: int) -> bool:
+        """Whether toks[i], a name the oracle calls a type, is a declarator here: it follows a
+        type (and `*`/`&`), or a ',' of a declaration statement, and ends a declarator."""
+        if self.typedef_pending or self.val(i + 1) not in ("=", ";", ",", "[", ")"):
+            return False
+        out = self.out
+        k = len(out) - 1
+        while k >= 0 and (out[k].value in ("*", "&", "&&") or
+                          out[k].type in ("CONST", "VOLATILE", "RESTRICT")):
+            k -= 1
+        if k < 0:
+            return False
+        if out[k].type in _TYPE_SPECIFIER_TYPES:
+            # `T x` in a cast or a parameter list without a name (`(float2)`) has nothing after
+            # the type: only a name after the type (or its '*') is a declarator
+            return not (self.in_header and out[k].value == "(")
+        return out[k].value == "," and not self.in_header and self.in_declaration(k)
+
+    def in_declaration(self, k: int) -> bool:
+        """Whether the ',' at self.out[k] separates the declarators of a declaration statement
+        (or of a for statement's first clause)."""
+        out = self.out
+        depth = 0
+        j = k - 1
+        while j >= 0:
+            v = out[j].value
+            if v in (")", "]"):
+                depth += 1
+            elif v in ("(", "["):
+                if depth == 0:
+                    if v == "(" and j > 0 and out[j - 1].type == "FOR":
+                        break
+                    return False  # a ',' between arguments
+                depth -= 1
+            elif depth == 0 and v in (";", "{", "}"):
+                break
+            j -= 1
+        j += 1
+        while j < k and out[j].type in _DECL_SPECIFIER_KEYWORD_TYPES:
+            j += 1
+        return j < k and out[j].type in _TYPE_SPECIFIER_TYPES
 
     def template_kind(self, i: int) -> str | None:
         v = self.val(i)
@@ -343,6 +456,10 @@ class _Rewriter:
             return "type" if self.is_type(self.val(i)) else "func"
         if after == "<<<":
             return "func"  # a templated kernel launched from device code
+        if after == "{":
+            return "type"  # cuda::aligned_size_t<16>{n}: a braced functional cast
+        if after_t == "OPERATOR":
+            return "type"  # thrust::tuple<float, float> operator()()
         if after.startswith("::") and after_t == "IDENTIFIER":
             return "type"
         if after_t == "IDENTIFIER":
@@ -388,7 +505,9 @@ class _Rewriter:
                 # `if (inside) s[i] = ...` must stay a condition. After `return` it is a cast
                 # (`return (cufftComplex)f(x);`): `return (x) y;` means nothing else.
                 # `new (buf) T(...)` places an object: `(buf)` is an address.
+                # `__launch_bounds__(BLOCK) k(...)`: the group of a keyword that takes one.
                 if self.typ(k) != "IDENTIFIER" and callee not in (
-                        ")", "]", "sizeof", "if", "while", "switch", "for", "case", "new"):
+                        ")", "]", "sizeof", "if", "while", "switch", "for", "case", "new") and \
+                        self.typ(k) not in _GROUP_KEYWORD_TYPES:
                     return True
         return False

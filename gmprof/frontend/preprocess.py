@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pcpp
 
-from ..errors import GmprofError, Location
+from ..errors import Diagnostic, GmprofError, Location
 from .scan import Tok, directive_body, directive_name
 
 
@@ -52,9 +52,33 @@ def parse_define(body: str, location: Location | None) -> Macro | None:
 # What nvcc defines in every compilation, host and device passes alike (`#ifdef __CUDACC__`
 # around `__host__ __device__` is common in shared headers), and the host platform's name, which
 # samples test with `#if defined(__linux__) ... #else #error`. -D options override these.
-# __CUDA_ARCH__ is left undefined: it differs between nvcc's passes, and which branch a profile
-# should see is the user's choice (-D__CUDA_ARCH__=800).
+# __CUDA_ARCH__ is added by `device_pass_defines`: gmprof reads a file as nvcc's device pass does.
 PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__cplusplus": "201703L"}
+DEFAULT_ARCH = "sm_90"
+
+
+def cuda_arch(arch: str | int | None) -> int:
+    """`__CUDA_ARCH__` for an architecture: 'sm_90', 'sm_90a', 'compute_80', '86' or 860 ->
+    900, 900, 800, 860, 860. None is DEFAULT_ARCH."""
+    if arch is None:
+        arch = DEFAULT_ARCH
+    if isinstance(arch, int) and not isinstance(arch, bool):
+        value = arch * 10 if arch < 100 else arch
+    else:
+        m = re.fullmatch(r"(?:sm_|compute_)?([1-9][0-9])[af]?", str(arch).strip())
+        if m is None:
+            raise GmprofError(f"--arch {arch}: expected an architecture such as sm_90 or "
+                              "compute_80")
+        value = int(m.group(1)) * 10
+    if not 100 <= value < 1000 or value % 10:
+        raise GmprofError(f"--arch {arch}: expected an architecture such as sm_90 or compute_80")
+    return value
+
+
+def device_pass_defines(arch: str | int | None) -> dict[str, str]:
+    """What nvcc's device pass adds to PREDEFINED: `__CUDA_ARCH__` (host code, which gmprof
+    never reads, sees it undefined in nvcc's host pass)."""
+    return {"__CUDA_ARCH__": str(cuda_arch(arch))}
 if sys.platform.startswith("linux"):
     PREDEFINED.update({"__linux__": "1", "__unix__": "1"})
 elif sys.platform == "win32":
@@ -81,6 +105,9 @@ class _Frame:
     active: bool
     taken: bool
     location: Location | None
+    #: undefined macros the conditions of this #if chain tested: a system header gmprof does
+    #: not read (or an nvcc -D) may define them, so the branch taken here may not be nvcc's
+    unknown: set = field(default_factory=set)
 
 
 class Conditionals:
@@ -90,6 +117,7 @@ class Conditionals:
         self._eval = _Evaluator()
         self.macros: dict[str, Macro] = {}
         self._stack: list[_Frame] = []
+        self.warnings: list[Diagnostic] = []
         for name, value in {**(PREDEFINED if predefined else {}), **(defines or {})}.items():
             self.define_command_line(name, value)
 
@@ -132,14 +160,17 @@ class Conditionals:
         body = directive_body(text)
         if name in ("if", "ifdef", "ifndef"):
             parent = self.active
+            unknown = set()
             if not parent:
                 value = False  # not evaluated: inactive code may hold anything
             elif name == "if":
                 value = self.evaluate(body, location)
+                unknown = self._undefined_names(body)
             else:
                 ident = body.split()[0] if body.split() else ""
                 value = self.is_defined(ident) == (name == "ifdef")
-            self._stack.append(_Frame(parent, parent and value, value, location))
+                unknown = self._undefined_names(ident)
+            self._stack.append(_Frame(parent, parent and value, value, location, unknown))
         elif name in ("elif", "elifdef", "elifndef"):
             frame = self._top(name, location)
             if frame.taken or not frame.parent_active:
@@ -147,9 +178,11 @@ class Conditionals:
             else:
                 if name == "elif":
                     value = self.evaluate(body, location)
+                    frame.unknown |= self._undefined_names(body)
                 else:
-                    value = self.is_defined(body.split()[0] if body.split() else "") == (
-                        name == "elifdef")
+                    ident = body.split()[0] if body.split() else ""
+                    value = self.is_defined(ident) == (name == "elifdef")
+                    frame.unknown |= self._undefined_names(ident)
                 frame.active = value
                 frame.taken = value
         elif name == "else":
@@ -170,8 +203,25 @@ class Conditionals:
                 self._eval.undef(self._eval.tokenize(ident))
             self.macros.pop(ident, None)
         elif name == "error" and self.active:
-            raise GmprofError(f"#error {body}", location)
+            # (an include guard's name is tested undefined, then defined: it does not count)
+            unknown = sorted(n for n in set().union(*(f.unknown for f in self._stack))
+                             if not self.is_defined(n))
+            if not unknown:
+                raise GmprofError(f"#error {body}", location)
+            # `#if defined(_POSIX_VERSION) ... #else #error` with <unistd.h> unread: nvcc, which
+            # reads the system headers, may well take the other branch
+            names = ", ".join(unknown[:3])
+            self.warnings.append(Diagnostic(
+                "directive", f"#error {body}: not applied, since the branch it is in depends on "
+                f"{names}, which gmprof does not know (a system header or an nvcc -D option may "
+                f"define it; -D chooses the branch)", location))
         return name
+
+    def _undefined_names(self, expression: str) -> set:
+        """The identifiers an #if expression tests that are not defined macros."""
+        return {w for w in re.findall(r"[A-Za-z_]\w*", expression)
+                if w not in ("defined", "true", "false", "__has_include", "__has_include_next")
+                and not self.is_defined(w)}
 
     def _top(self, name: str, location: Location | None) -> _Frame:
         if not self._stack:

@@ -21,11 +21,15 @@ from . import segment as S
 from .build import ParsedFunction
 from .oracle import TypeOracle
 from .parser import get_parser
-from .preprocess import Conditionals, Macro
-from .scan import Tok, directive_body, scan
+from .preprocess import Conditionals, Macro, device_pass_defines
+from .expand import ExpandedSource, expand_function, expand_text
+from .head import read_head, unknown_head_call
+from .members import class_members
+from .scan import Tok, blank, directive_body, scan
 from .source import SourceFile, read_source
 
 _MAX_INCLUDE_DEPTH = 40
+_DEVICE_WORDS = ("__global__", "__device__")
 
 
 @dataclass
@@ -39,6 +43,12 @@ class Function:
     view: str  # the parse view (directives and inactive code blanked)
     parsed: ParsedFunction | None = None
     error: GmprofError | None = None
+    #: for a member function defined in its class's body: the class's name, and the type
+    #: parameters of the enclosing class templates (types while it is parsed)
+    owner: str | None = None
+    scope_types: tuple = ()
+    #: when it parsed only with its macros expanded: that text (spans are on it)
+    expanded: ExpandedSource | None = None
 
     @property
     def is_kernel(self) -> bool:
@@ -93,6 +103,8 @@ class Include:
     source: SourceFile  # the including file
     target: SourceFile | None  # None when it could not be found (system or host header)
     name: str
+    #: a header already read whose `#pragma once` skips it here: the output leaves it out too
+    once: bool = False
 
 
 @dataclass
@@ -109,6 +121,12 @@ class TranslationUnit:
     warnings: list[Diagnostic] = field(default_factory=list)
     defines: dict = field(default_factory=dict)
     include_dirs: list = field(default_factory=list)
+    #: the `__CUDA_ARCH__` the file was read with (nvcc's device pass for --arch)
+    cuda_arch: int = 900
+    #: function segment -> its macro-expanded text, for functions read expanded (expand.py);
+    #: the rewriter emits that text in the segment's place
+    expansions: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # caches of the frontend's own
 
     def function(self, name: str) -> Function | None:
         for f in self.functions:
@@ -135,9 +153,12 @@ def parse_define_option(text: str) -> tuple[str, str | None]:
 
 def load(path: str | Path | None = None, *, text: str | None = None, name: str | None = None,
          defines: dict[str, str | None] | None = None,
-         include_dirs: list[str | Path] | None = None) -> TranslationUnit:
-    """Read and parse a translation unit from a path, or from `text` (named `name`)."""
+         include_dirs: list[str | Path] | None = None,
+         arch: str | int | None = None) -> TranslationUnit:
+    """Read and parse a translation unit from a path, or from `text` (named `name`), as nvcc's
+    device pass for `arch` (default sm_90) reads it: `__CUDA_ARCH__` is defined."""
     include_dirs = [Path(d) for d in (include_dirs or [])]
+    device_pass = device_pass_defines(arch)
     for d in include_dirs:
         if not d.is_dir():
             raise GmprofError(f"-I {d}: no such directory")
@@ -145,23 +166,31 @@ def load(path: str | Path | None = None, *, text: str | None = None, name: str |
         main = SourceFile(name or "<string>", text, Path(name) if name else None)
     else:
         main = read_source(path)
-    tu = TranslationUnit(main, defines=dict(defines or {}), include_dirs=include_dirs)
-    loader = _Loader(tu)
+    user_arch = str((defines or {}).get("__CUDA_ARCH__") or "")
+    tu = TranslationUnit(main, defines=dict(defines or {}), include_dirs=include_dirs,
+                         cuda_arch=int(user_arch) if user_arch.isdigit() else
+                         int(device_pass["__CUDA_ARCH__"]))
+    loader = _Loader(tu, {**device_pass, **tu.defines})
     loader.walk_file(main, depth=0)
     tu.macros = dict(loader.cond.macros)
+    tu.warnings.extend(loader.cond.warnings)
     tu.oracle.add_macros(tu.macros)
     parser = get_parser()
+    functions = []
     for fn in tu.functions:
         _parse_function(tu, parser, fn)
+        functions.append(fn)
+        functions.extend(_lambda_functions(fn))
+    tu.functions = functions
     for var in tu.variables:
         _parse_variable(tu, parser, var)
     return tu
 
 
 class _Loader:
-    def __init__(self, tu: TranslationUnit):
+    def __init__(self, tu: TranslationUnit, defines: dict):
         self.tu = tu
-        self.cond = Conditionals(tu.defines)
+        self.cond = Conditionals(defines)
         self.once: set[str] = set()
         self.tokens: dict[SourceFile, list[Tok]] = {}
 
@@ -170,6 +199,11 @@ class _Loader:
         tu.files.append(source)
         toks = scan(source.text)
         self.tokens[source] = toks
+        for tok in toks:
+            # as nvcc: a block comment that never closes is an error, not a file that ends early
+            if tok.kind == "comment" and tok.text.startswith("/*") and \
+                    (len(tok.text) < 4 or not tok.text.endswith("*/")):
+                raise GmprofError("unterminated comment", source.location(tok.start))
         tu.oracle.scan_tokens(toks)
         segs = S.segment(source, toks)
         tu.segments[source] = segs
@@ -193,30 +227,50 @@ class _Loader:
             while k < len(toks) and toks[k].end <= seg.end:
                 k += 1
             seg_tokens = toks[tok_index:k]
+            head_blanks = []
+            if active and seg.kind == S.FUNCTION and seg.keywords & self.cond.macros.keys():
+                head_blanks = self.expand_head(seg, seg_tokens)
+            members = class_members(seg_tokens) if active and seg.kind == S.TYPE and \
+                "__device__" in seg.keywords else []
             if not (active and seg.kind == S.FUNCTION and seg.is_device_function):
                 # Directives inside a segment that is not parsed (host code, inactive code, a
                 # declaration split by `#ifdef __CUDACC__ ... #endif`) still open and close
                 # conditionals; skipping them would leave the rest of the file misread.
-                for tok in seg_tokens:
-                    if tok.kind == "dir":
-                        try:
-                            self.cond.directive(tok.text, source.location(tok.start))
-                        except GmprofError as exc:  # an #error in host code, say
-                            tu.warnings.append(Diagnostic("directive", exc.message,
-                                                          exc.location))
+                # A member function's are applied as its parse view is made.
+                k = 0
+                for member in members:
+                    while k < len(seg_tokens) and seg_tokens[k].start < member.segment.start:
+                        self.apply_directive(source, seg_tokens[k])
+                        k += 1
+                    inside = []
+                    while k < len(seg_tokens) and seg_tokens[k].start < member.segment.end:
+                        inside.append(seg_tokens[k])
+                        k += 1
+                    self.add_member(source, member, inside)
+                for tok in seg_tokens[k:]:
+                    self.apply_directive(source, tok)
             if not active:
                 continue
+            if seg.kind == S.OTHER:
+                self.check_cut_declaration(source, seg_tokens)
             if seg.kind == S.FUNCTION and seg.is_device_function:
                 body_tokens = seg_tokens
                 text = seg.text(source)
                 fn = Function(seg.name or "<anonymous>", seg.space, source, seg, text)
                 try:
                     fn.view = self.cond.parse_view(text, seg.start, body_tokens, source.location)
+                    for start, end in head_blanks:
+                        fn.view = fn.view[:start - seg.start] + \
+                            blank(fn.view[start - seg.start:end - seg.start]) + \
+                            fn.view[end - seg.start:]
                 except GmprofError as exc:
                     fn.error = exc
                 tu.functions.append(fn)
             elif seg.kind == S.VARIABLE and seg.space != "host":
                 tu.variables.append(FileVariable(seg.name, seg.space, source, seg))
+        if self.cond.depth != depth_at_start and depth == 0:
+            # as nvcc: the file the user named must close every conditional it opens
+            raise GmprofError("unterminated #if", self.cond.open_location())
         if self.cond.depth != depth_at_start and depth > 0:
             # An included file may legitimately open a conditional that the includer closes
             # (rare); report it but carry on.
@@ -224,9 +278,88 @@ class _Loader:
                                           f"{source.name} leaves an #if open",
                                           self.cond.open_location()))
 
+    def apply_directive(self, source: SourceFile, tok: Tok) -> None:
+        if tok.kind != "dir":
+            return
+        try:
+            self.cond.directive(tok.text, source.location(tok.start))
+        except GmprofError as exc:  # an #error in host code, say
+            self.tu.warnings.append(Diagnostic("directive", exc.message, exc.location))
+
+    def add_member(self, source: SourceFile, member, tokens: list[Tok]) -> None:
+        """A device function defined inside a struct or class body (members.py)."""
+        seg = member.segment
+        if not self.cond.active:  # an #if inside the class body left it out
+            for tok in tokens:
+                self.apply_directive(source, tok)
+            return
+        text = seg.text(source)
+        fn = Function(seg.name, seg.space, source, seg, text, owner=member.owner,
+                      scope_types=member.type_params)
+        try:
+            fn.view = self.cond.parse_view(text, seg.start, tokens, source.location)
+        except GmprofError as exc:
+            fn.error = exc
+        self.tu.functions.append(fn)
+
+    def check_cut_declaration(self, source: SourceFile, tokens: list[Tok]) -> None:
+        """A device function whose head never reaches a body or a ';' (a parameter list cut
+        short or left open) is no segment the reader recognises: say so, where it goes wrong,
+        rather than leave the kernel out in silence."""
+        code = [t for t in tokens if t.kind not in ("comment", "dir")]
+        first = next((t for t in code if t.kind == "id" and t.text in _DEVICE_WORDS), None)
+        if first is None:
+            return
+        opened = []
+        for t in code:
+            if t.kind == "op" and t.text == "(":
+                opened.append(t)
+            elif t.kind == "op" and t.text == ")" and opened:
+                opened.pop()
+        head = [t for t in code if t.start >= first.start]
+        name = S.function_name(head) or next(
+            (t.text for k, t in enumerate(head[:-1]) if t.kind == "id" and head[k + 1].text == "("),
+            "<anonymous>")
+        if opened:
+            what, where = "its parameter list is not closed", opened[0].start
+        else:
+            what, where = "it has no body and no ';'", code[-1].end
+        self.tu.warnings.append(Diagnostic(
+            "unparsed-function", f"{name}: cannot read this {first.text} function ({what}); "
+            "it is left out", source.location(min(where, len(source.text)))))
+
+    def expand_head(self, seg: S.Segment, seg_tokens: list[Tok]) -> list:
+        """Qualifier macros in a function's head (`KERNEL void k()`, `void LB(256) k()`): the
+        segment's space and name as their expansion says; the spans to blank in its view."""
+        head_tokens = [t for t in seg_tokens if t.start < seg.body_start
+                       and t.kind not in ("comment", "dir")]
+        head = read_head(head_tokens, self.cond.macros, S.function_name)
+        if head is None:
+            return []
+        seg.space = S.function_space(set(seg.keywords) | head.words)
+        seg.name = head.name or seg.name
+        return head.blanks
+
     def include(self, source: SourceFile, seg: S.Segment, text: str, depth: int) -> None:
         tu = self.tu
         body = directive_body(text)
+        if body.startswith("<") and ">" in body:
+            # `#include <polybench.h>` found in a -I directory is the user's own header (nvcc
+            # searches -I for both forms); anything else is a system header, never read
+            name = body[1:body.find(">")]
+            target = next((d / name for d in tu.include_dirs if (d / name).is_file()
+                           and not _system_dir(d)), None)
+            if target is None:
+                tu.includes.append(Include(seg, source, None, body))
+                return
+            try:
+                self.read_include(source, seg, name, target, depth)
+            except GmprofError as exc:  # a third-party header in Latin-1, say: not the user's
+                tu.includes.append(Include(seg, source, None, body))
+                tu.warnings.append(Diagnostic(
+                    "include-not-read", f"#include {body} not read ({exc.message}); its "
+                    "declarations are unknown to gmprof", source.location(seg.start)))
+            return
         if not body.startswith('"'):
             tu.includes.append(Include(seg, source, None, body))
             return
@@ -244,9 +377,15 @@ class _Loader:
                 f"#include \"{name}\" not found (searched {', '.join(str(c.parent) for c in candidates) or 'nowhere'}); "
                 "its declarations are unknown to gmprof", where))
             return
+        self.read_include(source, seg, name, target, depth)
+
+    def read_include(self, source: SourceFile, seg: S.Segment, name: str, target: Path,
+                     depth: int) -> None:
+        tu = self.tu
+        where = source.location(seg.start)
         key = str(target.resolve())
         if key in self.once:
-            tu.includes.append(Include(seg, source, None, name))
+            tu.includes.append(Include(seg, source, None, name, once=True))
             return
         if depth >= _MAX_INCLUDE_DEPTH:
             raise GmprofError(f"#include nested more than {_MAX_INCLUDE_DEPTH} deep", where)
@@ -256,15 +395,40 @@ class _Loader:
         self.walk_file(included, depth + 1)
 
 
+def _system_dir(directory: Path) -> bool:
+    """A -I directory of the CUDA toolkit or the system, whose headers gmprof does not read."""
+    d = str(directory.resolve())
+    return d.startswith(("/usr/include", "/usr/local/include")) or \
+        (directory / "cuda_runtime_api.h").is_file()
+
+
 def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
     if fn.error is not None:
         tu.warnings.append(_unparsed_warning(fn, fn.error))
         return
+    oracle = tu.oracle.in_class(fn.owner, fn.scope_types) if fn.owner else tu.oracle
     try:
-        fn.parsed = parser.parse_function(fn.view, fn.source, fn.segment.start, tu.oracle)
+        fn.parsed = parser.parse_function(fn.view, fn.source, fn.segment.start, oracle)
+        hidden = _macros_hiding_accesses(tu, fn)
+        if hidden:
+            # `v = LOAD(i)` with `#define LOAD(i) src[(i) + off]`: the access is in the macro's
+            # body, which only the expansion shows
+            _parse_expanded(tu, parser, fn, oracle, hidden)
     except GmprofError as exc:
+        if _parse_expanded(tu, parser, fn, oracle):
+            return
         fn.error = exc
-        tu.warnings.append(_unparsed_warning(fn, exc))
+        where = exc.location
+        head = [t for t in scan(fn.source.text[fn.segment.start:fn.segment.body_start])
+                if t.kind not in ("comment", "dir")]
+        unknown = unknown_head_call(head, tu.macros)
+        if unknown is not None and where is not None and \
+                fn.source.lines.line_start(where.line) + where.col - 1 < \
+                fn.segment.body_start:
+            fn.error = GmprofError(f"{exc.message}; `{unknown}(...)` in its head is no macro "
+                                   "gmprof knows (is the header defining it on the -I path?)",
+                                   where)
+        tu.warnings.append(_unparsed_warning(fn, fn.error))
     except RecursionError:
         fn.error = GmprofError("function too deeply nested to parse", fn.location)
         tu.warnings.append(_unparsed_warning(fn, fn.error))
@@ -273,6 +437,67 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
                                f"{exc.__class__.__name__}: {exc}", fn.location)
         tu.warnings.append(Diagnostic("internal", _unparsed_message(fn, fn.error),
                                       fn.error.location))
+
+
+def _macros_hiding_accesses(tu: TranslationUnit, fn: Function) -> list[str]:
+    """Macros used in fn's body whose expansion holds a memory access (`[` or `->`)."""
+    cache = tu.extra.setdefault("access_macros", {})
+    out = []
+    body = fn.view[fn.segment.body_start - fn.segment.start:]
+    for t in scan(body):
+        if t.kind != "id" or t.text not in tu.macros or t.text in out:
+            continue
+        if t.text not in cache:
+            macro = tu.macros[t.text]
+            try:
+                text = expand_text(macro, tu.macros)
+            except (GmprofError, RecursionError):
+                text = ""
+            cache[t.text] = "[" in text or "->" in text
+        if cache[t.text]:
+            out.append(t.text)
+    return out
+
+
+def _parse_expanded(tu: TranslationUnit, parser, fn: Function, oracle, why=None) -> bool:
+    """The retry: parse fn with its macros expanded (expand.py). On success fn is analysed as
+    expanded, located on the user's lines, and emitted expanded; a warning says so."""
+    try:
+        expanded = expand_function(fn.source, fn.view, fn.segment.start, tu.macros)
+        if expanded is None:
+            return False
+        parsed = parser.parse_function(expanded.text, expanded, 0, oracle)
+    except (GmprofError, RecursionError):
+        return False
+    fn.parsed = parsed
+    fn.expanded = expanded
+    tu.expansions[fn.segment] = expanded
+    names = ", ".join(expanded.macros_used[:4]) + (", ..." if len(expanded.macros_used) > 4
+                                                   else "")
+    reason = f"; {', '.join(why)} hold accesses" if why else ""
+    tu.warnings.append(Diagnostic(
+        "macro-expanded", f"{fn.name}: read with its macros expanded ({names}){reason}; its "
+        "instrumented text is that expansion, on the same lines", fn.location))
+    return True
+
+
+def _lambda_functions(fn: Function) -> list[Function]:
+    """A function for each lambda in fn's body (`k::<lambda 12:14>`), reached through the
+    calls that run it; its sites are fn's text, patched where they are."""
+    out = []
+    for node in (fn.parsed.lambdas if fn.parsed is not None else []):
+        node.name = f"{fn.name}::{node.name}"
+        node.funcdef.decl.name = node.name
+        span = node.coord
+        body = node.funcdef.body.coord
+        seg = S.Segment(S.FUNCTION, span.start, span.end, name=node.name,
+                        space="device" if fn.space == "global" else fn.space,
+                        body_start=body.start, keywords=fn.segment.keywords)
+        parsed = ParsedFunction(node.funcdef, [], None, fn.parsed.specs,
+                                fn.parsed.statement_spans)
+        out.append(Function(node.name, seg.space, fn.source, seg, "", parsed=parsed,
+                            owner=fn.owner, scope_types=fn.scope_types))
+    return out
 
 
 def _unparsed_message(fn: Function, exc: GmprofError) -> str:

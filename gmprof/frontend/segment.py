@@ -251,7 +251,7 @@ def _is_function_head(head: list[Tok]) -> bool:
     return any(t.kind == "op" and t.text == "(" for t in body)
 
 
-def _function_name(head: list[Tok]) -> str | None:
+def function_name(head: list[Tok]) -> str | None:
     body = _strip_template_prefix(head)
     depth = 0
     for k, t in enumerate(body):
@@ -269,16 +269,28 @@ def _function_name(head: list[Tok]) -> str | None:
                     outer = _name_before_angle(body, k - 2)
                     return outer + prev.text if outer else prev.text
                 # the name is the identifier just before the parameter list, skipping
-                # `__launch_bounds__(...)` and `__attribute__((...))` groups
+                # `__launch_bounds__(...)` and `__attribute__((...))` groups, and a macro
+                # call that an identifier follows (`void LAUNCH_BOUNDS(256, 2) kernel(...)`):
+                # a parameter list is followed only by qualifiers, `->`, `:` or the body
                 prev = body[k - 1] if k else None
                 if prev is not None and prev.kind == "id" and prev.text not in (
                     "__launch_bounds__", "__attribute__", "__align__", "alignas", "__declspec"
-                ):
-                    return prev.text
+                ) and not _followed_by_declarator(body, k):
+                    tilde = k >= 2 and body[k - 2].text == "~"
+                    return "~" + prev.text if tilde else prev.text  # a destructor in its class
             depth += 1
         elif t.kind == "op" and t.text == ")":
             depth -= 1
     return None
+
+
+def _followed_by_declarator(body: list[Tok], k: int) -> bool:
+    """Whether the group opened at body[k] is followed by an identifier that cannot trail a
+    parameter list, so that the group was a macro's arguments in the head, not the parameters."""
+    close = _matching(body, k, "(", ")")
+    after = body[close + 1] if close + 1 < len(body) else None
+    return after is not None and after.kind == "id" and \
+        after.text not in _TRAILING_QUALIFIERS | {"requires", "mutable"}
 
 
 def _name_before_angle(body: list[Tok], close: int) -> str | None:
@@ -312,7 +324,7 @@ def _operator_name(body: list[Tok], k: int) -> str:
     return "operator" + "".join(parts)
 
 
-def _function_space(words: set[str]) -> str:
+def function_space(words: set[str]) -> str:
     if "__global__" in words:
         return "global"
     if "__device__" in words:
@@ -322,7 +334,7 @@ def _function_space(words: set[str]) -> str:
 
 def _function_segment(head: list[Tok], start: int, body_start: int, end: int) -> Segment:
     words = {t.text for t in head if t.kind == "id"}
-    return Segment(FUNCTION, start, end, name=_function_name(head), space=_function_space(words),
+    return Segment(FUNCTION, start, end, name=function_name(head), space=function_space(words),
                    body_start=body_start, keywords=frozenset(words))
 
 
@@ -347,7 +359,7 @@ def _classify_statement(head: list[Tok], start: int, end: int) -> Segment:
     if paren is not None and (equal is None or paren < equal) and head[paren - 1].kind == "id" \
             and head[paren - 1].text not in ("__align__", "__launch_bounds__", "alignas"):
         return Segment(PROTOTYPE, start, end, name=head[paren - 1].text,
-                       space=_function_space(set(words)), keywords=wordset)
+                       space=function_space(set(words)), keywords=wordset)
     spaces = [w for w in words if w in _CUDA_VARIABLE_SPACES]
     name = _variable_name(head)
     if spaces:

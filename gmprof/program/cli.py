@@ -1,8 +1,10 @@
-"""Subcommands for whole programs: nvcc, run and report (argument handling and output only).
+"""Subcommands for whole programs: nvcc and run (argument handling and output only).
 
     gmprof nvcc [--gmprof-OPTION VALUE]... [--] <nvcc arguments>
     gmprof run [gmprof options] SOURCES... [nvcc flags] [-- program arguments]
-    gmprof report A.json [B.json ...] [--json] [-o FILE]
+
+(`gmprof report A.json B.json ...`, gmprof/cli_report.py, decodes and merges the report files
+programs write, with program_document and render_program below.)
 
 `nvcc` takes its arguments raw (nvcc's `-c`, `-o`, `-I` are not gmprof's), so it is dispatched
 before argparse; so is `gmprof /path/to/nvcc ...`, the form CMake's CMAKE_CUDA_COMPILER_LAUNCHER
@@ -58,7 +60,7 @@ _RUN_SWITCH = {"--json": "json", "--check": "check", "--enhanced": "enhanced", "
 
 
 def parse_run(argv: list[str]) -> argparse.Namespace:
-    from .nvcc import _NO_VALUE_EXCEPT, _WITH_VALUE
+    from .nvcc_args import NO_VALUE_EXCEPT, WITH_VALUE
 
     ns = argparse.Namespace(kernel="", skip=0, count=-1, output=None, mode="default",
                             profile="both", threshold=None, counter_bits=32, sampling=None,
@@ -101,7 +103,7 @@ def parse_run(argv: list[str]) -> argparse.Namespace:
             setattr(ns, _RUN_SWITCH[a], True)
         else:
             ns.build.append(a)
-            if a in _WITH_VALUE and a not in _NO_VALUE_EXCEPT and i + 1 < len(argv):
+            if a in WITH_VALUE and a not in NO_VALUE_EXCEPT and i + 1 < len(argv):
                 ns.build.append(argv[i + 1])
                 i += 1
         i += 1
@@ -120,7 +122,7 @@ options:
   --mode M                 default, basic, or SA/NA/SM/TH joined by '-' (as gmprof profile)
   --profile shm|dm|both    --threshold N  --counter-bits 8|16|32  --enhanced  --sampling RATE
   --backend gpu|cpu        where the program runs (default: a GPU when there is one)
-  --json                   print JSON (schema gmprof.program-report/1)
+  --json                   print the report as JSON (gmprof.run/1, as profile --json)
   --check                  also build and run natively; compare standard output and exit status
   --check-ignore REGEX     lines of output that may differ (timings); may be repeated
   --keep                   keep the build directory (printed)
@@ -128,9 +130,10 @@ options:
 
 
 def cmd_run(argv: list[str]) -> int:
-    from .nvcc import parse
+    from .nvcc_args import parse
 
     ns = parse_run(argv)
+    ns.command = ["run", *argv]
     if ns.help:
         print(RUN_USAGE)
         return 0
@@ -212,7 +215,7 @@ def _run_in(work: Path, ns) -> int:
               "a signal?)", file=sys.stderr)
         return proc.returncode or EXIT_CHECK_FAILED
     result = decode(sorted(files))
-    print_program_report(result, ns.json)
+    print_program_report(result, ns.json, ns.command)
     if failed:
         return EXIT_CHECK_FAILED
     return proc.returncode
@@ -267,72 +270,62 @@ def _check_native(work: Path, ns, inst) -> bool:
     return False
 
 
-# -- report -------------------------------------------------------------------------------
+# -- the report -----------------------------------------------------------------------------
 
-def cmd_report(args) -> int:
-    from gmprof.outputs import Outputs
+def program_document(result, command=None) -> dict:
+    """A whole program's report as one gmprof.run/1 document (so `gmprof report FILE.json`
+    re-renders it and `gmprof diff` compares it), with the program's own part under "program":
+    the processes whose report files were merged, the breakdown per process, device and
+    kernel, and notes about the files."""
+    from gmprof.report.document import document
 
-    from .records import decode
-
-    outs = Outputs(inputs=args.files)
-    out = outs.reserve(args.output, "-o")
-    result = decode(args.files)
-    text = program_json_text(result) if (args.json or out is not None) else None
-    if out is not None:
-        outs.put(out, text)
-    if args.json and out is None:
-        print(text)
-    elif not args.json:
-        print_program_report(result, False)
-    outs.commit()
-    return 0
-
-
-def program_json(result) -> dict:
-    from gmprof.report.render import to_json
-
-    return {
-        "schema": "gmprof.program-report/1",
+    doc = document(list(result.reports.values()), command=command)
+    if doc["backend"] is None and result.processes:
+        doc["backend"] = result.processes[0].get("backend")
+    doc["program"] = {
         "processes": result.processes,
-        "kernels": {name: to_json(r) for name, r in result.reports.items()},
         "breakdown": [{"file": p.file, "pid": p.pid, "host": p.host, "device": p.device,
                        "kernel": p.kernel, "launches": p.launches, "accesses": p.accesses,
                        "instrumented_ms": p.ms} for p in result.parts],
         "notes": result.notes,
     }
+    return doc
 
 
-def program_json_text(result) -> str:
-    import json
-
-    return json.dumps(program_json(result), indent=2, default=str)
-
-
-def print_program_report(result, as_json: bool) -> None:
-    if as_json:
-        print(program_json_text(result))
-        return
+def render_program(doc: dict, console, source: bool = False) -> None:
+    """The run's tables (as `gmprof profile` prints them), then the per-process breakdown."""
     from rich.table import Table
 
-    from gmprof.cli import _console
-    from gmprof.report.render import render_text
+    from gmprof.report import terminal
 
-    console = _console()
-    if not result.reports:
+    if not doc["kernels"]:
         console.print("no launch was profiled (check -k/-s/-c, and the build's warnings)")
-    for report in result.reports.values():
-        render_text(report, console)
-        console.print()
-    if len(result.parts) > 1:
+    else:
+        terminal.render(doc, console, source=source)
+    prog = doc.get("program") or {}
+    parts = prog.get("breakdown", [])
+    if len(parts) > 1:
         table = Table(title="per process and device", show_edge=False)
         for col in ("process", "device", "kernel", "launches", "accesses"):
             table.add_column(col)
-        for p in result.parts:
-            table.add_row(f"{p.pid}@{p.host}", p.device, p.kernel, str(p.launches),
-                          ", ".join(f"{k} {v:,}" for k, v in p.accesses.items()))
+        for p in parts:
+            table.add_row(f"{p['pid']}@{p['host']}", str(p["device"]), p["kernel"],
+                          str(p["launches"]),
+                          ", ".join(f"{k} {v:,}" for k, v in p["accesses"].items()))
         console.print(table)
-    for note in result.notes:
+    for note in prog.get("notes", []):
         console.print(f"note: {note}")
+
+
+def print_program_report(result, as_json: bool, command=None) -> None:
+    from gmprof.cli_commands import _console
+    from gmprof.report.document import dumps
+
+    doc = program_document(result, command=command)
+    if as_json:
+        sys.stdout.write(dumps(doc))
+        return
+    render_program(doc, _console())
 
 
 def register(sub) -> None:
@@ -344,10 +337,3 @@ def register(sub) -> None:
                        add_help=False)
     p.add_argument("raw", nargs=argparse.REMAINDER)
     p.set_defaults(run=lambda a: cmd_run(a.raw))
-    p = sub.add_parser("report", help="decode and merge report files of whole programs")
-    p.add_argument("files", nargs="+", help="report files written by programs built with "
-                                           "gmprof nvcc")
-    p.add_argument("--json", action="store_true",
-                   help="print JSON (schema gmprof.program-report/1)")
-    p.add_argument("-o", "--output", help="write the merged report as JSON to this file")
-    p.set_defaults(run=cmd_report)

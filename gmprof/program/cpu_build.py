@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from . import build as B
+from .nvcc_args import CPU_DROP_LIBS, NO_VALUE_EXCEPT, WITH_VALUE, links
 
 _KEEP_WITH_VALUE = {"-I": "-I", "--include-path": "-I", "-D": "-D", "--define-macro": "-D",
                     "-U": "-U", "--undefine-macro": "-U", "-include": "-include",
@@ -26,20 +27,18 @@ _LINK_WITH_VALUE = {"-L": "-L", "--library-path": "-L", "-l": "-l", "--library":
 
 def host_flags(cmd) -> tuple[list[str], list[str], list[str]]:
     """(compile flags, link flags, link inputs) for g++ from the nvcc arguments."""
-    from .nvcc import _NO_VALUE_EXCEPT, _WITH_VALUE
-
     comp, link, inputs = [], [], []
     args = cmd.args
     std = opt = None
     i = 0
     while i < len(args):
         a = args[i]
-        takes = a in _WITH_VALUE and a not in _NO_VALUE_EXCEPT
+        takes = a in WITH_VALUE and a not in NO_VALUE_EXCEPT
         value = args[i + 1] if takes and i + 1 < len(args) else None
         if a in _KEEP_WITH_VALUE and value is not None:
             comp += [_KEEP_WITH_VALUE[a], value]
         elif a in _LINK_WITH_VALUE and value is not None:
-            if not (_LINK_WITH_VALUE[a] == "-l" and value in B_DROP_LIBS()):
+            if not (_LINK_WITH_VALUE[a] == "-l" and value in CPU_DROP_LIBS):
                 link += [_LINK_WITH_VALUE[a] + value]
         elif a.startswith(("-I", "-D", "-U")) and len(a) > 2 and not a.startswith("-Xc"):
             comp.append(a)
@@ -74,12 +73,6 @@ def host_flags(cmd) -> tuple[list[str], list[str], list[str]]:
         i += 1
     # nvcc compiles C++17 by default; kernels on fibers want optimisation (docs/cpu-backend.md)
     return [std or "-std=c++17", opt or "-O2", *comp], link, inputs
-
-
-def B_DROP_LIBS():
-    from .nvcc import _CPU_DROP_LIBS
-
-    return _CPU_DROP_LIBS
 
 
 _UNDECLARED = re.compile(r"^(?P<loc>[^\s:][^:]*:\d+:\d+): error: '(?P<name>\w+)' was not "
@@ -131,9 +124,8 @@ def _compile(src_for_gxx: str, original: str, obj: str, cflags, language: str) -
     return 0
 
 
-def cpu_build(cmd, opts, mode, tmp: Path) -> int:
-    from .nvcc import _links, translate_file
-
+def cpu_build(cmd, opts, mode, tmp: Path, translate_file) -> int:
+    """translate_file(path, cmd, opts, mode, cpu=True) -> Translation or None (nvcc.py's)."""
     cflags, lflags, inputs = host_flags(cmd)
     args = cmd.args
     objects = []
@@ -159,7 +151,7 @@ def cpu_build(cmd, opts, mode, tmp: Path) -> int:
         if status:
             return status
         objects.append(obj)
-    if not _links(cmd):
+    if not links(cmd):
         return 0
     out = cmd.output or "a.out"
     runtime = B.runtime_objects("cpu")

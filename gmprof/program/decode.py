@@ -4,7 +4,7 @@ Stage: report (whole programs). Takes the analysed source of a module (a Profile
 frontend, analysis and plan that built the instrumented copy) and one group of the raw report
 file (gmprof/program/records.py): launches of one kernel with one counter layout, their shapes
 and parameter values, and their counters summed. Returns a Report, made by the decoder that
-`gmprof profile` uses (`Profiler._report`), so a kernel gives the same counts both ways:
+`gmprof profile` uses (gmprof/report/decode.py), so a kernel gives the same counts both ways:
 
   * static sites: their formulas evaluated per launch with the recorded grid, block, dynamic
     shared memory and scalar arguments (as `gmprof profile` evaluates them), summed; a pointer
@@ -12,11 +12,12 @@ and parameter values, and their counters summed. Returns a Report, made by the d
     since the object is the allocation;
   * counted sites and elements: the summed counters, as if read back from one launch.
 
-`decode_group` is the one place that knows the single-launch decoder's internals; when
-gmprof/report/decode.py replaces them, only it changes.
+`decode_group` builds what that decoder takes (runtime/counters.SlotLayout per slot, the
+counters as runtime/counters.read_back returns them, the static counts per SiteClass).
 """
 from __future__ import annotations
 
+import base64
 import dataclasses
 
 import numpy as np
@@ -28,6 +29,12 @@ from gmprof.report.model import APPROXIMATE, RunInfo
 
 OBJ_PARAM, OBJ_GLOBAL, OBJ_SHARED, OBJ_SHARED_DYNAMIC = 1, 2, 3, 4
 AREA_HEADER = 2
+
+
+def counts_array(entry: dict) -> np.ndarray:
+    """Counters as the raw report file stores them: base64 of little-endian u4 or u8."""
+    dtype = {"u4": "<u4", "u8": "<u8"}[entry["dtype"]]
+    return np.frombuffer(base64.b64decode(entry["data"]), dtype).astype(np.int64)
 
 
 class _Array:
@@ -93,7 +100,7 @@ def _static_for_launch(prof, plan, facts, ka, launch, group, objects, sizes):
                 if obj.space == "shared_dynamic":
                     nbytes = shared_mem
                 else:
-                    shape = prof._shape(env, obj)
+                    shape = env.shape(obj)
                     if shape is None:
                         raise SY.Unknown("shared array size unknown")
                     nbytes = int(env.sizeof(obj.elem_type)) * int(np.prod(shape) if shape else 1)
@@ -135,15 +142,14 @@ def _add(a, b):
 
 def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str):
     """One group of launches -> Report (see the module's docstring)."""
+    from gmprof.report.decode import decode
     from gmprof.runtime import layout as LY
-    from gmprof.runtime.session import _Prepared, _Slot
-
-    from .records import counts_array
+    from gmprof.runtime.counters import SlotLayout
 
     plan = prof.plan(mode)
     kernel_expr = group["kernel"]
     facts = prof.kernel_facts(kernel_expr)
-    ka = prof.program.extra["kernels"][facts.name]
+    ka = prof.program.kernels[facts.name]
     objects = group["objects"]
     static: dict = {}
     failed: set = set()
@@ -163,20 +169,20 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
             key = ("param", rec["param"]) if rec["kind"] == OBJ_PARAM else ("slot", slot.index)
             shape = None
             if rec["kind"] == OBJ_GLOBAL:
-                shape = prof._shape(env, slot.object)
+                shape = env.shape(slot.object)
             if shape is None:
                 shape = (int(rec["bytes"]) // max(elem, 1),)
-            ls = _Slot(slot, LY.KIND_DEVICE, int(rec["n"]), int(rec["unit"]), elem, tuple(shape),
+            ls = SlotLayout(slot, LY.KIND_DEVICE, int(rec["n"]), int(rec["unit"]), elem, tuple(shape),
                        int(rec["base"]), int(rec["bytes"]))
             counts = counts_array(rec["counts"]) if "counts" in rec else np.zeros(0, np.int64)
             counters[key] = counts
             counters[("oor",) + key] = int(rec["oor"])
         else:
             key = ("slot", slot.index)
-            shape = None if rec["kind"] == OBJ_SHARED_DYNAMIC else prof._shape(env, slot.object)
+            shape = None if rec["kind"] == OBJ_SHARED_DYNAMIC else env.shape(slot.object)
             if shape is None:
                 shape = (int(rec["bytes"]) // max(elem, 1),)
-            ls = _Slot(slot, LY.KIND_SHARED, int(rec["n"]), 4, elem, tuple(shape), 0,
+            ls = SlotLayout(slot, LY.KIND_SHARED, int(rec["n"]), 4, elem, tuple(shape), 0,
                        int(rec["bytes"]))
             ls.area_offset = int(rec["area_offset"])
             ls.lr_offset = int(rec["lr_offset"])
@@ -195,7 +201,6 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     counters["unknown_oor"] = int(group["unknown_oor"])
     counters["clock_total"] = int(group.get("clock_records", 0))
     mode32 = dataclasses.replace(mode, counter_bits=32)
-    prepared = _Prepared(facts.name, kernel_expr, facts, env, static, frozenset())
     info = RunInfo(kernel_expr, backend, device, mode.name, tuple(first["grid"]),
                    tuple(first["block"]), int(first["shared_mem"]),
                    launches=len(group["launches"]))
@@ -204,8 +209,8 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     info.counters_why = group["why"]
     if backend == "cpu":
         info.timing_note = "CPU-emulated times (not comparable with GPU times)"
-    report = prof._report(plan, prepared, slots, counters, info, mode32,
-                          tuple(first["grid"]), tuple(first["block"]))
+    report, _ = decode(plan, facts.name, ka, slots, counters, static, frozenset(), info,
+                       mode32, prof.tu.warnings)
     for a in report.arrays:
         rec = next((o for o in objects if plan.slots[o["slot"]].name == a.name), None)
         if rec is not None and rec["kind"] == OBJ_PARAM and not rec["known"]:
@@ -240,10 +245,10 @@ def check_plan(prof, mode, manifest) -> None:
 
 
 def mode_of(fields: dict):
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
 
     return Mode(**{k: v for k, v in fields.items() if k in {f.name for f in
                                                           dataclasses.fields(Mode)}})
 
 
-__all__ = ["decode_group", "check_plan", "mode_of"]
+__all__ = ["counts_array", "decode_group", "check_plan", "mode_of"]

@@ -3,7 +3,7 @@
 Stage: whole programs, at translation. Takes the plan, a kernel and its template arguments;
 returns one `{slot, kind, param, global, unit, elem, bytes, live_ranges}` per object its launches
 profile, in the plan's slot order, chosen as the single-launch path chooses them
-(gmprof/runtime/session.py, `Profiler._layout`): the kernel's pointer parameters, the file-scope
+(gmprof/runtime/counters.py, `layout_slots`): the kernel's pointer parameters, the file-scope
 variables a site of the kernel (or of a function it calls) touches, and the shared arrays of
 those functions. What depends on the launch is left to the host runtime: a pointer parameter's
 allocation (found from its address) and the dynamic shared memory's size. Element sizes of the
@@ -23,6 +23,11 @@ from gmprof.passes import symbolic as SY
 OBJ_PARAM, OBJ_GLOBAL, OBJ_SHARED, OBJ_SHARED_DYNAMIC = 1, 2, 3, 4
 
 
+def qualified(scope: tuple, name: str) -> str:
+    parts = [p for p in scope if p]  # unnamed namespaces and extern "C" add nothing
+    return "::" + "::".join(parts + [name])
+
+
 @dataclass
 class GlobalSymbol:
     name: str
@@ -31,7 +36,6 @@ class GlobalSymbol:
 
 def global_symbols(tu, scopes) -> list[GlobalSymbol]:
     """File-scope __device__/__constant__/__managed__ variables, in declaration order."""
-    from .translate import qualified
 
     out, seen = [], set()
     for var in tu.variables:
@@ -46,8 +50,6 @@ def size_names(tu, program) -> list[str]:
     """The user's types whose sizes the decoder needs (as the single-launch path's sizeof
     kernel collects them)."""
     from gmprof.runtime.launchenv import _SCALAR_SIZES, clean_type, vector_size
-
-    import re
 
     # a name that is some template's parameter somewhere is not a type at file scope
     params = set()
@@ -86,7 +88,6 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
     """ObjectDesc initialisers for one kernel, or None (with a warning) when a shared array's
     size is not known before the launch."""
     from gmprof.runtime.launchenv import LaunchEnv
-    from gmprof.runtime.session import Profiler
 
     facts = program.facts(fn.name)
     try:
@@ -95,7 +96,7 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
         warnings.append(Diagnostic("kernel-not-instrumented",
                                    f"{native}: {exc}; its launches run unprofiled", fn.location))
         return None
-    ka = program.extra["kernels"][fn.name]
+    ka = program.kernels[fn.name]
     reachable = {facts.name} | {callee.name for _, callee in ka.calls}
     gindex = {g.name: k for k, g in enumerate(globals_)}
     profile = plan.mode.profile
@@ -122,7 +123,7 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
                     "is not declared in this file; the kernel runs unprofiled", fn.location))
                 return None
             elem = _size_expr(env, obj.elem_type)
-            shape = Profiler._shape(None, env, obj)
+            shape = env.shape(obj)
             nbytes = "0" if shape is None else f"({elem}) * {int(np.prod(shape)) if shape else 1}"
             out.append(f"{{{slot.index}, {OBJ_GLOBAL}, -1, {gindex[obj.name]}, "
                        f"::gmprof_host::unit_of({elem}), {elem}, {nbytes}, 0}}")
@@ -133,7 +134,7 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
             if slot.dynamic:
                 out.append(f"{{{slot.index}, {OBJ_SHARED_DYNAMIC}, -1, -1, 4, {elem}, 0, {lr}}}")
                 continue
-            shape = Profiler._shape(None, env, obj)
+            shape = env.shape(obj)
             if shape is None:
                 warnings.append(Diagnostic(
                     "kernel-not-instrumented",

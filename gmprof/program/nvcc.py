@@ -21,32 +21,14 @@ import os
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from gmprof.errors import GmprofError
 
 from . import build as B
+from .nvcc_args import Command, links as _links, parse
 
-# nvcc options that take a value as the next argument (long and short spellings)
-_WITH_VALUE = {
-    "-o", "--output-file", "-I", "--include-path", "-D", "--define-macro", "-U",
-    "--undefine-macro", "-L", "--library-path", "-l", "--library", "-x", "--x", "-arch",
-    "--gpu-architecture", "-gencode", "--generate-code", "-code", "--gpu-code", "-std", "--std",
-    "-Xcompiler", "--compiler-options", "-Xlinker", "--linker-options", "-Xptxas",
-    "--ptxas-options", "-Xnvlink", "--nvlink-options", "-Xcudafe", "-ccbin", "--compiler-bindir",
-    "-maxrregcount", "--maxrregcount", "-include", "--pre-include", "-isystem",
-    "--system-include", "-MF", "--dependency-output", "-MT", "--dependency-target-name",
-    "-t", "--threads", "-default-stream", "--default-stream", "-rdc", "--relocatable-device-code",
-    "-odir", "--output-directory", "-Xarchive", "--archive-options", "-G", "-ftz", "-prec-div",
-    "-prec-sqrt", "-fmad", "--ftz", "--prec-div", "--prec-sqrt", "--fmad", "-Xfatbin",
-    "--fatbin-options", "-dlto", "-split-compile", "--split-compile", "-time", "--time",
-}
-# of those, the ones whose value is glued after `=` when long; -G/-dlto take none
-_NO_VALUE_EXCEPT = {"-G", "-dlto"}
-_SOURCE = (".cu",)
-_HOST_SOURCE = (".cpp", ".cc", ".cxx", ".c", ".C", ".c++")
-_CPU_DROP_LIBS = {"cudart", "cudart_static", "cuda", "cudadevrt", "nvToolsExt", "nvtx3interop"}
 _GMPROF_FLAGS = {"--gmprof-mode": "mode", "--gmprof-backend": "backend",
                  "--gmprof-profile": "profile", "--gmprof-threshold": "threshold",
                  "--gmprof-counter-bits": "counter_bits", "--gmprof-sampling": "sampling",
@@ -75,7 +57,7 @@ class Options:
     verbose: bool = False
 
     def mode_object(self):
-        from gmprof.passes.plan import Mode
+        from gmprof.mode import Mode
 
         m = Mode.parse(self.mode, threshold=self.threshold, counter_bits=self.counter_bits,
                        enhanced=self.enhanced, sampling=self.sampling, profile=self.profile)
@@ -156,81 +138,6 @@ def split_gmprof_args(argv: list[str]) -> tuple[Options, list[str]]:
     return o, rest
 
 
-@dataclass
-class Command:
-    """An nvcc command line, read."""
-
-    args: list[str]
-    sources: list[int] = field(default_factory=list)       # indexes of .cu inputs
-    host_sources: list[int] = field(default_factory=list)  # .cpp/.c inputs
-    output: str | None = None
-    compile_only: bool = False     # -c / -dc / -dw
-    other_step: bool = False       # -E, -M, -MM, --version, -ptx, -cubin, -fatbin, -lib, -dlink...
-    defines: dict = field(default_factory=dict)
-    include_dirs: list = field(default_factory=list)
-    shared: bool = False
-    language_cu: bool = False      # -x cu: every source is CUDA
-
-
-def parse(args: list[str]) -> Command:
-    from gmprof.frontend.program import parse_define_option
-
-    c = Command(list(args))
-    i = 0
-    while i < len(args):
-        a = args[i]
-        takes = a in _WITH_VALUE and a not in _NO_VALUE_EXCEPT
-        value = args[i + 1] if takes and i + 1 < len(args) else None
-        if a in ("-c", "--compile", "-dc", "--device-c", "-dw", "--device-w"):
-            c.compile_only = True
-        elif a in ("-E", "--preprocess", "-M", "--generate-dependencies", "-MM",
-                   "--generate-nonsystem-dependencies", "-ptx", "--ptx", "-cubin", "--cubin",
-                   "-fatbin", "--fatbin", "-lib", "--lib", "-dlink", "--device-link",
-                   "--version", "-V", "-cuda", "--cuda", "-optix-ir", "-ltoir", "--list-gpu-arch",
-                   "--list-gpu-code", "-h", "--help", "-dryrun", "--dryrun", "-run", "--run"):
-            c.other_step = True
-        elif a in ("-shared", "--shared"):
-            c.shared = True
-        elif a in ("-o", "--output-file"):
-            c.output = value
-        elif a.startswith("--output-file="):
-            c.output = a.split("=", 1)[1]
-        elif a in ("-x", "--x") and value in ("cu",):
-            c.language_cu = True
-        elif a in ("-D", "--define-macro") and value is not None:
-            k, v = parse_define_option(value)
-            c.defines[k] = v
-        elif a.startswith("-D") and len(a) > 2:
-            k, v = parse_define_option(a[2:])
-            c.defines[k] = v
-        elif a.startswith("--define-macro="):
-            k, v = parse_define_option(a.split("=", 1)[1])
-            c.defines[k] = v
-        elif a in ("-I", "--include-path") and value is not None:
-            c.include_dirs.append(value)
-        elif a.startswith("-I") and len(a) > 2:
-            c.include_dirs.append(a[2:])
-        elif a.startswith("--include-path="):
-            c.include_dirs.append(a.split("=", 1)[1])
-        elif not a.startswith("-"):
-            if a.endswith(_SOURCE):
-                c.sources.append(i)
-            elif a.endswith(_HOST_SOURCE):
-                c.host_sources.append(i)
-        if takes:
-            i += 2
-            continue
-        i += 1
-    if c.language_cu:
-        c.sources = sorted(c.sources + c.host_sources)
-        c.host_sources = []
-    return c
-
-
-def _links(c: Command) -> bool:
-    return not c.compile_only and not c.other_step
-
-
 def run(argv: list[str]) -> int:
     opts, args = split_gmprof_args(argv)
     backend = B.choose_backend(opts.backend)
@@ -244,7 +151,7 @@ def run(argv: list[str]) -> int:
             return _gpu(cmd, opts, mode, Path(tmp))
         from .cpu_build import cpu_build
 
-        return cpu_build(cmd, opts, mode, Path(tmp))
+        return cpu_build(cmd, opts, mode, Path(tmp), translate_file)
 
 
 def _passthrough(backend: str, cmd: Command) -> int:
@@ -331,11 +238,3 @@ def _warn_fallback(stderr: str, files) -> None:
     first = next((line for line in stderr.splitlines() if "error" in line), stderr.strip()[:300])
     print(f"gmprof: warning: the instrumented build of {', '.join(map(str, files))} does not "
           f"compile ({first.strip()}); compiled as it was, without profiling", file=sys.stderr)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The `gmprof-nvcc` executable (CMAKE_CUDA_COMPILER=gmprof-nvcc)."""
-    from gmprof.cli import main as cli_main
-
-    return cli_main(["nvcc", *(sys.argv[1:] if argv is None else argv)])
-

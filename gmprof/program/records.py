@@ -8,21 +8,13 @@ A file that is not a report, or whose source changed since the build, is a plain
 """
 from __future__ import annotations
 
-import base64
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from gmprof.errors import GmprofError
 
 RAW_SCHEMA = "gmprof.raw/1"
-
-
-def counts_array(entry: dict) -> np.ndarray:
-    dtype = {"u4": "<u4", "u8": "<u8"}[entry["dtype"]]
-    return np.frombuffer(base64.b64decode(entry["data"]), dtype).astype(np.int64)
 
 
 @dataclass
@@ -119,4 +111,4 @@ def decode(paths) -> ProgramReport:
     return out
 
 
-__all__ = ["counts_array", "decode", "read_raw", "ProgramReport", "Part"]
+__all__ = ["decode", "read_raw", "ProgramReport", "Part"]

@@ -31,7 +31,7 @@ from gmprof.errors import Diagnostic
 from gmprof.frontend import segment as S
 
 from . import launches as L
-from .describe import describe_kernel, global_symbols, size_names
+from .describe import describe_kernel, global_symbols, qualified, size_names
 
 SCHEMA = "gmprof.module/1"
 _DEVICE_SPACES = ("global", "device", "host_device")
@@ -68,11 +68,6 @@ def _scopes(tu) -> dict:
     return out
 
 
-def qualified(scope: tuple, name: str) -> str:
-    parts = [p for p in scope if p]  # unnamed namespaces and extern "C" add nothing
-    return "::" + "::".join(parts + [name])
-
-
 def plan_digest(plan) -> str:
     # lines and columns, not file names: the decoder may name the file differently
     rows = [(sp.site.id, sp.site.location.line, sp.site.location.col, sp.site.text,
@@ -96,14 +91,17 @@ def _strip_extern_c(text: str) -> str:
 
 def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
               cpu: bool = False, kernel_filter=None, defaults: str = "") -> Translation:
-    from gmprof.frontend.program import load
-    from gmprof.passes.pipeline import analyze
-    from gmprof.passes.plan import plan_counters
-    from gmprof.passes.rewrite import Patch, _REPLACE, instrument, native_patches
+    from gmprof.passes.patches import REPLACE as _REPLACE
+    from gmprof.passes.patches import Patch, merge
+    from gmprof.passes.pipeline import Pipeline
+    from gmprof.passes.targets import CPU
 
     defines = dict(defines or {})
-    tu = load(path, defines=defines, include_dirs=list(include_dirs))
-    program = analyze(tu)
+    from gmprof.passes.rewrite import instrument
+
+    pipeline = Pipeline()
+    tu = pipeline.load(path, defines=defines, include_dirs=list(include_dirs))
+    program = pipeline.analyze(tu)
     mid = module_id(Path(path), defines)
     ns = f"__gmprof_{mid}"
     warnings = list(tu.warnings)
@@ -111,9 +109,10 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
 
     # the original text: launches rewritten (host code only), dynamic shared memory for the CPU
     patches: dict = {}
-    if cpu:
-        for src, ps in native_patches(program, cpu=True).items():
-            patches.setdefault(src, []).extend(ps)
+    # (the CPU backend's own edits, targets.CPU: `extern __shared__` has no meaning to g++)
+    target_patches = CPU.patches(program) if cpu else {}
+    for src, ps in target_patches.items():
+        patches.setdefault(src, []).extend(ps)
     deduced: list = []
     templates = {f.name for f in tu.functions if f.parsed is not None and f.template_params}
     sites: list = []
@@ -164,8 +163,9 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     plan = None
     copies = set()
     if mode is not None:
-        plan = plan_counters(program, mode)
-        inst_patches, rewriter = instrument(plan, cpu=cpu)
+        plan = pipeline.plan(program, mode)
+        inst_patches, rewriter = instrument(plan)
+        inst_patches = merge(inst_patches, target_patches)
         mode_json = mode_fields(mode)
         copies = _copyable(tu, program, plan, warnings)
         # each copy right after its original, in the module's namespace
@@ -258,7 +258,7 @@ def _emit(tu, source, patches, seen) -> str:
     """The file with its patches, local headers inlined (as the single-launch path emits
     them, so their functions can have copies too), `#line` markers around each."""
     from gmprof.frontend.scan import directive_body
-    from gmprof.passes.rewrite import apply_patches
+    from gmprof.passes.patches import apply_patches
 
     seen = seen | {source}
     mine = patches.get(source, [])
@@ -289,13 +289,13 @@ def _emit(tu, source, patches, seen) -> str:
 
 
 def _emit_span(src, patches, start, end) -> str:
-    from gmprof.passes.rewrite import apply_patches
+    from gmprof.passes.patches import apply_patches
 
     return apply_patches(src.text, patches, start, end)
 
 
 def _add_copy(patches, src, seg, text, ns) -> None:
-    from gmprof.passes.rewrite import _SUFFIX, Patch
+    from gmprof.passes.patches import SUFFIX as _SUFFIX, Patch
 
     line = src.line_col(seg.start)[0]
     end_line, end_col = src.line_col(seg.end)
@@ -324,7 +324,7 @@ def _copyable(tu, program, plan, warnings) -> set:
             continue
         ok[fn.segment] = fn
     # a kernel whose counted sites include some in a function without a copy would miss them
-    kernels = program.extra.get("kernels", {})
+    kernels = program.kernels
     for fn in list(ok.values()):
         if not fn.is_kernel:
             continue

@@ -91,13 +91,13 @@ def site_json(sc, kernel_name: str) -> dict:
 def live_ranges_json(program, kernel_facts) -> list:
     out = []
     functions = [kernel_facts] + [callee for _, callee in
-                                  program.extra["kernels"][kernel_facts.name].calls]
+                                  program.kernels[kernel_facts.name].calls]
     seen = set()
     for facts in functions:
         if id(facts) in seen:
             continue
         seen.add(id(facts))
-        lr = facts.extra.get("liveranges")
+        lr = facts.liveranges
         if lr is None:
             continue
         for array in lr.arrays():
@@ -116,7 +116,7 @@ def live_ranges_json(program, kernel_facts) -> list:
 
 def analysis(program, kernel: str | None = None) -> dict:
     kernels = []
-    for name, ka in program.extra["kernels"].items():
+    for name, ka in program.kernels.items():
         if kernel is not None and name != kernel:
             continue
         fn = ka.kernel.function

@@ -89,10 +89,19 @@ def warning_json(w) -> dict:
     return out
 
 
+def _where(item: dict, file: str) -> str:
+    from .source import display_path
+
+    if item["file"] == file:
+        return f"{item['line']}:{item['col']}"
+    return f"{display_path(item['file'])}:{item['line']}:{item['col']}"
+
+
 def render_text(data: dict, console) -> None:
     from rich.markup import escape
-    from rich.table import Table
     from rich.text import Text
+
+    from .tables import FOLD, WORD, Col, print_table
 
     for fn in data["functions"]:
         where = f"{fn['file']}:{fn['line']}:{fn['col']}"
@@ -106,28 +115,29 @@ def render_text(data: dict, console) -> None:
                 (f"typename {t['name']}" if t["kind"] == "type" else f"{t.get('type', '')} {t['name']}")
                 for t in tps) + ">"
         console.print(head)
+        # tables that fit the console and cut nothing (tables.py); locations as line:col in
+        # the function's file, which the heading names
         if fn["objects"]:
-            table = Table(title=None, show_edge=False, box=None, pad_edge=False)
-            for col in ("object", "space", "element", "shape", "declared at"):
-                table.add_column(col)
+            rows = []
             for o in fn["objects"]:
                 shape = "[]" if o["pointer"] and o["dims"] == [""] else \
                     "".join(f"[{d}]" for d in o["dims"]) or "scalar"
-                table.add_row(*(Text(x) for x in (o["name"], o["space"], o["elem_type"], shape,
-                                                  f"{o['file']}:{o['line']}:{o['col']}")))
-            console.print(table)
+                rows.append([o["name"], o["space"], o["elem_type"], shape,
+                             _where(o, fn["file"])])
+            print_table(console, "", [Col("object", FOLD), Col("space", WORD),
+                                      Col("element", WORD), Col("shape", FOLD),
+                                      Col("declared at", FOLD)], rows)
         if fn["accesses"]:
-            table = Table(show_edge=False, box=None, pad_edge=False)
-            for col in ("site", "object", "access", "index", "expression"):
-                table.add_column(col)
+            rows = []
             for s in fn["accesses"]:
                 obj = s["object"] or f"? ({s['unresolved']})"
                 if s["via"]:
                     obj += f" via {s['via']}"
                 kind = s["kind"] + (f" ({s['atomic']})" if s["atomic"] else "")
-                table.add_row(*(Text(x) for x in (f"{s['file']}:{s['line']}:{s['col']}", obj,
-                                                  kind, s["index"], s["text"])))
-            console.print(table)
+                rows.append([_where(s, fn["file"]), obj, kind, s["index"], s["text"]])
+            print_table(console, "", [Col("line:col", FOLD), Col("object", FOLD),
+                                      Col("access", WORD), Col("index", FOLD),
+                                      Col("expression", FOLD)], rows)
         console.print()
     for v in data["file_variables"]:
         console.print(Text(f"file-scope {v['space']} {v['name']} ({v['file']}:{v['line']})"))

@@ -10,14 +10,12 @@ that is not:
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 import numpy as np
 
-EXACT = "exact"
-THRESHOLDED = "thresholded"
-SAMPLED = "sampled"
-APPROXIMATE = "approximate"
+from .labels import APPROXIMATE, EXACT, SAMPLED, THRESHOLDED  # noqa: F401 (re-exported)
 
 
 @dataclass
@@ -39,6 +37,28 @@ class ArrayStats:
     live_ranges: dict | None = None  # enhanced mode: {'ranges', 'accesses', 'histogram'}
     where: str = ""  # 'shared memory (SM)' / 'device memory': where its counters lived
     declared_at: str = ""
+    # merge() adds into counts in place only once it has made its own copy: the first
+    # launch's array may be the caller's
+    _owned: bool = field(default=False, repr=False, compare=False)
+
+    def summary(self) -> dict:
+        """accesses, min, max, mean, untouched and at_threshold in one pass each (the
+        properties below each make their own: six passes over a large array)."""
+        c = self.counts
+        if not c.size:
+            return {"accesses": 0, "min": 0, "max": 0, "mean": 0.0, "untouched": 0,
+                    "at_threshold": 0}
+        total = int(c.sum())
+        lo, hi = int(c.min()), int(c.max())
+        out = {"accesses": total, "untouched": int(c.size - np.count_nonzero(c))}
+        thr = self.threshold
+        if thr is None or hi < thr:
+            out.update(min=lo, max=hi, mean=total / c.size, at_threshold=0)
+        else:
+            capped = np.minimum(c, thr)
+            out.update(min=min(lo, thr), max=thr, mean=float(capped.mean()),
+                       at_threshold=int(np.count_nonzero(c >= thr)))
+        return out
 
     @property
     def accesses(self) -> int:
@@ -138,6 +158,12 @@ class RunInfo:
         return None
 
 
+def launch_entry(run: RunInfo) -> dict:
+    return {"grid": list(run.grid), "block": list(run.block), "shared_mem": run.shared_mem,
+            "native_ms": run.native_ms, "instrumented_ms": run.instrumented_ms,
+            "timing_repeats": run.timing_repeats, "outputs_identical": run.outputs_identical}
+
+
 @dataclass
 class Report:
     run: RunInfo
@@ -147,6 +173,32 @@ class Report:
     notes: list = field(default_factory=list)  # plain strings (e.g. trace overflow)
     clock_records: int = 0
     clock_overflow: int = 0
+    # each launch merged into this report (launch_entry); empty for a single launch, whose
+    # `run` says it all
+    launch_runs: list = field(default_factory=list)
+    # the code of the kernel and the device functions it calls (gmprof.report.source), for the
+    # source view; None where the caller attached none
+    source: list | None = None
+
+    def __str__(self) -> str:
+        """The summary `gmprof profile` prints, as text: print(k.report)."""
+        import io
+
+        from rich.console import Console
+
+        from .document import document
+        from .terminal import render
+
+        out = io.StringIO()
+        render(document([self]), Console(file=out, width=100, color_system=None,
+                                         force_terminal=False, highlight=False))
+        return out.getvalue().rstrip("\n")
+
+    def __repr__(self) -> str:
+        launches = max(1, len(self.launch_runs))
+        return (f"<gmprof.Report {self.run.kernel}: {len(self.arrays)} arrays, "
+                f"{len(self.sites)} sites, {launches} launch{'es' if launches > 1 else ''}, "
+                f"{self.run.mode} mode on {self.run.backend}>")
 
     def array(self, name: str) -> ArrayStats:
         for a in self.arrays:
@@ -161,16 +213,40 @@ class Report:
                 return s
         raise KeyError(f"no site at line {line}")
 
+    def launches_list(self) -> list[dict]:
+        """One entry per launch (its shape, times and check), merged or not."""
+        return list(self.launch_runs) or [launch_entry(self.run)]
+
     def merge(self, other: "Report") -> "Report":
         """Add another launch of the same kernel (counts and executions sum)."""
+        # each launch's own shape and times, before the sums below overwrite them
+        self.launch_runs = self.launches_list() + other.launches_list()
+        by_name = {a.name: a for a in self.arrays}
         for a in other.arrays:
-            try:
-                mine = self.array(a.name)
-            except KeyError:
+            mine = by_name.get(a.name)
+            if mine is None:
+                a = copy.copy(a)
+                a.counts = a.counts.copy()  # summed into in place by later merges
                 self.arrays.append(a)
+                by_name[a.name] = a
                 continue
             if mine.counts.shape == a.counts.shape:
-                mine.counts = mine.counts + a.counts
+                # in place: 50 launches of a 16M-element array are 50 passes, not 50 copies
+                if mine.counts.dtype == np.int64 and mine.counts.flags.writeable and \
+                        mine._owned:
+                    np.add(mine.counts, a.counts, out=mine.counts)
+                else:
+                    mine.counts = mine.counts.astype(np.int64) + a.counts
+                    mine._owned = True
+            else:
+                # the parameter named another array, of another size, at this launch: its counts
+                # cannot be added element by element; say so rather than show a partial sum
+                note = (f"{a.name}: launches passed arrays of different sizes "
+                        f"({mine.counts.size:,} and {a.counts.size:,} counters); its counts are "
+                        f"those of the launches with {mine.counts.size:,} only, its reads and "
+                        "writes those of every launch")
+                if note not in self.notes:
+                    self.notes.append(note)
             mine.reads += a.reads
             mine.writes += a.writes
             mine.out_of_range += a.out_of_range
@@ -191,4 +267,10 @@ class Report:
             if a is not None and b is not None:
                 setattr(self.run, attr, a + b)
         self.notes.extend(n for n in other.notes if n not in self.notes)
+        # a later launch's failed check (outputs that differ) must not be lost in the merge
+        seen = {(w.kind, w.message, str(w.location)) for w in self.warnings}
+        for w in other.warnings:
+            if (w.kind, w.message, str(w.location)) not in seen:
+                seen.add((w.kind, w.message, str(w.location)))
+                self.warnings.append(w)
         return self

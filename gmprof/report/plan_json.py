@@ -11,7 +11,7 @@ SCHEMA = "gmprof.instrument/1"
 
 def plan_json(plan, defines: dict, output: str) -> dict:
     program = plan.program
-    kernels = program.extra["kernels"]
+    kernels = program.kernels
     objects = []
     for slot in plan.slots:
         obj = slot.object

@@ -17,6 +17,7 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 
 from ..errors import CompileError, GmprofError, KernelTimeout, OptionError
+from ..passes.targets import NVRTC
 
 
 class Module(Protocol):
@@ -31,6 +32,7 @@ class Backend(Protocol):
     device: str
     max_threads_per_block: int
     max_shared_per_block: int  # with opt-in (dynamic + static)
+    target: Any  # passes.targets.Target: what the generated source is written for
     def compile(self, source: str, names: Sequence[str], options: Sequence[str] = (),
                 filename: str = "kernel.cu") -> Module: ...
     def to_device(self, array: np.ndarray) -> Any: ...
@@ -105,17 +107,39 @@ class GpuModule:
             deadline = time.monotonic() + timeout
             while not end.done:
                 if time.monotonic() > deadline:
-                    raise KernelTimeout(f"kernel `{name}` did not finish within {timeout:g} s "
+                    exc = KernelTimeout(f"kernel `{name}` did not finish within {timeout:g} s "
                                         "(the time limit; --timeout SECONDS, 0 for none); it is "
                                         "still running on the GPU until this process ends",
                                         kind="timeout")
+                    # the CLI must then end without the interpreter's normal exit, whose
+                    # CUDA clean-up would wait for the kernel forever
+                    exc.kernel_still_running = True
+                    raise exc
                 time.sleep(0.001)
         end.synchronize()
         return cp.cuda.get_elapsed_time(start, end) / 1e3
 
     def get_global(self, name):
         ptr = self.raw.get_global(name)
-        return int(ptr.ptr), int(ptr.mem.size)
+        size = int(ptr.mem.size) or self._driver_size(name)
+        return int(ptr.ptr), size
+
+    def _driver_size(self, name) -> int:
+        """A module variable's size in bytes, from the driver (CuPy reports 0): without it the
+        user's `__device__` variables could not be saved, compared and restored around a launch."""
+        import ctypes
+
+        try:
+            self.function(self.names[0])  # the module is loaded with its first function
+            handle = getattr(self.raw, "module", None) or getattr(self.raw, "_module", None)
+            module = int(handle.ptr)
+            cuda = ctypes.CDLL("libcuda.so.1")
+            dptr, size = ctypes.c_uint64(), ctypes.c_size_t()
+            status = cuda.cuModuleGetGlobal_v2(ctypes.byref(dptr), ctypes.byref(size),
+                                               ctypes.c_void_p(module), name.encode())
+        except (AttributeError, IndexError, OSError, TypeError, GmprofError):
+            return 0
+        return int(size.value) if status == 0 else 0
 
     def static_shared_bytes(self, name) -> int:
         return int(self.function(name).shared_size_bytes)
@@ -123,6 +147,7 @@ class GpuModule:
 
 class GpuBackend:
     name = "gpu"
+    target = NVRTC  # what the generated source is written for
 
     def __init__(self):
         import cupy as cp
@@ -137,6 +162,8 @@ class GpuBackend:
         self.max_grid = tuple(int(x) for x in props["maxGridSize"])
         self.max_block = tuple(int(x) for x in props["maxThreadsDim"])
         self.driver = cp.cuda.runtime.driverGetVersion()
+        # NVRTC compiles for this device: the frontend reads its __CUDA_ARCH__ branch
+        self.arch = f"sm_{props['major']}{props['minor']}"
 
     def compile(self, source, names, options=(), filename="kernel.cu", globals=()):
         cp = self.cp

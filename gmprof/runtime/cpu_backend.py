@@ -16,6 +16,7 @@ import platform
 import numpy as np
 
 from ..errors import GmprofError
+from ..passes.targets import CPU
 from . import guarded
 
 
@@ -62,6 +63,7 @@ class CpuModuleAdapter:
 
 class CpuBackend:
     name = "cpu"
+    target = CPU  # what the generated source is written for
     max_threads_per_block = 1024
     # no hardware limit; keep the H100's so plans and errors match what a GPU would do
     max_shared_per_block = 227 * 1024

@@ -105,7 +105,7 @@ class LaunchEnv:
         self.block = block
         self.scalars = scalars
         self.sizes = dict(sizes or {})  # type text -> bytes (from the compiled module)
-        self.values = program.values(kernel_facts)
+        self.values = program.values.of(kernel_facts)
         self.type_args: dict[str, str] = {}
         self.value_args: dict[str, object] = {}
         params = kernel_facts.function.template_params
@@ -212,6 +212,34 @@ class LaunchEnv:
         if typedef:
             return self.sizeof(typedef)
         raise S.Unknown(f"sizeof({text}) is not known")
+
+    def elem_size(self, elem_type: str, arr=None) -> int:
+        """Bytes of one element: sizeof the type, else the array's itemsize, else 4."""
+        try:
+            return int(self.sizeof(elem_type))
+        except S.Unknown:
+            if arr is not None:
+                return int(np.dtype(arr.dtype).itemsize)
+            return 4
+
+    def shape(self, obj):
+        """A declared array's dimensions at this launch (None when one is not known)."""
+        from pycparser import c_ast
+
+        decl = obj.symbol.decl
+        t = getattr(decl, "type", None)
+        if t is None and hasattr(decl, "decl") and decl.decl is not None:
+            t = decl.decl.type
+        dims = []
+        while isinstance(t, c_ast.ArrayDecl):
+            if t.dim is None:
+                return None
+            try:
+                dims.append(int(self.node(t.dim)))
+            except S.Unknown:
+                return None
+            t = t.type
+        return tuple(dims)
 
     def numpy_type(self, text: str):
         """The numpy scalar type a C type is passed as (None when there is no single one)."""

@@ -69,3 +69,41 @@ def fold_replicas(raw: np.ndarray, replicas: int, area_words: int, n_sites: int,
             total = np.minimum(total, threshold)
         out.view(np.uint8)[start:stop] = total.astype(ctype).view(np.uint8)
     return out
+
+
+def count_units(offsets, sizes, n_units: int, unit: int, *, per_word: bool = True,
+                touched: int | None = None, weights=None) -> tuple[np.ndarray, int]:
+    """Accesses per counter unit, from accesses' byte offsets into an object: the arithmetic
+    every count shares (gmprof.cuh's hooks, the static formulas, the trace decoder).
+
+    An access of `sizes` bytes at byte offset `o` counts once in each unit from `o // unit`:
+    with per_word, in every unit up to `(o + size - 1) // unit` (shared memory's 4-byte words,
+    and the trace's records); otherwise in `touched` units (device arrays' elements). `sizes`
+    is one number or one per offset; `weights` (one per offset) count an access that many
+    times. Returns (counts per unit, accesses to units outside [0, n_units), weighted)."""
+    offsets = np.asarray(offsets)
+    counts = np.zeros(n_units, np.int64)
+    out_of_range = 0
+    firsts = offsets // unit
+    if per_word:
+        lasts = (offsets + sizes - 1) // unit
+        width = int((lasts - firsts).max()) + 1 if len(offsets) else 1
+    else:
+        width = touched
+    for k in range(width):
+        idx = firsts + k
+        w = weights
+        if per_word:
+            keep = idx <= lasts
+            idx = idx[keep]
+            if w is not None:
+                w = w[keep]
+        inside = (idx >= 0) & (idx < n_units)
+        if w is None:
+            counts += np.bincount(idx[inside], minlength=n_units)[:n_units]
+            out_of_range += int((~inside).sum())
+        else:
+            counts += np.bincount(idx[inside], weights=w[inside],
+                                  minlength=n_units)[:n_units].astype(np.int64)
+            out_of_range += int(w[~inside].sum())
+    return counts, out_of_range

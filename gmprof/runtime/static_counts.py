@@ -25,6 +25,8 @@ import numpy as np
 
 from gmprof.passes import symbolic as S
 
+from . import layout as LY
+
 # Executions enumerated at most, per site per launch: about a second of numpy. Beyond it the site
 # is counted on the device (a few atomics) rather than on the host (seconds per launch).
 ENUMERATION_BUDGET = 20_000_000
@@ -562,42 +564,11 @@ def _eval_constraint(c, pts):
 # -- from addresses to counters ------------------------------------------------------------
 
 def _units_of(addr, n_units, unit, access_size, per_word, touched):
-    counts = np.zeros(n_units, np.int64)
-    oor = 0
-    firsts = addr // unit
-    if per_word:
-        lasts = (addr + access_size - 1) // unit
-        width = int((lasts - firsts).max()) + 1 if len(addr) else 1
-    else:
-        width = touched
-    for k in range(width):
-        idx = firsts + k
-        if per_word:
-            idx = idx[idx <= lasts]
-        inside = (idx >= 0) & (idx < n_units)
-        counts += np.bincount(idx[inside], minlength=n_units)[:n_units]
-        oor += int((~inside).sum())
-    return counts, oor
+    return LY.count_units(addr, access_size, n_units, unit, per_word=per_word, touched=touched)
 
 
 def _to_units(positions, weights, n_units, unit, access_size, per_word, touched, executions,
               method) -> StaticCount:
-    counts = np.zeros(n_units, np.int64)
-    oor = 0
-    firsts = positions // unit
-    if per_word:
-        lasts = (positions + access_size - 1) // unit
-        width = int((lasts - firsts).max()) + 1 if len(positions) else 1
-    else:
-        width = touched
-    for k in range(width):
-        idx = firsts + k
-        w = weights
-        if per_word:
-            keep = idx <= lasts
-            idx, w = idx[keep], weights[keep]
-        inside = (idx >= 0) & (idx < n_units)
-        counts += np.bincount(idx[inside], weights=w[inside], minlength=n_units)[:n_units] \
-            .astype(np.int64)
-        oor += int(w[~inside].sum())
+    counts, oor = LY.count_units(positions, access_size, n_units, unit, per_word=per_word,
+                                 touched=touched, weights=weights)
     return StaticCount(counts, oor, executions, method)

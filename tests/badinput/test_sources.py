@@ -99,3 +99,19 @@ def test_mutated_sources(tmp_path, capsys, text):
 ])
 def test_regressions(tmp_path, capsys, text):
     check(tmp_path, capsys, text)
+
+
+@pytest.mark.parametrize("text, where, what", [
+    ("#if 1\n__global__ void k(int *o) { o[0] = 1; }\n", "m.cu:1:1", "unterminated #if"),
+    ("__global__ void k(int *o) { o[0] = 1; }\n  /* never closed\n", "m.cu:2:3",
+     "unterminated comment"),
+])
+def test_what_nvcc_refuses_is_a_located_error(tmp_path, capsys, monkeypatch, text, where, what):
+    """nvcc stops at an #if the file never closes and at a comment that never ends; so does
+    gmprof, at the same place, rather than reading a file that ends early."""
+    src = tmp_path / "m.cu"
+    src.write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["parse", "m.cu"]) == 2
+    err = capsys.readouterr().err
+    assert f"{where}: error: {what}" in err and "Traceback" not in err

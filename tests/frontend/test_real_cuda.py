@@ -93,8 +93,10 @@ def test_operator_functions_are_named_and_parsed():
         "struct H { unsigned short x; };\n"
         "__device__ bool operator<(H a, H b) { return a.x < b.x; }\n")
     names = [f.name for f in tu.functions]
-    assert names == ["operator+", "operator*=", "operator<"]
-    assert [f.funcdef.decl.name for f in tu.functions] == names
+    # a member defined in its class's body is named after its class
+    assert names == ["operator+", "operator*=", "Acc::operator()", "operator<"]
+    assert [f.funcdef.decl.name for f in tu.functions] == \
+        ["operator+", "operator*=", "operator()", "operator<"]
     assert all(f.space in ("host_device", "device") for f in tu.functions)
 
 
@@ -270,11 +272,22 @@ def test_cxx11_and_cxx17_statement_forms():
     assert fdecl.type.type.names == ["float"] and fdecl.type.declname == "half_of"
 
 
-def test_lambdas_stay_a_located_warning():
-    tu = load(text="__global__ void k(int *p) {\n  auto f = [&](int i) { return p[i]; };\n"
-                   "  p[0] = f(1);\n}\n", name="lam.cu")
+def test_lambdas_are_functions_of_their_own():
+    tu = parsed("__global__ void k(int *p) {\n  auto f = [&](int i) -> int { return p[i]; };\n"
+                "  p[0] = f(1);\n}\n", name="lam.cu")
+    assert [f.name for f in tu.functions] == ["k", "k::<lambda 2:12>"]
+    (lam,) = nodes(tu.function("k"), X.Lambda)
+    assert text(lam) == "[&](int i) -> int { return p[i]; }" and lam.captures == [("&", None)]
+    assert lam.address_uses == []  # the body assigns nothing it captured
+    body = tu.function("k::<lambda 2:12>").funcdef
+    assert body is lam.funcdef and body.decl.type.type.type.names == ["int"]
+
+
+def test_structured_bindings_stay_a_located_warning():
+    tu = load(text="__global__ void k(int2 *p) {\n  auto [x, y] = p[0];\n  p[1].x = x;\n}\n",
+              name="sb.cu")
     (w,) = tu.warnings
-    assert w.kind == "unparsed-function" and (w.location.line, w.location.col) == (2, 12)
+    assert w.kind == "unparsed-function" and (w.location.line, w.location.col) == (2, 8)
 
 
 def _parse_rate_module():

@@ -26,7 +26,7 @@ def negative():
 
 def classes(program, kernel):
     return {(sc.site.location.line, sc.site.text): sc for sc in
-            program.extra["kernels"][kernel].classes}
+            program.kernels[kernel].classes}
 
 
 def invariant_loops(sc):
@@ -63,7 +63,7 @@ def test_figure_1_transpose_sites_are_static_under_the_bounds_check(paper):
 
 
 def test_jacobi_tile_live_ranges(paper):
-    lr = paper.facts("jacobi_tile").extra["liveranges"]
+    lr = paper.facts("jacobi_tile").liveranges
     (tile,) = lr.arrays()
     assert tile.name == "tile"
     assert sorted(x.site.location.line for x in lr.starts[tile]) == [76, 77, 78, 79, 80]

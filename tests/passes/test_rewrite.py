@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from gmprof.driver import load_sample
-from gmprof.frontend.program import load
-from gmprof.passes.pipeline import analyze
-from gmprof.passes.plan import Mode, plan_counters
-from gmprof.passes.rewrite import emit, instrument
+from gmprof.mode import Mode
+from gmprof.passes.pipeline import Pipeline
+from gmprof.passes.targets import NVCC
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
@@ -50,11 +49,11 @@ def cuda_sources():
 def instrumented(path, defines, includes, variant, header=True):
     kw = dict(VARIANTS[variant])
     mode = Mode.parse(kw.pop("mode"), **kw)
-    program = analyze(load(path, defines=defines, include_dirs=includes))
-    plan = plan_counters(program, mode)
-    patches, rw = instrument(plan)
-    defs = plan.mode.defines() | {"GMPROF_SHARED_BASES": int(rw.needs_shared_bases)}
-    return emit(program, patches, device_only=False, defines=defs, header=header), program
+    pipeline = Pipeline()
+    program = pipeline.analyze(pipeline.load(path, defines=defines, include_dirs=includes))
+    plan = pipeline.plan(program, mode)
+    done = pipeline.instrument(plan)
+    return pipeline.emit(program, done, NVCC, header=header), program
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
@@ -74,8 +73,9 @@ def test_instrumented_code_compiles_with_nvcc(name, path, defines, includes, var
 
 def test_unpatched_code_is_reproduced_byte_for_byte():
     path = ROOT / "tests" / "passes" / "kernels" / "paper.cu"
-    program = analyze(load(path))
-    text = emit(program, {}, device_only=False, header=False)
+    pipeline = Pipeline()
+    program = pipeline.analyze(pipeline.load(path))
+    text = pipeline.emit(program, None, NVCC, header=False)
     assert text == path.read_text()
 
 

@@ -34,6 +34,16 @@ def gmprof(*args, cwd=None, check=True, **extra) -> subprocess.CompletedProcess:
     return proc
 
 
+def report_json(directory, *files) -> dict:
+    """`gmprof report --json FILES` read back: the run document (gmprof.run/1) with its kernels
+    keyed by name expression, and the program's part (processes, breakdown) at the top."""
+    import json
+
+    doc = json.loads(gmprof("report", "--json", *files, cwd=directory).stdout)
+    assert doc["schema"] == "gmprof.run/1"
+    return {"kernels": {k["kernel"]: k for k in doc["kernels"]}, **doc["program"], "doc": doc}
+
+
 def make(directory: Path, *targets, **extra) -> subprocess.CompletedProcess:
     proc = subprocess.run(["make", f"NVCC={GMPROF} nvcc", *targets], cwd=directory,
                           env=env(**extra), capture_output=True, text=True)

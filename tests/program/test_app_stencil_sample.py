@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gmprof.passes.plan import Mode
+from gmprof.mode import Mode
 from gmprof.runtime.session import Profiler
 from stencil_model import fill_counts, stencil_counts
 

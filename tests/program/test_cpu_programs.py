@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import env, gmprof
+from conftest import env, gmprof, report_json
 
 RUNTIME = r"""
 #include <cstdio>
@@ -81,7 +81,7 @@ def test_runtime_subset(runtime_program):
     assert p.stdout.splitlines() == [
         "sm 9.0, warp 32", "y[7] = 21", "before", "kernel says 20", "after",
         "counter 8, back 40", "std::printf works"]
-    rep = json.loads(gmprof("report", "--json", d / "r.json", cwd=d).stdout)
+    rep = report_json(d, d / "r.json")
     # the launch with written-out template arguments is profiled; the deduced one runs as it
     # was (nothing to name it by before compiling)
     assert rep["kernels"]["axpy<float>"]["run"]["launches"] == 1

@@ -77,7 +77,7 @@ int main() {
 
 
 def test_translation_keeps_user_text_and_lines(tmp_path):
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
 
     f = tmp_path / "t.cu"
     f.write_text(SOURCE)
@@ -97,7 +97,7 @@ def test_translation_keeps_user_text_and_lines(tmp_path):
 
 def test_translation_line_numbers(tmp_path, need_gxx):
     """__LINE__ in host code and in the instrumented copy is the user's line (g++ -E)."""
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
     from gmprof.program import build as B
 
     f = tmp_path / "t.cu"
@@ -117,7 +117,7 @@ def test_translation_line_numbers(tmp_path, need_gxx):
 def test_nvcc_compiles_translation_rdc(tmp_path):
     """The GPU translation compiles with nvcc, and two instrumented files link with
     -rdc=true (each keeps its own launch description)."""
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
 
     objs = []
     for name in ("a", "b"):

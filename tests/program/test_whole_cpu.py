@@ -8,13 +8,12 @@ import json
 import numpy as np
 import pytest
 
-from conftest import APP, gmprof, run_app
+from conftest import APP, gmprof, report_json, run_app
 from stencil_model import fill_counts, stencil_counts
 
 
 def report_of(directory, *files):
-    out = gmprof("report", "--json", *files, cwd=directory)
-    return json.loads(out.stdout)
+    return report_json(directory, *files)
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +47,7 @@ def test_selected_launch_matches_model(stencil_second):
 def test_whole_program_equals_single_launch(app_build):
     """The same kernel and launch through `gmprof profile` (the Python path): every array's
     counts per element, and every site's executions, are equal."""
-    from gmprof.passes.plan import Mode
+    from gmprof.mode import Mode
     from gmprof.runtime.session import Profiler
 
     for mode in ("default", "basic"):
@@ -74,7 +73,7 @@ def test_whole_program_equals_single_launch(app_build):
         from gmprof.report.render import to_json
 
         ref = to_json(single, include_counts=True)
-        full = json.loads(gmprof("report", "--json", out, cwd=d).stdout)
+        full = report_of(d, out)
         assert [x["name"] for x in whole["arrays"]] == [x["name"] for x in ref["arrays"]]
         model = stencil_counts(40, 24)
         for got, want in zip(whole["arrays"], ref["arrays"]):

@@ -46,13 +46,15 @@ def test_merge_sums_counts_and_executions():
 def test_json_csv_html():
     r = make_report()
     data = json.loads(json_text(r, include_counts=True))
-    assert data["schema"] == "gmprof.report/1"
-    (arr,) = data["arrays"]
+    assert data["schema"] == "gmprof.run/1"
+    (kernel,) = data["kernels"]
+    assert kernel["schema"] == "gmprof.report/1" == to_json(r)["schema"]
+    (arr,) = kernel["arrays"]
     assert arr["counts"] == [0, 1, 2, 5] and arr["label"] == "exact"
-    assert data["run"]["overhead"] == pytest.approx(0.5)
-    assert "tile,shared,float,2x2" in csv_text(r)
+    assert kernel["run"]["overhead"] == pytest.approx(0.5)
+    assert "k,tile,shared,float,2x2" in csv_text(r)
     page = html_text(r)
-    assert page.startswith("<!doctype html>") and "data:image/png;base64," in page
+    assert page.startswith("<!doctype html>") and "<svg" in page
 
 
 def test_wide_shared_elements_shown_per_element():
@@ -89,3 +91,54 @@ def test_bad_dims():
         parse_dim3("0,4", "grid")
     with pytest.raises(GmprofError, match="positive integers"):
         parse_dim3("a", "block")
+
+
+def test_merge_never_changes_the_merged_reports_arrays():
+    a, b = make_report(), make_report()
+    before = b.array("tile").counts.copy()
+    a.merge(b)
+    a.merge(b)
+    np.testing.assert_array_equal(b.array("tile").counts, before)
+    assert a.array("tile").accesses == 3 * int(before.sum())
+    assert [x["grid"] for x in a.launches_list()] == [[1, 1, 1]] * 3
+
+
+def test_merge_keeps_every_launchs_warnings():
+    from gmprof.errors import Diagnostic
+
+    a, b = make_report(), make_report()
+    b.warnings.append(Diagnostic("outputs-differ", "out differs"))
+    a.merge(b)
+    assert [w.kind for w in a.warnings] == ["outputs-differ"]
+
+
+def test_summary_agrees_with_the_properties():
+    for thr in (None, 2, 100):
+        a = make_report((0, 1, 300, 255), threshold=thr).array("tile")
+        s = a.summary()
+        assert s == {"accesses": a.accesses, "min": a.min, "max": a.max,
+                     "mean": pytest.approx(a.mean), "untouched": a.untouched,
+                     "at_threshold": a.saturated}
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=st.integers(1, 200), cols=st.integers(1, 200), seed=st.integers(0, 2 ** 16))
+def test_heat_grid_blocks_match_a_plain_loop(rows, cols, seed):
+    from gmprof.report.heatgrid import MAX_CELLS_2D, heat_grid
+
+    g = np.random.default_rng(seed).integers(0, 50, (rows, cols))
+    hg = heat_grid(g)
+    by, bx = hg["block"]
+    assert -(-rows // by) <= MAX_CELLS_2D and -(-cols // bx) <= MAX_CELLS_2D
+    for i in range(0, rows, by):
+        for j in range(0, cols, bx):
+            cell = g[i:i + by, j:j + bx]
+            got = hg["mean"][i // by][j // bx]
+            assert got == pytest.approx(round(cell.mean(), 4))
+            if hg["min"] is not None:
+                assert hg["min"][i // by][j // bx] == cell.min()
+                assert hg["max"][i // by][j // bx] == cell.max()

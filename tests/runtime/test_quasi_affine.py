@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gmprof
-from gmprof.passes.plan import Mode
+from gmprof.mode import Mode
 
 KERNELS = r"""
 #define TILE_X 8
@@ -106,7 +106,7 @@ def test_quotients_that_are_not_integer_indices_stay_dynamic():
             "}\n")
     program = analyze(load(text=text, name="k.cu"))
     by_line = {(sc.site.location.line, sc.site.text): sc
-               for sc in program.extra["kernels"]["k"].classes}
+               for sc in program.kernels["k"].classes}
     assert not by_line[(2, "a[(int)(threadIdx.x / h)]")].static
     assert not by_line[(5, "a[j]")].static
     assert by_line[(5, "b[t]")].static

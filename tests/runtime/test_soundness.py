@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from gmprof.driver import load_sample
-from gmprof.passes.plan import Mode
+from gmprof.mode import Mode
 from gmprof.runtime.samples import run_sample, sample_profiler
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,16 +89,16 @@ def test_uniformity_and_static_claims_per_site(name):
             continue
         saved = {k: v.copy() for k, v in arrays.items()}
         # the static counts of the default plan, then the trace on the same inputs
-        prof.launch(launch.kernel, launch.grid3, launch.block3,
-                    [saved[a] if isinstance(a, str) else a for a in launch.args],
-                    launch.shared_mem, mode=Mode())
-        static = dict(prof.last_static)
-        rep = prof.launch(launch.kernel, launch.grid3, launch.block3, args, launch.shared_mem,
-                          mode=Mode.parse("trace"))
-        records = prof.last_trace
+        static = prof.profile_launch(launch.kernel, launch.grid3, launch.block3,
+                                     [saved[a] if isinstance(a, str) else a
+                                      for a in launch.args],
+                                     launch.shared_mem, mode=Mode()).static
+        traced = prof.profile_launch(launch.kernel, launch.grid3, launch.block3, args,
+                                     launch.shared_mem, mode=Mode.parse("trace"))
+        records = traced.trace
         kernel = launch.kernel.split("<")[0]
-        ka = prof.program.extra["kernels"][kernel]
-        plan = prof.last_plan
+        ka = prof.program.kernels[kernel]
+        plan = traced.plan
         for sc in ka.classes:
             site = sc.site
             sp = plan.sites[site]

@@ -1,6 +1,6 @@
 """What a profiled launch found besides its counts: failed checks and warnings, on the report.
 
-Stage: host runtime, after the report is built. Input: the report, the plan and the launch's
+Stage: report, after the counters are decoded (report/decode.py). Input: the report, the plan and the launch's
 static counts (which sites access which array), the arguments, the arrays whose outputs differ
 between the native and instrumented runs, the writes past the ends of arrays that the CPU
 backend's red zones caught in the native run, and the backend's launch diagnostics. Output: on
@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from gmprof.errors import Diagnostic
 
+from .decode import site_in_kernel
 
-def _sites_of(profiler, plan, kernel, name):
-    ka = profiler.program.extra["kernels"][kernel]
+
+def _sites_of(plan, kernel, ka, name):
     return [sp for sp in plan.site_list if sp.slot is not None and sp.slot.name == name
-            and profiler._site_in_kernel(sp.site, kernel, ka)]
+            and site_in_kernel(sp.site, kernel, ka)]
 
 
 def _describe(sp) -> str:
@@ -32,9 +33,9 @@ def _describe(sp) -> str:
     return f"{site.location} `{site.text}` ({site.kind})"
 
 
-def add_findings(report, profiler, plan, prepared, slots, largs, differ, native_writes,
+def add_findings(report, plan, kernel: str, ka, static: dict, largs, differ, native_writes,
                  diagnostics) -> None:
-    kernel = prepared.kernel
+    """ka: the kernel's KernelAnalysis; static: SiteClass -> StaticCount at this launch."""
     seen = {(w.kind, w.message) for w in report.warnings}
 
     def add(d: Diagnostic) -> None:
@@ -52,7 +53,7 @@ def add_findings(report, profiler, plan, prepared, slots, largs, differ, native_
 
     # out of range: static sites know their own count; hooked sites count per array
     static_oor = {}
-    for sc, count in prepared.static.items():
+    for sc, count in static.items():
         if getattr(count, "out_of_range", 0):
             static_oor[sc.site] = static_oor.get(sc.site, 0) + int(count.out_of_range)
     caught = {}
@@ -62,7 +63,7 @@ def add_findings(report, profiler, plan, prepared, slots, largs, differ, native_
         [n for n in caught if n not in {a.name for a in report.arrays if a.out_of_range}]
     for name in names:
         arr = next((a for a in report.arrays if a.name == name), None)
-        sites = _sites_of(profiler, plan, kernel, name)
+        sites = _sites_of(plan, kernel, ka, name)
         exact = [sp for sp in sites if sp.site in static_oor]
         writes = [sp for sp in sites if sp.site.kind in ("write", "read-write")]
         parts = []

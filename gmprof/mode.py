@@ -1,0 +1,127 @@
+"""Mode: the user's choice of how to count, as the paper names it (basic, SA, NA, SM, TH), plus
+gmprof's own options (counter width, enhanced live ranges, sampling, trace, what to profile).
+
+Configuration, read by every stage after analysis: the planner (which sites get hooks), the
+rewriter (the GMPROF_* macros), the runtime (counter layout) and the report (count labels).
+Mode.parse reads the command line's and the API's spelling (`SA-NA-SM-TH`); an invalid
+combination is a GmprofError.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gmprof.errors import GmprofError
+
+
+@dataclass(frozen=True)
+class Mode:
+    """The paper's optimisations as flags, plus ours. Names: basic, SA, NA, SM, TH."""
+
+    sa: bool = True
+    na: bool = False
+    sm: bool = True
+    threshold: int | None = None
+    counter_bits: int = 32
+    enhanced: bool = False
+    sampling: float | None = None
+    sampler: str = "rng"  # 'rng' (a register generator) or 'paper' (a 0/1 sequence)
+    trace: bool = False
+    profile: str = "both"  # 'shm', 'dm' or 'both'
+    # False: no site is left to a formula (every site gets a hook; loop-invariant sites are
+    # weighted). The soundness tests use it to check the loop-invariance claims on their own.
+    static_counts: bool = True
+
+    @property
+    def exact(self) -> bool:
+        return not self.na and self.sampling is None and self.threshold is None
+
+    @property
+    def name(self) -> str:
+        if self.trace:
+            return "trace"
+        parts = []
+        if self.sa:
+            parts.append("SA")
+        if self.na:
+            parts.append("NA")
+        if self.sm:
+            parts.append("SM")
+        if self.threshold is not None:
+            parts.append("TH")
+        base = "-".join(parts) or "basic"
+        if self == Mode(profile=self.profile):
+            base = "default"
+        if not self.static_counts:
+            base += " (no static counts)"
+        extra = []
+        if self.counter_bits != 32:
+            extra.append(f"{self.counter_bits}-bit")
+        if self.enhanced:
+            extra.append("enhanced")
+        if self.sampling is not None:
+            extra.append(f"sampling {self.sampling:g} ({self.sampler})")
+        return base + (f" [{', '.join(extra)}]" if extra else "")
+
+    @staticmethod
+    def parse(text: str, *, threshold=None, counter_bits=32, enhanced=False, sampling=None,
+              sampler="rng", profile="both") -> "Mode":
+        """`default`, `basic`, `trace`, or flags joined by '-' or '+': SA, NA, SM, TH
+        (`SA-NA-SM-TH`, the paper's names)."""
+        text = (text or "default").strip()
+        if counter_bits not in (8, 16, 32):
+            raise GmprofError(f"--counter-bits must be 8, 16 or 32, not {counter_bits}")
+        if profile not in ("shm", "dm", "both"):
+            raise GmprofError(f"--profile must be shm, dm or both, not {profile!r}")
+        if sampling is not None and not (0.0 < sampling <= 1.0):
+            raise GmprofError(f"the sampling rate must be in (0, 1], not {sampling}")
+        if sampler not in ("rng", "paper"):
+            raise GmprofError(f"--sampler must be rng or paper, not {sampler!r}")
+        low = text.lower()
+        if low == "default":
+            flags = {"sa", "sm"}
+        elif low == "basic":
+            flags = set()
+        elif low == "trace":
+            return Mode(sa=False, sm=False, trace=True, profile=profile)
+        else:
+            flags = set()
+            for part in re.split(r"[-+, ]+", low):
+                if part in ("basic", ""):
+                    continue
+                if part not in ("sa", "na", "sm", "th"):
+                    raise GmprofError(f"unknown mode {part!r} in {text!r}: use default, basic, "
+                                      "trace, or SA, NA, SM, TH joined by '-'")
+                flags.add(part)
+        if "th" in flags and threshold is None:
+            threshold = 255 if counter_bits == 8 else 65535 if counter_bits == 16 else 255
+        if threshold is not None:
+            flags.add("th")
+            if threshold < 1:
+                raise GmprofError(f"the threshold must be at least 1, not {threshold}")
+            limit = (1 << counter_bits) - 1
+            if threshold > limit:
+                raise GmprofError(f"threshold {threshold} does not fit {counter_bits}-bit "
+                                  f"counters (at most {limit})")
+        elif counter_bits != 32:
+            raise GmprofError(f"{counter_bits}-bit counters need a threshold (--threshold N "
+                              "or mode TH)")
+        return Mode(sa="sa" in flags, na="na" in flags, sm="sm" in flags,
+                    threshold=threshold if "th" in flags else None, counter_bits=counter_bits,
+                    enhanced=enhanced, sampling=sampling, sampler=sampler, profile=profile)
+
+    def defines(self, sm: bool | None = None) -> dict:
+        """The GMPROF_* macros for this mode (SM may be overridden at launch)."""
+        use_sm = self.sm if sm is None else sm
+        return {
+            "GMPROF_SM": int(use_sm and not self.trace),
+            "GMPROF_ATOMIC": int(not self.na),
+            "GMPROF_COUNTER_BITS": self.counter_bits,
+            "GMPROF_THRESHOLD": self.threshold or 0,
+            "GMPROF_SAMPLING": int(self.sampling is not None),
+            "GMPROF_TRACE": int(self.trace),
+            "GMPROF_ENHANCED": int(self.enhanced),
+        }
+
+
+__all__ = ["Mode"]

@@ -1,0 +1,226 @@
+"""The run document (gmprof.run/1) as text for a terminal or a pipe.
+
+Stage: report. Takes the document (gmprof.report.document) and a rich Console; prints, per
+kernel, the launch, per-array counts, per-site executions and, with source=True, the source
+view. Nothing is cut: tables fit the console (80 columns when piped, see tables.py), paths are
+relative to the working directory, columns that carry nothing are left out, timings are shown
+only where they were measured more than once, and every count says how it was obtained
+(exact, thresholded >=THR, sampled with its rate, approximate).
+"""
+from __future__ import annotations
+
+from .source import _split_location, display_path, line_rows
+from .tables import FOLD, NUM, WORD, Col, print_table
+
+
+def fmt_count(value, threshold=None) -> str:
+    """A count as text: thousands separated, `>=THR` at or above the threshold."""
+    if value is None:
+        return ""
+    if threshold is not None and value >= threshold:
+        return f">={threshold}"
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.2f}"
+    return f"{int(value):,}"
+
+
+def fmt_ms(v) -> str:
+    return "-" if v is None else f"{v:.3f} ms"
+
+
+def dim3_text(d) -> str:
+    return "(" + ",".join(str(x) for x in d) + ")"  # one word: wrapped whole
+
+
+def lower_bound(a: dict, text: str) -> str:
+    """A sum or mean over counters of which some saturated at the threshold is a lower bound."""
+    return f">={text}" if a.get("at_threshold") and not text.startswith(">=") else text
+
+
+def shape_text(shape) -> str:
+    return "x".join(str(s) for s in shape) if shape else "scalar"
+
+
+def per_text(a: dict) -> str:
+    unit = a.get("counter_unit_bytes")
+    if str(a.get("space", "")).startswith("shared") and unit == 4:
+        return "4-byte word"
+    return f"{unit}-byte element" if unit == a.get("elem_size") else f"{unit}-byte unit"
+
+
+def location_text(location: str, single_file: str | None) -> str:
+    where = _split_location(location)
+    if where is None:
+        return str(location)
+    path, line, col = where
+    if single_file is not None and path == single_file:
+        return f"{line}:{col}"
+    return f"{display_path(path)}:{line}:{col}"
+
+
+def timing_measured(kernel: dict) -> bool:
+    """Times are shown only when each was the median of more than one run."""
+    return all((launch.get("timing_repeats") or 0) > 1 for launch in kernel["launches"]) \
+        and kernel["run"].get("native_ms") is not None
+
+
+def launch_shape_text(kernel: dict) -> str:
+    """`grid (4,1,1), block (256,1,1)` when every launch has that shape, else `3 shapes`."""
+    shapes = {(tuple(x["grid"]), tuple(x["block"]), x["shared_mem"])
+              for x in kernel["launches"]}
+    if len(shapes) != 1:
+        return f"{len(shapes)} shapes"
+    grid, block, smem = shapes.pop()
+    text = f"grid {dim3_text(grid)}, block {dim3_text(block)}"
+    return text + (f", {smem:,} bytes of dynamic shared memory" if smem else "")
+
+
+def kernel_heading(kernel: dict) -> list[str]:
+    run = kernel["run"]
+    launches = kernel["launches"]
+    n = len(launches)
+    head = f"kernel {run['kernel']}: {n} launch{'es' if n != 1 else ''}"
+    shape = launch_shape_text(kernel)
+    head += f", {shape}" if not shape.endswith("shapes") else f" of {shape}"
+    head += f", mode {run['mode']}"
+    lines = [head]
+    if timing_measured(kernel):
+        reps = min(x["timing_repeats"] for x in launches)
+        over = run.get("overhead")
+        what = f"median of {reps} runs" + (f", summed over {n} launches" if n > 1 else "")
+        t = (f"time: native {fmt_ms(run['native_ms'])}, instrumented "
+             f"{fmt_ms(run['instrumented_ms'])} ({what})")
+        if over is not None:
+            t += f", overhead {over:.2f}x"
+        if run.get("timing_note"):
+            t += f"; {run['timing_note']}"
+        lines.append(t)
+    lines.append(f"counters: {run['counter_bytes']:,} bytes in {run['counters_in'] or '-'}"
+                 f" ({run['counters_why']})" if run.get("counters_why") else
+                 f"counters: {run['counter_bytes']:,} bytes")
+    ident = [x.get("outputs_identical") for x in launches]
+    if any(v is False for v in ident):
+        lines.append(f"outputs: DIFFER from the uninstrumented kernel's in "
+                     f"{sum(v is False for v in ident)} of {n} launches")
+    elif ident and all(v is True for v in ident):
+        lines.append("outputs: identical to the uninstrumented kernel's" +
+                     (" in every launch" if n > 1 else ""))
+    return lines
+
+
+def array_rows(kernel: dict) -> tuple[list[Col], list[list[str]]]:
+    cols = [Col("array", FOLD), Col("space", WORD, hoist=True, hoist_as="{}"),
+            Col("shape", FOLD), Col("counter per", WORD, hoist=True, hoist_as="one counter per {}"),
+            Col("accesses", NUM), Col("reads", NUM), Col("writes", NUM), Col("min", NUM),
+            Col("max", NUM), Col("mean", NUM),
+            Col("untouched", NUM, drop_if=("0",)),
+            Col("at threshold", NUM, drop_if=("0", "")),
+            Col("out of range", NUM, drop_if=("0",)),
+            Col("counts", WORD, hoist=True, hoist_as="counts {}")]
+    rows = []
+    for a in kernel["arrays"]:
+        thr = a.get("threshold")
+        label = a.get("label_short") or a.get("label", "")
+        if a.get("counts_are", "accesses") != "accesses":
+            label += ", last live range"
+        rows.append([a["name"], a["space"], shape_text(a["shape"]), per_text(a),
+                     lower_bound(a, fmt_count(a["accesses"])), fmt_count(a["reads"]),
+                     fmt_count(a["writes"]), fmt_count(a["min"], thr), fmt_count(a["max"], thr),
+                     lower_bound(a, fmt_count(float(a["mean"]), thr)),
+                     fmt_count(a["untouched"]),
+                     fmt_count(a["at_threshold"]) if thr is not None else "",
+                     fmt_count(a["out_of_range"]), label])
+    return cols, rows
+
+
+def site_tables(kernel: dict) -> list[tuple[str, list[Col], list[list[str]]]]:
+    """The access sites, one table per file (in the order the sites come), each titled with
+    its file so a row needs only line:col: a path folded in a narrow column reads badly."""
+    by_file: dict = {}
+    for s in kernel["sites"]:
+        where = _split_location(s["location"])
+        by_file.setdefault(where[0] if where else None, []).append(s)
+    cols = [Col("line:col", FOLD), Col("expression", FOLD), Col("access", WORD),
+            Col("executions", NUM), Col("counted", WORD, hoist=True, hoist_as="counted: {}")]
+    out = []
+    for path, sites in by_file.items():
+        rows = [[location_text(s["location"], path), s["text"], s["kind"],
+                 fmt_count(s["executions"]) if s["executions"] is not None else "-",
+                 s.get("how_text") or s["how"]] for s in sites]
+        title = f"access sites in {display_path(path)}" if path else "access sites"
+        out.append((title, cols, rows))
+    return out
+
+
+def print_source(console, kernel: dict) -> None:
+    for fn in line_rows(kernel):
+        first, last = fn["rows"][0]["line"], fn["rows"][-1]["line"]
+        title = (f"source of {fn['function']}, {display_path(fn['file'])} lines "
+                 f"{first}-{last}: site executions per line")
+        cols = [Col("line", NUM), Col("reads", NUM), Col("writes", NUM),
+                Col("executions", NUM),
+                Col("counted", WORD, hoist=True, hoist_as="counted: {}"),
+                Col("code", FOLD, keep_spaces=True)]
+        rows = []
+        for r in fn["rows"]:
+            counted = ", ".join(h for h in r["how"] if h != "not counted")
+            dash = "-" if r["sites"] and r["executions"] is None else ""
+            rows.append([str(r["line"]), fmt_count(r["reads"]) or dash,
+                         fmt_count(r["writes"]) or dash, fmt_count(r["executions"]) or dash,
+                         counted, r["text"].expandtabs(4)])
+        # lines without sites have no label: hoist only when every labelled line agrees
+        labels = {row[4] for row in rows if row[4]}
+        if len(labels) <= 1:
+            cols[4] = Col("counted", WORD, drop_if=("",))
+            title += f" (counted: {labels.pop()})" if labels else ""
+            for row in rows:
+                row[4] = ""
+        print_table(console, title, cols, rows,
+                    caption="-: not counted (an access to a local array, or one left out by "
+                            "--profile)" if any(r == "-" for row in rows for r in row[1:4])
+                    else "")
+
+
+def render(doc: dict, console, source: bool = False) -> None:
+    from rich.text import Text
+
+    def say(text, style=None):
+        # wrapped between words to the console's width (a pipe's 80 columns), never cut
+        console.print(Text(text, style=style, overflow="fold"), soft_wrap=False)
+
+    sample = doc.get("sample")
+    where = f"{doc.get('backend')}: {doc.get('device')}"
+    if sample:
+        say(f"sample {sample['name']} ({sample['size']}) on {where}", "bold")
+    else:
+        say(f"on {where}", "bold")
+    for kernel in doc["kernels"]:
+        say("")
+        for i, line in enumerate(kernel_heading(kernel)):
+            say(line, "bold" if i == 0 else ("bold red" if "DIFFER" in line else None))
+        cols, rows = array_rows(kernel)
+        notes = []
+        for a in kernel["arrays"]:
+            if a.get("counts_are", "accesses") != "accesses":
+                notes.append(f"{a['name']}: enhanced mode: accesses, min, max, mean and "
+                             "untouched count each word's last live range only; reads and "
+                             "writes count every access")
+        print_table(console, "arrays", cols, rows, split="accesses",
+                    split_title="counts per array")
+        for n in notes:
+            say(n, "yellow")
+        for a in kernel["arrays"]:
+            L = a.get("live_ranges")
+            if L and L.get("ranges"):
+                say(f"live ranges of {a['name']} ({a.get('label_short') or a['label']}, per "
+                    "live range, enhanced mode): "
+                    f"{L['ranges']:,} (word, live range) pairs, {L['accesses']:,} accesses in "
+                    f"them, {L['accesses'] / L['ranges']:,.2f} per pair; pairs by accesses "
+                    f"1, 2, 3, 4, 5-8, 9-16, ...: {', '.join(f'{x:,}' for x in L['histogram'])}")
+        for title, cols, rows in site_tables(kernel):
+            # a long expression folds before `not counted` breaks in two
+            print_table(console, title, cols, rows, order=(FOLD, WORD))
+        if source:
+            print_source(console, kernel)
+        for note in kernel.get("notes", []):
+            say(f"note: {note}", "yellow")

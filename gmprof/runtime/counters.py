@@ -1,0 +1,283 @@
+"""Counters for one launch: their layout, the launch description, and reading them back.
+
+Stage: host runtime, between planning and running. Takes the plan, the checked launch and the
+backend; lays out
+  - a shadow array per profiled device object (one counter per element: unit = the element
+    size, at least 4 bytes), in device memory;
+  - the block's counter area: a header, one execution count per site, then the shared objects'
+    counters (one per 4-byte word, at the mode's counter width) and, in enhanced mode, live-range
+    statistics; in shared memory when it fits the per-block limit beside the kernel's own shared
+    memory (SM), otherwise in device memory, and the report says why;
+fills the launch description (layout.LAUNCH, copied into the module's `__gmprof_launch`), and
+reads the counters back as host arrays for report/decode.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gmprof.errors import GmprofError
+
+from . import layout as LY
+
+TRACE_CAPACITY = 1 << 22
+CLOCK_CAPACITY = 1 << 16
+
+
+@dataclass
+class SlotLayout:
+    """A slot's counters at one launch."""
+
+    slot: object
+    kind: int  # layout.KIND_DEVICE or KIND_SHARED
+    n_counters: int = 0
+    unit: int = 4
+    elem_size: int = 4
+    shape: tuple = ()
+    base: int = 0
+    bytes: int = 0
+    area_offset: int = 0
+    lr_offset: int = 0
+    counters: object = None  # device array (device objects)
+    oor: object = None
+
+
+@dataclass
+class Area:
+    """The block's counter area: its size in 4-byte words, the shared objects' counters in it,
+    where the live-range statistics start, and where it lives."""
+
+    words: int
+    obj_counters: int
+    lr_offset: int
+    sm: bool = False
+    why: str = ""
+    replicas: int = 1
+
+
+def layout_slots(program, plan, li, native) -> dict:
+    """The slots this launch fills, keyed by ('param', index) / ('slot', index).
+    native() -> the native module (where file-scope variables' addresses are found)."""
+    env = li.env
+    facts = li.facts
+    reachable = {facts.name} | {callee.name for _, callee in
+                                program.kernels[facts.name].calls}
+    out: dict = {}
+    profile = plan.mode.profile
+    for slot in plan.slots:
+        obj = slot.object
+        if (profile == "shm" and slot.kind == "device") or \
+                (profile == "dm" and slot.kind == "shared"):
+            continue  # not profiled in this mode: no counters
+        if slot.kind == "device" and slot.kernel == facts.name:
+            idx = next(i for i, p in enumerate(facts.function.params)
+                       if getattr(p, "name", None) == obj.name)
+            arr = li.args[idx]
+            elem = env.elem_size(obj.elem_type, arr)
+            unit = max(elem, 4)
+            nbytes = int(arr.nbytes)
+            out[("param", idx)] = SlotLayout(slot, LY.KIND_DEVICE, -(-nbytes // unit), unit,
+                                             elem, tuple(arr.shape), 0, nbytes)
+        elif slot.kind == "device" and slot.kernel is None:
+            if not any(sp.slot is slot and sp.site.function.name in reachable
+                       for sp in plan.sites.values()):
+                continue
+            module = native()
+            try:
+                addr, size = module.get_global(obj.name)
+            except Exception as exc:
+                raise GmprofError(f"cannot find the file-scope variable {obj.name}: {exc}")
+            elem = env.elem_size(obj.elem_type)
+            unit = max(elem, 4)
+            shape = env.shape(obj)
+            if shape is not None:
+                size = elem * int(np.prod(shape)) if shape else elem
+            else:
+                shape = (size // max(elem, 1),)
+            out[("slot", slot.index)] = SlotLayout(slot, LY.KIND_DEVICE, -(-size // unit), unit,
+                                                   elem, shape, addr, size)
+        elif slot.kind == "shared":
+            if not any(o.function in reachable for o in slot.objects):
+                continue
+            elem = env.elem_size(obj.elem_type)
+            if slot.dynamic:
+                nbytes = li.shared_mem
+                shape = (nbytes // max(elem, 1),)
+            else:
+                shape = env.shape(obj)
+                if shape is None:
+                    raise GmprofError(f"the size of shared array {obj.name} "
+                                      f"({obj.shape_text}) is not known at launch")
+                nbytes = elem * int(np.prod(shape)) if shape else elem
+            out[("slot", slot.index)] = SlotLayout(slot, LY.KIND_SHARED, -(-nbytes // 4), 4,
+                                                   elem, shape, 0, nbytes)
+    return out
+
+
+def area(plan, slots, mode) -> Area:
+    """Offsets in the block's area (sets each shared slot's area_offset and lr_offset)."""
+    size = LY.counter_dtype(mode.counter_bits).itemsize
+    offset = 0
+    for ls in slots.values():
+        if ls.kind == LY.KIND_SHARED:
+            ls.area_offset = offset
+            offset += ls.n_counters
+    words = LY.AREA_HEADER + len(plan.sites) + -(-offset * size // 4)
+    lr_offset = 0
+    if mode.enhanced:
+        lr_offset = words
+        for ls in slots.values():
+            if ls.kind == LY.KIND_SHARED and ls.slot.live_ranges:
+                ls.lr_offset = words
+                words += LY.LR_STRIDE
+        if words == lr_offset:
+            lr_offset = 0
+    return Area(words, offset, lr_offset)
+
+
+def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_blocks: int) -> Area:
+    """SM when the mode asks for it and the area fits beside the kernel's shared memory."""
+    area_bytes = a.words * 4
+    need = static_smem + ((shared_mem + 15) & ~15) + area_bytes
+    sm = mode.sm and not mode.trace
+    why = "SM mode: the block's counters live in shared memory" if sm else \
+        "device memory (" + ("trace mode" if mode.trace else "no SM in this mode") + ")"
+    if sm and need > backend.max_shared_per_block:
+        sm = False
+        why = (f"device memory: the kernel's {static_smem + shared_mem} bytes of shared "
+               f"memory plus {area_bytes} bytes of counters exceed the "
+               f"{backend.max_shared_per_block}-byte limit per block")
+    a.sm, a.why = sm, why
+    a.replicas = LY.area_replicas(n_blocks, sm)
+    return a
+
+
+def dynamic_shared_bytes(a: Area, shared_mem: int) -> int:
+    """The instrumented launch's dynamic shared memory: the user's, then the area in SM."""
+    return ((shared_mem + 15) & ~15) + a.words * 4 if a.sm else shared_mem
+
+
+def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
+    """(the launch description, its buffers): counters allocated, zeroed, their addresses in
+    the description."""
+    counter_t = LY.counter_dtype(mode.counter_bits)
+    area_global = backend.zeros(max(a.words, 1) * a.replicas, np.uint32)
+    unknown_oor = backend.zeros(1, np.uint32)
+    launch = LY.new_launch()
+    launch["flags"] = LY.FLAG_WARP_UNIFORM_OK if block3[0] % 32 == 0 else 0
+    launch["area_words"] = a.words
+    launch["dyn_user_bytes"] = shared_mem
+    launch["n_sites"] = len(plan.sites)
+    launch["obj_counters"] = a.obj_counters
+    launch["lr_offset"] = a.lr_offset
+    launch["area_global"] = backend.address(area_global)
+    launch["area_replicas"] = a.replicas
+    launch["unknown_oor"] = backend.address(unknown_oor)
+    buffers = {"area": area_global, "unknown_oor": unknown_oor,
+               "area_shape": (a.replicas, a.words, len(plan.sites), a.obj_counters)}
+    for ls in slots.values():
+        o = launch["obj"][ls.slot.index]
+        o["kind"] = ls.kind
+        o["n_counters"] = ls.n_counters
+        o["unit"] = ls.unit
+        o["unit_shift"] = ls.unit.bit_length() - 1 if ls.unit & (ls.unit - 1) == 0 else 255
+        ls.oor = backend.zeros(1, np.uint32)
+        o["oor"] = backend.address(ls.oor)
+        if ls.kind == LY.KIND_DEVICE:
+            ls.counters = backend.zeros(max(ls.n_counters, 1), counter_t)
+            o["base"], o["bytes"] = ls.base, ls.bytes
+            o["counters"] = backend.address(ls.counters)
+        else:
+            o["area_offset"] = ls.area_offset
+            o["lr_offset"] = ls.lr_offset
+    if mode.trace:
+        buffers["trace"] = backend.zeros(4 * TRACE_CAPACITY, np.uint64)
+        buffers["trace_count"] = backend.zeros(1, np.uint64)
+        launch["trace"] = backend.address(buffers["trace"])
+        launch["trace_capacity"] = TRACE_CAPACITY
+        launch["trace_count"] = backend.address(buffers["trace_count"])
+    if mode.sampling is not None:
+        threads = block3[0] * block3[1] * block3[2] * grid3[0] * grid3[1] * grid3[2]
+        buffers["sample_state"] = backend.zeros(threads, np.uint32)
+        launch["sample_state"] = backend.address(buffers["sample_state"])
+        launch["sample_threshold"] = min(int(mode.sampling * 2 ** 32), 2 ** 32 - 1)
+        launch["sampler"] = 1 if mode.sampler == "paper" else 0
+        launch["seed"] = 12345
+        seq_len = 1 << 16
+        rng = np.random.default_rng(2024)
+        seq = (rng.random(seq_len) < mode.sampling).astype(np.uint8)
+        buffers["sample_seq"] = backend.to_device(seq)
+        launch["sample_seq"] = backend.address(buffers["sample_seq"])
+        launch["sample_seq_len"] = seq_len
+    if mode.enhanced:
+        buffers["clock"] = backend.zeros(2 * CLOCK_CAPACITY, np.uint64)
+        buffers["clock_count"] = backend.zeros(1, np.uint64)
+        launch["clock_log"] = backend.address(buffers["clock"])
+        launch["clock_capacity"] = CLOCK_CAPACITY
+        launch["clock_count"] = backend.address(buffers["clock_count"])
+    return launch, buffers
+
+
+def point_at(launch, slots, kernel: str, backend, args) -> None:
+    """Aim the kernel's own device-array slots at the arrays of one run (args: that run's
+    copies, by parameter index)."""
+    for key, ls in slots.items():
+        if ls.kind == LY.KIND_DEVICE and ls.slot.kernel == kernel:
+            launch["obj"][ls.slot.index]["base"] = backend.address(args[key[1]])
+
+
+def counter_bytes(slots, area_words: int, mode) -> int:
+    size = LY.counter_dtype(mode.counter_bits).itemsize
+    total = area_words * 4  # the device-memory copies of the area
+    for ls in slots.values():
+        if ls.kind == LY.KIND_DEVICE:
+            total += ls.n_counters * size + 4
+    return total
+
+
+def check_guards(backend, buffers, slots) -> None:
+    """Counters never write outside their buffers: a damaged guard is gmprof's bug."""
+    check = getattr(backend, "check_guards", None)
+    if check is None:
+        return
+    arrays = [v for v in buffers.values() if isinstance(v, np.ndarray)]
+    arrays += [x for ls in slots.values() for x in (ls.counters, ls.oor)
+               if isinstance(x, np.ndarray)]
+    damaged = check(arrays)
+    if damaged:
+        raise RuntimeError(f"gmprof's counters wrote outside their buffers: {damaged}")
+
+
+def read_back(slots, buffers, backend, mode) -> dict:
+    """The counters as host arrays: 'area' (int64 words, replicas folded), 'area_bytes', per
+    device slot its counters, ('oor',) + key per slot, 'unknown_oor', and the trace and clock
+    log counts."""
+    # copies: on the CPU backend "device" buffers are the host arrays themselves, and the
+    # timing repetitions that follow keep counting into them
+    raw = np.array(backend.to_host(buffers["area"]), copy=True)
+    replicas, area_words, n_sites, obj_counters = buffers["area_shape"]
+    if replicas > 1:
+        raw = LY.fold_replicas(raw, replicas, area_words, n_sites, obj_counters,
+                               mode.counter_bits, mode.threshold)
+    out = {"area": raw.astype(np.int64),
+           "unknown_oor": int(backend.to_host(buffers["unknown_oor"])[0])}
+    out["area_bytes"] = raw.view(np.uint8)
+    for key, ls in slots.items():
+        if ls.kind == LY.KIND_DEVICE:
+            out[key] = backend.to_host(ls.counters)[:ls.n_counters].astype(np.int64)
+        out[("oor",) + key] = int(backend.to_host(ls.oor)[0])
+    if mode.trace:
+        n = int(backend.to_host(buffers["trace_count"])[0])
+        out["trace_total"] = n
+        out["trace"] = np.array(backend.to_host(buffers["trace"])[:4 * min(n, TRACE_CAPACITY)],
+                                copy=True).reshape(-1, 4)
+    if mode.enhanced:
+        n = int(backend.to_host(buffers["clock_count"])[0])
+        out["clock_total"] = n
+    return out
+
+
+__all__ = ["SlotLayout", "Area", "layout_slots", "area", "place_area", "dynamic_shared_bytes",
+           "describe", "point_at", "counter_bytes", "check_guards", "read_back",
+           "TRACE_CAPACITY", "CLOCK_CAPACITY"]

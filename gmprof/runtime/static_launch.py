@@ -1,0 +1,103 @@
+"""Static sites at one launch: their formulas evaluated with the launch's values.
+
+Stage: host runtime, after the launch is checked. Takes the kernel's classified sites, the plan
+of the mode (which sites it leaves to a formula), the LaunchInput and a way to ask the native
+module for a file-scope variable's size; returns StaticCounts per SiteClass (counts per counter
+unit, out-of-range accesses, executions: static_counts.py does the counting) and the ids of the
+sites whose formula could not be evaluated at this launch, which are counted on the device
+instead (the caller re-plans with them demoted).
+
+Repeated launches with the same values (iterations of a solver) reuse the counts: the cache is
+keyed by the SiteClass object and everything of the launch a formula can read.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gmprof.passes import symbolic as S
+from gmprof.passes.plan import STATIC
+
+from .static_counts import count_static
+
+
+@dataclass(frozen=True)
+class StaticSites:
+    counts: dict  # SiteClass -> StaticCount
+    demoted: frozenset  # site ids counted on the device at this launch
+
+
+class StaticLaunchCounts:
+    """Evaluates static sites' formulas at launches of one program, with a cache."""
+
+    def __init__(self, program):
+        self.program = program
+        self._cache: dict = {}
+
+    def evaluate(self, plan, li, global_size) -> StaticSites:
+        """global_size(name) -> bytes of a file-scope variable (from the native module)."""
+        ka = self.program.kernels[li.kernel]
+        env = li.env
+        counts: dict = {}
+        demoted = set()
+        for sc in ka.classes:
+            sp = plan.sites.get(sc.site)
+            if sp is None or sp.strategy != STATIC:
+                continue
+            key = (sc, li.grid, li.block, li.shared_mem, tuple(li.template_args),
+                   tuple(sorted((k, _hashable(v)) for k, v in env.scalars.items())),
+                   tuple(int(a.nbytes) for a in li.args if _is_array(a)))
+            try:
+                if key not in self._cache:
+                    self._cache[key] = self._count(ka, sc, li, global_size)
+                counts[sc] = self._cache[key]
+            except S.Unknown:
+                demoted.add(sc.site.id)
+                counts.pop(sc, None)
+        return StaticSites(counts, frozenset(demoted))
+
+    def _count(self, ka, sc, li, global_size):
+        env = li.env
+        target, _ = ka.targets.get(sc, (None, None))
+        obj = target or sc.site.object
+        if obj is None:
+            raise S.Unknown("no target object")
+        # the counter unit and count of the object at this launch
+        if obj.is_shared:
+            if obj.space == "shared_dynamic":
+                nbytes = li.shared_mem
+            else:
+                shape = env.shape(obj)
+                if shape is None:
+                    raise S.Unknown("shared array size unknown")
+                nbytes = int(env.sizeof(obj.elem_type)) * int(np.prod(shape) if shape else 1)
+            unit, n_units, per_word = 4, -(-nbytes // 4), True
+        else:
+            elem = int(env.sizeof(obj.elem_type))
+            unit = max(elem, 4)
+            if obj.space == "device":
+                idx = next(i for i, p in enumerate(li.facts.function.params)
+                           if getattr(p, "name", None) == obj.name)
+                nbytes = int(li.args[idx].nbytes)
+            else:
+                shape = env.shape(obj)
+                if shape is not None:
+                    nbytes = elem * int(np.prod(shape)) if shape else elem
+                else:
+                    nbytes = global_size(obj.name)
+            n_units, per_word = -(-nbytes // unit), False
+        size = int(S.evaluate(sc.formula.access_size, env))
+        return count_static(sc.formula, env, li.grid, li.block, n_units, unit, size, per_word)
+
+
+def _hashable(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _is_array(a) -> bool:
+    return hasattr(a, "nbytes") and hasattr(a, "dtype") and hasattr(a, "shape") and \
+        getattr(a, "ndim", 0) >= 0 and not isinstance(a, np.generic)
+
+
+__all__ = ["StaticLaunchCounts", "StaticSites"]

@@ -1,0 +1,78 @@
+"""Where the emitted translation unit goes: nvcc, NVRTC or the CPU backend's g++.
+
+The one place the backends' differences in the generated text live; the rewriter and emit()
+take a Target and ask it. A Target says
+  device_only      host code is blanked line for line (NVRTC and the CPU backend compile device
+                   code only; `gmprof instrument` without --device-only keeps the host code
+                   for nvcc)
+  system_headers   the <...> includes kept in a device-only unit (the rest are host headers)
+  patches()        the edits this compiler needs besides the counters: the CPU backend has no
+                   `extern __shared__`, so each such declaration becomes
+                   `GMPROF_DYNAMIC_SHARED(T, name);` (runtime_cu/cpu/ defines it)
+
+    extern __shared__ float s[];   ->   GMPROF_DYNAMIC_SHARED(float, s);      (CPU only)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from .patches import REPLACE, Patch
+from .symbols import type_text
+
+# System headers NVRTC can compile (device-side); anything else in <...> is host-only.
+_NVRTC_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cooperative_groups", "cub/", "cuda/",
+                  "curand_kernel.h", "math_constants.h", "mma.h", "cuda_pipeline",
+                  "sm_", "vector_types.h", "vector_functions.h")
+_CPU_HEADERS = ("stdio.h", "stdlib.h", "math.h", "stdint.h", "assert.h", "limits.h", "float.h",
+                "cstdio", "cstdlib", "cmath", "cstdint", "cassert", "climits", "cfloat",
+                "string.h", "cstring")
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    device_only: bool
+    system_headers: tuple
+    dynamic_shared_macro: bool = False  # extern __shared__ -> GMPROF_DYNAMIC_SHARED
+
+    def keeps_system_include(self, body: str) -> bool:
+        name = body.strip()[1:-1].strip() if body.strip().startswith("<") else ""
+        return any(name == h or name.startswith(h) for h in self.system_headers)
+
+    def patches(self, program) -> dict:
+        """SourceFile -> [Patch]: this compiler's edits besides the counters."""
+        out: dict = {}
+        if not self.dynamic_shared_macro:
+            return out
+
+        def replace(decl, source, start, end):
+            t = decl.type
+            while isinstance(t, c_ast.ArrayDecl):
+                t = t.type
+            text = f"GMPROF_DYNAMIC_SHARED({type_text(t)}, {decl.name});"
+            out.setdefault(source, []).append(Patch(start, REPLACE, text, end - start,
+                                                    end=end))
+
+        for facts in program.functions:
+            spans = facts.function.parsed.statement_spans
+            for obj in facts.objects:
+                if not obj.is_shared or obj.function is None:
+                    continue
+                decl = obj.symbol.decl
+                statement = spans.get(decl)
+                if statement is not None and "extern" in (decl.storage or []):
+                    replace(decl, statement.source, statement.start, statement.end)
+        for var in program.tu.variables:
+            if var.space == "__shared__" and var.decl is not None and \
+                    "extern" in (var.decl.storage or []):
+                replace(var.decl, var.source, var.segment.start, var.segment.end)
+        return out
+
+
+NVCC = Target("nvcc", device_only=False, system_headers=_NVRTC_HEADERS)
+NVRTC = Target("nvrtc", device_only=True, system_headers=_NVRTC_HEADERS)
+CPU = Target("cpu", device_only=True, system_headers=_CPU_HEADERS, dynamic_shared_macro=True)
+
+__all__ = ["Target", "NVCC", "NVRTC", "CPU"]

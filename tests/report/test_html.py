@@ -1,0 +1,155 @@
+"""The HTML page and its heat maps, from hand-made reports: shapes, aspect, ticks, hover text,
+uniform arrays, labels, self-containment; and (where the OS has Chromium) that it renders
+without console errors."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from gmprof.report.document import document
+from gmprof.report.heatgrid import heat_grid
+from gmprof.report.heatsvg import LEFT, RIGHT, svg
+from gmprof.report.render import html_text
+from gmprof.report.model import ArrayStats, Report, RunInfo, SiteStats
+
+
+def report_with(*arrays, source=None) -> Report:
+    run = RunInfo("k", "cpu", "CPU backend", "default", (1, 1, 1), (32, 1, 1), 0)
+    sites = [SiteStats(0, "k.cu:3:5", f"{arrays[0].name}[i]", "k", arrays[0].name, "read", 8,
+                       "measured")]
+    r = Report(run, list(arrays), sites)
+    r.source = source
+    return r
+
+
+def arr(name, counts, shape, space="device", **kw) -> ArrayStats:
+    counts = np.asarray(counts, np.int64).ravel()
+    return ArrayStats(name, space, "float", shape, 4, 4, counts, **kw)
+
+
+def heat_svgs(page: str) -> list[str]:
+    return re.findall(r'<svg class="heat".*?</svg>', page, re.S)
+
+
+def plot_size(s: str) -> tuple[float, float]:
+    """The plot area: the outline rectangle drawn around the cells."""
+    m = re.search(r'<rect x="0" y="0" width="([\d.]+)" height="([\d.]+)" fill="none"', s)
+    return float(m.group(1)), float(m.group(2))
+
+
+def test_a_2d_map_keeps_the_declared_aspect_and_integer_ticks():
+    counts = np.arange(16 * 17).reshape(16, 17) % 7
+    page = html_text(report_with(arr("tile", counts, (16, 17), space="shared")))
+    (s,) = heat_svgs(page)
+    w, h = plot_size(s)
+    assert w / h == pytest.approx(17 / 16, rel=1e-3)
+    ticks = re.findall(r'text-anchor="(?:middle|end)">([^<]*)</text>', s)
+    assert ticks and all(re.fullmatch(r"\d+", t) for t in ticks)
+    # hover: every element's index and count (runs of equal counts share a rectangle)
+    assert "<title>tile[0][0]: 0</title>" in s and "<title>tile[15][16]: " in s
+    assert f"tile[3][4]: {counts[3, 4]}" in s
+
+
+def test_a_1d_array_is_a_strip_not_a_square():
+    page = html_text(report_with(arr("v", np.arange(100) % 3, (100,))))
+    (s,) = heat_svgs(page)
+    w, h = plot_size(s)
+    assert w > 10 * h  # one row
+    assert "v[5]: 2" in s
+
+
+def test_a_uniform_array_is_one_line():
+    page = html_text(report_with(arr("ones", np.full(64, 6), (8, 8)),
+                                 arr("other", np.arange(4), (4,))))
+    assert "every element: 6" in page
+    assert len(heat_svgs(page)) == 1  # only `other` has a map
+
+
+def test_a_large_array_is_drawn_in_blocks_with_their_extremes():
+    counts = np.zeros((1000, 300), np.int64)
+    counts[999, 299] = 5
+    hg = heat_grid(counts.reshape(1000, 300))
+    assert hg["block"] == [16, 5] and len(hg["mean"]) == 63 and len(hg["mean"][0]) == 60
+    s = svg(hg, "big", "u")
+    assert "big[992..999][295..299]: mean 0.12, min 0, max 5" in s
+    w, h = plot_size(s)
+    assert w / h == pytest.approx(300 / 1000, rel=1e-3)
+
+
+def test_three_dimensional_indices_on_hover():
+    counts = np.arange(2 * 3 * 4).reshape(2, 3, 4)
+    (s,) = heat_svgs(html_text(report_with(arr("cube", counts, (2, 3, 4)))))
+    assert "cube[1][2][3]: 23" in s and "leading dimensions" in html_text(
+        report_with(arr("cube", counts, (2, 3, 4))))
+
+
+def test_thresholded_counts_read_at_least_in_the_legend_and_tables():
+    a = arr("t", [1, 2, 300, 255], (4,), threshold=255, label="thresholded")
+    page = html_text(report_with(a))
+    assert "&gt;=255" in page and "thresholded" in page
+    assert "t[2..3]: &gt;=255 each" in page  # a run of equal (saturated) counts
+
+
+def test_sampled_labels_carry_the_rate():
+    a = arr("s", [100, 200, 0, 300], (4,), label="sampled", sampling=0.01)
+    page = html_text(report_with(a))
+    assert "sampled rate 0.01" in page and "sampled at rate 0.01" in page
+
+
+def test_source_view_links_arrays():
+    a = arr("tile", np.arange(4), (4,), space="shared")
+    src = [{"function": "k", "file": "k.cu", "first_line": 1,
+            "lines": ["__global__ void k(float *out) {", "  __shared__ float tile[4];",
+                      "  out[0] = tile[threadIdx.x] < 1 ? 1 : 2;", "}"]}]
+    r = report_with(a, source=src)
+    r.sites[0].location = "k.cu:3:13"
+    page = html_text(r)
+    aid = re.search(r'<section class="array" id="([^"]+)"', page).group(1)
+    assert f'<a href="#{aid}">tile</a>[threadIdx.x] &lt; 1' in page  # escaped, linked
+    rows = re.findall(r"<tr[^>]*><td class=\"n\">(\d+)</td>", page)
+    assert rows == ["1", "2", "3", "4"]
+
+
+def test_a_page_is_self_contained_and_escapes_names():
+    a = arr("<b>odd</b>", np.arange(4), (2, 2))
+    page = html_text(report_with(a))
+    assert "<b>odd</b>" not in page and "&lt;b&gt;odd&lt;/b&gt;" in page
+    assert not re.search(r"https?://|<script|<link|<img|@import|url\((?!#)", page)
+
+
+def test_every_kernel_of_a_run_is_on_one_page():
+    r1, r2 = report_with(arr("x", np.arange(4), (4,))), report_with(arr("y", np.arange(4), (4,)))
+    r2.run.kernel = "second"
+    page = html_text(document([r1, r2]))
+    assert page.count('<section id="k0">') == 1 and page.count('<section id="k1">') == 1
+    assert ">second</a>" in page
+
+
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome",
+                                          "chrome") if shutil.which(n)), None)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium (the OS package) on this machine")
+def test_renders_in_headless_chromium_without_console_errors(tmp_path):
+    counts = np.arange(16 * 17).reshape(16, 17) % 7
+    page = tmp_path / "r.html"
+    page.write_text(html_text(report_with(arr("tile", counts, (16, 17)),
+                                          arr("v", np.arange(100), (100,)))))
+    run = subprocess.run([CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox",
+                          "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0
+    assert 'class="heat"' in run.stdout  # the DOM holds the maps
+    console = [l for l in run.stderr.splitlines() if "CONSOLE" in l]
+    assert console == []
+
+
+def test_strip_width_fits_the_svg():
+    s = svg(heat_grid(np.arange(1000)), "v", "u")
+    width = float(re.search(r'<svg class="heat" width="(\d+)"', s).group(1))
+    w, _ = plot_size(s)
+    assert width == pytest.approx(LEFT + w + RIGHT, abs=1)
