@@ -174,18 +174,42 @@ class _Finder:
         return "unsigned" in t or "size_t" in t or any(w.startswith("uint") for w in t)
 
     def _expr_unsigned(self, node) -> bool:
-        for n in X.walk(node):
-            if isinstance(n, c_ast.ID):
-                sym = self.names[n]
-                if sym is not None and sym.decl is not None and self._unsigned(sym.decl):
-                    return True
-                if n.name in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
-                    return True
-            if isinstance(n, c_ast.Constant) and n.type != "char" and "u" in n.value.lower():
+        """Whether C's usual conversions make the expression unsigned (unknown: True, so
+        that the caller refuses)."""
+        if isinstance(node, c_ast.Constant):
+            return node.type != "char" and "u" in node.value.lower()
+        if isinstance(node, c_ast.ID):
+            sym = self.names[node]
+            if sym is not None and sym.kind == MACRO:
+                return self._macro_unsigned(node.name)
+            if sym is None or not isinstance(sym.decl, c_ast.Decl):
                 return True
-            if isinstance(n, c_ast.UnaryOp) and n.op == "sizeof":
+            return self._unsigned(sym.decl)
+        if isinstance(node, c_ast.StructRef):
+            return True  # threadIdx.x and friends are unsigned; members are not followed
+        if isinstance(node, c_ast.ArrayRef):
+            base = node
+            while isinstance(base, c_ast.ArrayRef):
+                base = base.name
+            if not isinstance(base, c_ast.ID):
                 return True
-        return False
+            sym = self.names[base]
+            return sym is None or not isinstance(sym.decl, c_ast.Decl) or \
+                self._unsigned(sym.decl)
+        if isinstance(node, c_ast.BinaryOp):
+            if node.op in ("<<", ">>"):
+                return self._expr_unsigned(node.left)
+            return self._expr_unsigned(node.left) or self._expr_unsigned(node.right)
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~"):
+            return self._expr_unsigned(node.expr)
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and \
+                node.name.name in ("min", "max") and node.args is not None:
+            return any(self._expr_unsigned(a) for a in node.args.exprs)
+        return True
+
+    def _macro_unsigned(self, name: str) -> bool:
+        expr = self.values.program.macro_expression(name)
+        return expr is None or self._expr_unsigned(expr)
 
     # -- the stride ------------------------------------------------------------------------
     def site_stride(self, site) -> tuple[str | None, str]:
@@ -204,6 +228,8 @@ class _Finder:
             sym = self.names[base]
             t = getattr(sym.decl, "type", None) if sym is not None else None
             dims = []
+            if isinstance(t, c_ast.PtrDecl):  # T (*m)[8]: an unsized first dimension
+                dims, t = [None], t.type
             while isinstance(t, c_ast.ArrayDecl):
                 dims.append(t.dim)
                 t = t.type
