@@ -479,7 +479,7 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
 #else
   (void)s;
   if (n == 0u) return p;  // not the loop's first iteration
-  const unsigned total = who_counts<SITE, MODE>(n);
+  const unsigned total = who_counts<SITE, MODE>(n, p);
   if (!total) return p;
   const unsigned w = total / n;  // the lanes this thread counts for
   const Object &o = L().obj[OBJ];
