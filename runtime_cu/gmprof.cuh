@@ -456,6 +456,92 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   return p;
 }
 
+// ---------------------------------------------------------------- range counting
+//
+// An access that walks p, p + D, ..., p + (N - 1) D (elements of T) over the N iterations of a
+// counted loop (passes/ranges.py) is counted once, in the loop's first iteration (N > 0; the
+// other iterations pass N = 0). A contiguous walk (D = +-1, one counter per element) is two
+// updates of the object's difference array, which follows its counters (n_counters + 1
+// entries; the host adds its prefix sum to the counters): +W at the first element, -W after the
+// last, in 32-bit modular arithmetic. Lanes of a warp whose strided walks interleave into one
+// contiguous run (D lanes starting at consecutive elements: `for (j = lo + lane; j < hi;
+// j += 32)`) are merged into one such run. Anything else counts its N elements one by one.
+
+// One access of BYTES bytes at A, W times (what dm() does after deciding who counts).
+__device__ __forceinline__ void count_element(const Object &o, int obj, unsigned long long a,
+                                              unsigned bytes, unsigned w) {
+  if (a < o.base || a - o.base >= o.bytes) { atomicAdd((unsigned *)o.oor, w); return; }
+  const unsigned long long e = o.unit_shift < 64u ? (a - o.base) >> o.unit_shift
+                                                  : (a - o.base) / o.unit;
+  counter_t *c = reinterpret_cast<counter_t *>(o.counters) + e;
+  const unsigned n = bytes <= o.unit ? 1u : (bytes + o.unit - 1) / o.unit;
+  for (unsigned k = 0; k < n; ++k) {
+    if (e + k < o.n_counters) add_to(c + k, w);
+    else atomicAdd((unsigned *)o.oor, w);
+  }
+  (void)obj;
+}
+
+// Elements [lo, hi) of the object, W times each, through the difference array.
+__device__ __forceinline__ void count_run(const Object &o, long long lo, long long hi, unsigned w) {
+  unsigned *diff = reinterpret_cast<unsigned *>(o.counters) + o.n_counters;
+  atomicAdd(diff + lo, w);
+  atomicAdd(diff + hi, 0u - w);
+}
+
+template <int SITE, int OBJ, int MODE, class T>
+__device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s = nullptr) {
+#if GMPROF_TRACE
+  trace(SITE, OBJ, p, sizeof(T));
+  (void)n; (void)d; (void)s;
+#else
+  (void)s;
+  if (n == 0u) return p;  // not the loop's first iteration
+  const unsigned total = who_counts<SITE, MODE>(n, p);
+  if (!total) return p;
+  const unsigned w = total / n;  // the lanes this thread counts for
+  const Object &o = L().obj[OBJ];
+  const unsigned long long a = (unsigned long long)p;
+  // the walk in elements of the object, when T is one element at an element boundary
+  const bool elements = sizeof(T) == o.unit && a >= o.base && a - o.base < o.bytes &&
+                        (o.unit_shift < 64u ? ((a - o.base) & (o.unit - 1)) == 0
+                                            : (a - o.base) % o.unit == 0);
+  const long long e0 = elements ? (long long)((a - o.base) / o.unit) : -1;
+  const long long last = e0 + (long long)(n - 1u) * d;
+  const bool inside = elements && last >= 0 && last < (long long)o.n_counters;
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GMPROF_CPU)
+  if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
+    const unsigned mask = __activemask();
+    if (__any_sync(mask, d > 1 && d <= 32)) {
+      bool ok = inside && d > 1 && d <= 32;
+      const unsigned first = __reduce_min_sync(mask, ok ? (unsigned)e0 : 0xffffffffu);
+      const unsigned dmin = __reduce_min_sync(mask, (unsigned)(ok ? d : 0));
+      const unsigned dmax = __reduce_max_sync(mask, (unsigned)(ok ? d : 0));
+      const unsigned elems = __reduce_add_sync(mask, n);
+      const long long r = e0 - (long long)first;
+      ok = ok && dmin == dmax && r >= 0 && r < d &&
+           (long long)n == ((long long)elems - r + d - 1) / d;
+      const unsigned bits = __reduce_or_sync(mask, ok ? (1u << (unsigned)r) : 0u);
+      if (__all_sync(mask, ok) && __popc(bits) == __popc(mask)) {
+        // the lanes' walks are exactly [first, first + elems), each element once
+        if (lane_id() == (unsigned)(__ffs(mask) - 1))
+          count_run(o, first, (long long)first + elems, w);
+        return p;
+      }
+    }
+  }
+#endif
+  if (inside && (d == 1 || d == -1)) {
+    count_run(o, d > 0 ? e0 : last, (d > 0 ? last : e0) + 1, w);
+    return p;
+  }
+  for (unsigned k = 0; k < n; ++k)
+    count_element(o, OBJ, a + (unsigned long long)((long long)k * d * (long long)sizeof(T)),
+                  (unsigned)sizeof(T), w);
+#endif
+  return p;
+}
+
 // Shared memory: BASE is the array's first byte (the declared array, in scope at the site).
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc = 1u,
