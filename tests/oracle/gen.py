@@ -24,6 +24,7 @@ can tie a mismatch to a family of issue 11 and the generator can leave families 
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 # every feature the generator knows; FAMILIES (harness) maps some of them to issue-11 families
@@ -319,11 +320,11 @@ class Switch(S):
     def c(self, ind):
         out = [f"{ind}switch ({self.e.c()}) {{"]
         for i, (body, ft) in enumerate(self.cases):
-            out.append(f"{ind}case {i}:")
+            # a case's statements in braces: a local declared there must not be jumped over
+            out.append(f"{ind}case {i}: {{")
             for s in body:
                 out += s.c(ind + "  ")
-            if not ft:
-                out.append(f"{ind}  break;")
+            out.append(f"{ind}}}" if ft else f"{ind}  break; }}")
         out.append(f"{ind}default:")
         for s in self.default:
             out += s.c(ind + "  ")
@@ -395,6 +396,8 @@ class Kernel:
     body: list
     helpers: dict = field(default_factory=dict)  # name -> kind ('read' or 'atomic' or 'store')
     features: set = field(default_factory=set)
+    seed: int | None = None
+    alias: str = ""  # a copy renamed (shrinking): the name its helpers were made with
 
     @property
     def threads(self) -> int:
@@ -432,7 +435,11 @@ class Kernel:
             out += s.c(ind)
         out.append(f"{ind}res[t] += acc;")
         out.append("}")
-        return "\n".join(out) + "\n"
+        text = "\n".join(out) + "\n"
+        if self.alias:
+            text = re.sub(rf"(?<![0-9A-Za-z]){re.escape(self.alias)}(?![0-9A-Za-z_])",
+                          self.name, text)
+        return text
 
     # the Python model of one thread
     def python(self) -> str:

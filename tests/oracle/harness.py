@@ -126,6 +126,9 @@ def run_batch(kernels: list, backend: str = "cpu", modes=MODES, log=None) -> lis
             try:
                 report = prof.launch(k.name, k.grid, k.block, args, mode=Mode.parse(mode))
             except Exception as e:  # noqa: BLE001
+                if len(kernels) > 1 and type(e).__name__ == "CompileError":
+                    # one kernel that does not compile fails its whole unit: run each alone
+                    return [m for one in kernels for m in run_batch([one], backend, modes, log)]
                 found.append(Mismatch(k.name, k.seed, mode, f"launch failed: "
                                       f"{type(e).__name__}: {str(e)[:300]}"))
                 continue
