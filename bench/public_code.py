@@ -46,6 +46,7 @@ _DEFINE_LINE = re.compile(r"^[ \t]*#[ \t]*define\b(?:[^\n\\]|\\\n?)*", re.M)
 # body follows (so `__global__ void LAUNCH_BOUNDS(256, 2) k(...) {` names k)
 _KERNEL = re.compile(r"\b__global__\b[^;{}]*?\b([A-Za-z_]\w*)\s*"
                      r"\((?:[^;{}()]|\([^;{}()]*\))*\)[^;{}()]*\{")
+_ACCESS_TEXT = re.compile(r"[\w\])]\s*\[|->|[=(,;{}]\s*\*\s*[\w(]")
 _INCLUDE_NAMES = {"common", "include", "inc", "util", "utils", "utilities"}
 MODES = ("default", "basic")
 
@@ -126,7 +127,7 @@ def one_file(args) -> dict:
     rel = str(path.relative_to(root))
     includes = include_dirs(root, path)
     rec = {"file": rel, "functions": [], "warnings": Counter(), "error": None,
-           "silent": [], "inactive_kernels": 0, "original": None, "instrumented": {}, "seconds": 0.0}
+           "silent": [], "no_sites": [], "inactive_kernels": 0, "original": None, "instrumented": {}, "seconds": 0.0}
     t0 = time.perf_counter()
     try:
         pipeline = Pipeline()
@@ -149,6 +150,17 @@ def one_file(args) -> dict:
                                      fn.parsed is not None, fn.error.message if fn.error else ""))
             if fn.parsed is None and f"{fn.name}:" not in named:
                 rec["silent"].append(f"{fn.name}: not parsed, no warning")
+        # parsed functions with no access site although their text shows a subscript, `->` or
+        # a dereference: each is either right (a local array, a member call) or a lost access
+        sites = {facts.function: len(facts.sites) for facts in program.functions}
+        for fn in tu.functions:
+            if fn.parsed is None or sites.get(fn, 0) or f"{fn.name}:" in named:
+                continue
+            body = _BLANKABLE.sub(" ", fn.view)
+            body = body[body.find("{"):]
+            if _ACCESS_TEXT.search(body):
+                rec["no_sites"].append(f"{fn.name} ({os.path.basename(fn.source.name)}:"
+                                       f"{fn.source.line_col(fn.segment.start)[0]})")
         seen = Counter(f.name.rsplit("::", 1)[-1] for f in tu.functions if f.is_kernel)
         for f in dict.fromkeys(tu.files):  # a header included twice (guarded) is read once
             for name, offset in text_kernels(f.text):
@@ -256,6 +268,12 @@ def render(name: str, root: Path, recs: list, compile_: bool) -> str:
             out.append(f"\nInstrumented files that do not compile ({len(bad)}):\n")
             for f, m, e in bad:
                 out.append(f"- `{f}` [{m}]: {e}")
+    no_sites = sorted({(r["file"].rsplit("/", 1)[0], s) for r in recs for s in r["no_sites"]})
+    if no_sites:
+        out.append(f"\nParsed, no site, no warning, though the text shows `[`, `->` or `*` "
+                   f"({len(no_sites)}):\n")
+        for d, s in no_sites:
+            out.append(f"- `{d}`: {s}")
     if silent:
         out.append(f"\nSilently uninstrumented ({len(silent)}):\n")
         for f, s in silent:
