@@ -250,9 +250,10 @@ class InstrumentSource:
             self._insert_before_brace(body, bottom)
         else:
             # a single statement: wrap it with its ';' (expression statements' nodes stop
-            # before it)
+            # before it); outermost at its offsets (span + 2), so counts hoisted before the
+            # statement (span + 1) run after the trip count is computed
             statement = self._statement_span(body)
-            length = statement.end - statement.start
+            length = statement.end - statement.start + 2
             self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ", length))
             self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length))
 
