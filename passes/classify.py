@@ -149,9 +149,14 @@ class Classifier:
         self.frames = frames  # innermost (the site's function) first
         self.inner = frames[0]
 
-    def classify(self, site, chain=()) -> SiteClass:
+    def classify(self, site, chain=(), base=None) -> SiteClass:
+        """base: where the site's object starts relative to the object its counts go to, when
+        the object is a helper's pointer parameter (`put(a + 16, t)`: 16 * sizeof(float)); a
+        Value in the callers' terms, so the address says what the pointer depends on too."""
         values = self.inner.values
         address = AddressOf(values).site(site)
+        if base is not None and address.reason is None:
+            address = Address(values._arith("+", base, address.offset), address.access_type)
         result = SiteClass(site, chain, address)
         offset = address.offset
         deps = offset.deps
