@@ -18,7 +18,7 @@ from pycparser import c_ast
 from .classify import Classifier, Frame, SiteClass
 from .control import ControlGuards
 from .symbols import DEVICE
-from .value_domain import Context
+from .value_domain import UNKNOWN_VALUE, Context
 from .values import ValueAnalysis
 
 _MAX_CALL_DEPTH = 6
@@ -65,7 +65,7 @@ class ClassifyKernels:
         guards = facts.guards
         for site in facts.sites:
             frames = [Frame(facts, values, guards, site.node)] + caller_frames
-            sc = Classifier(frames).classify(site, chain)
+            sc = Classifier(frames).classify(site, chain, self._base(site, bindings))
             result.classes.append(sc)
             result.targets[sc] = self._target(site, sc, bindings, values)
         if len(chain) >= _MAX_CALL_DEPTH:
@@ -125,15 +125,27 @@ class ClassifyKernels:
             return b.object, b.offset
         return obj, None
 
+    @staticmethod
+    def _base(site, bindings):
+        """The offset of a helper's pointer parameter from the caller's object it is bound
+        to; unknown (UNKNOWN_VALUE: nothing is claimed of the address) when the parameter is
+        bound to no object, since the pointer may then differ from thread to thread."""
+        obj = site.object
+        if obj is None:
+            return None
+        if obj in bindings:
+            return bindings[obj].offset
+        if obj.space == DEVICE and not site.function.is_kernel:
+            return UNKNOWN_VALUE
+        return None
+
     def _target(self, site, sc: SiteClass, bindings, values):
         obj = site.object
         if obj is None:
             return (None, None)
         if obj in bindings:
-            b = bindings[obj]
-            offset = values._arith("+", b.offset, sc.address.offset) if b.offset is not None \
-                else sc.address.offset
-            return (b.object, offset)
+            # sc's address already holds the binding's offset (_base)
+            return (bindings[obj].object, sc.address.offset)
         if obj.space == DEVICE and not site.function.is_kernel:
             return (None, None)  # a callee's pointer parameter we could not bind
         return (obj, sc.address.offset)

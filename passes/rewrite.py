@@ -256,14 +256,12 @@ class InstrumentSource:
             self._insert_before_brace(body, bottom)
         else:
             # a single statement: wrap it with its ';' (expression statements' nodes stop
-            # before it)
-            # (spans + 2: outside the counts hoisted before that statement, which read the
-            # trip count this computes)
+            # before it); outermost at its offsets (span + 2), so counts hoisted before the
+            # statement (span + 1) run after the trip count is computed
             statement = self._statement_span(body)
-            length = statement.end - statement.start
-            self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ",
-                                              length + 2))
-            self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length + 2))
+            length = statement.end - statement.start + 2
+            self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ", length))
+            self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length))
 
     def _statement_span(self, node):
         for facts in self.program.functions:

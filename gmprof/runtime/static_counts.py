@@ -130,15 +130,18 @@ def count_static(formula, env, grid, block, n_units: int, unit: int, access_size
                  for cmp, _, ic, _, bc, step in loops]
         for k in range(len(loops)):
             ranges[("iter", k)] = trips[k]
-        # conditions on one variable (`if (tid < K)`) shrink that variable's range instead
-        constraint, addr_const, ranges = _tighten(constraint, addr_terms, addr_const, ranges)
-        if constraint is None:
+        # conditions on one variable (`if (tid < K)`) shrink that variable's range instead;
+        # the tightened (shifted) ranges, address and conditions serve the box alone: when
+        # other conditions remain undecided, the enumeration below takes the launch's own
+        # ranges and the whole condition (`threadIdx.x < R && g >= R`)
+        tight, box_const, box_ranges = _tighten(constraint, addr_terms, addr_const, ranges)
+        if tight is None:
             return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
-        verdict = _always(constraint, ranges, loops, trips)
+        verdict = _always(tight, box_ranges, loops, trips)
         if verdict is False:
             return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
         if verdict is True:
-            return _box(addr_terms, addr_const, ranges, n_units, unit, access_size, per_word,
+            return _box(addr_terms, box_const, box_ranges, n_units, unit, access_size, per_word,
                         touched)
     # Thread and block indices the formula never uses only multiply the counts: enumerate one
     # value of each (a shared-memory site usually does not depend on blockIdx: one block stands
