@@ -31,7 +31,13 @@ def site_in_kernel(site, kernel: str, ka) -> bool:
         callee.function is site.function for _, callee in ka.calls)
 
 
-def count_label(mode) -> str:
+def count_label(mode, measured: bool = True) -> str:
+    """The label of counts that came from `measured` sites (hooks run at run time) or only from
+    static formulas. A formula is proven, so its counts are exact in every mode; a hook's are
+    exact only when nothing was left out or lost: no sampling, no threshold, atomic updates
+    (trace mode logs every access)."""
+    if not measured or mode.trace:
+        return EXACT
     if mode.sampling is not None:
         return SAMPLED
     if mode.na:
@@ -63,8 +69,8 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
     size = LY.counter_dtype(mode.counter_bits).itemsize
     area_bytes = counters["area_bytes"]
     obj_base = (LY.AREA_HEADER + len(plan.sites)) * 4
-    scale = 1.0 / mode.sampling if mode.sampling is not None else None
-    label = count_label(mode)
+    # only sampled counts are scaled by 1/rate: a static formula's counts are added after
+    scale = 1.0 / mode.sampling if mode.sampling is not None and not mode.trace else None
     per_slot: dict = {}
     for key, ls in slots.items():
         if ls.kind == LY.KIND_DEVICE:
@@ -73,7 +79,8 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
             raw = area_bytes[obj_base + ls.area_offset * size:
                              obj_base + (ls.area_offset + ls.n_counters) * size]
             counts = raw.view(LY.counter_dtype(mode.counter_bits)).astype(np.int64)
-        per_slot[ls.slot] = [ls, counts.copy(), counters[("oor",) + key], 0]
+        per_slot[ls.slot] = [ls, counts.copy(), counters[("oor",) + key], 0,
+                             np.zeros(len(counts), np.int64)]
     site_exec = {}
     area = counters["area"]
     for sp in plan.sites.values():
@@ -90,13 +97,13 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         if slot is None or slot not in per_slot:
             continue
         entry = per_slot[slot]
-        n = min(len(entry[1]), len(count.counts))
-        entry[1][:n] += count.counts[:n]
+        n = min(len(entry[4]), len(count.counts))
+        entry[4][:n] += count.counts[:n]
         entry[2] += count.out_of_range
         entry[3] += count.executions
         static_exec[sc.site] = static_exec.get(sc.site, 0) + count.executions
     site_exec.update(static_exec)
-    _arrays(report, plan, per_slot, site_exec, area, info, mode, label, scale)
+    _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale)
     for sp in plan.site_list:
         site = sp.site
         if not site_in_kernel(site, kernel, ka):
@@ -113,28 +120,48 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
     return report, trace
 
 
-def _arrays(report, plan, per_slot, site_exec, area, info, mode, label, scale) -> None:
+def measured_slots(plan, kernel: str, ka) -> set:
+    """The slots that some counted site of this kernel (a hook, not a formula) updates. A site
+    whose object is found at run time (no slot) may update any device slot."""
+    out = set()
+    for sp in plan.sites.values():
+        if sp.strategy not in (HOOK, LR_START) or not site_in_kernel(sp.site, kernel, ka):
+            continue
+        if sp.slot is not None:
+            out.add(sp.slot)
+        else:
+            out.update(s for s in plan.slots if s.kind == "device")
+    return out
+
+
+def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale) -> None:
+    measured = measured_slots(plan, kernel, ka)
     reads: dict = {}
     writes: dict = {}
     for sp in plan.sites.values():
         if sp.slot is None or sp.site not in site_exec:
             continue
         n = site_exec[sp.site]
+        if scale is not None and sp.strategy in (HOOK, LR_START):
+            n = int(round(n * scale))
         if sp.site.kind in ("read", "read-write"):
             reads[sp.slot] = reads.get(sp.slot, 0) + n
         if sp.site.kind in ("write", "read-write"):
             writes[sp.slot] = writes.get(sp.slot, 0) + n
-    for slot, (ls, counts, oor, static_execs) in per_slot.items():
+    for slot, (ls, counts, oor, static_execs, static_counts) in per_slot.items():
         obj = slot.object
         if scale is not None:
             counts = np.rint(counts * scale).astype(np.int64)
+        counts = counts + static_counts
+        # an array only static formulas reach is exact in every mode (and not capped)
+        label = count_label(mode, slot in measured)
         arr = ArrayStats(
             name=slot.name, space=obj.space, elem_type=obj.elem_type, shape=ls.shape,
             elem_size=ls.elem_size, unit=ls.unit, counts=counts,
-            reads=int(reads.get(slot, 0) * (scale or 1)),
-            writes=int(writes.get(slot, 0) * (scale or 1)), out_of_range=oor,
-            label=label, threshold=mode.threshold,
-            sampling=mode.sampling, declared_at=str(obj.location),
+            reads=reads.get(slot, 0), writes=writes.get(slot, 0), out_of_range=oor,
+            label=label, threshold=mode.threshold if label != EXACT else None,
+            sampling=mode.sampling if label == SAMPLED else None,
+            declared_at=str(obj.location),
             where=("shared memory (SM)" if info.counters_in == "shared memory"
                    else "device memory") if ls.kind == LY.KIND_SHARED else "device memory")
         total = max(int(counts.sum()), 1)
@@ -196,4 +223,4 @@ def decode_trace(plan, rec, per_slot, site_exec):
     return (sites, objs, sizes, addrs, rec[:, 2], rec[:, 3])
 
 
-__all__ = ["decode", "decode_trace", "site_in_kernel", "count_label"]
+__all__ = ["decode", "decode_trace", "site_in_kernel", "count_label", "measured_slots"]

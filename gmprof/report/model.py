@@ -19,6 +19,8 @@ EXACT = "exact"
 THRESHOLDED = "thresholded"
 SAMPLED = "sampled"
 APPROXIMATE = "approximate"
+# merging two launches' counts keeps the weaker label (a sum is exact only if both parts are)
+_LABEL_RANK = {EXACT: 0, THRESHOLDED: 1, APPROXIMATE: 2, SAMPLED: 3}
 
 
 @dataclass
@@ -230,6 +232,11 @@ class Report:
                         "writes those of every launch")
                 if note not in self.notes:
                     self.notes.append(note)
+            # a sum is exact only when every part is: the least exact label wins
+            if _LABEL_RANK[a.label] > _LABEL_RANK[mine.label]:
+                mine.label = a.label
+            mine.threshold = mine.threshold if mine.threshold is not None else a.threshold
+            mine.sampling = mine.sampling if mine.sampling is not None else a.sampling
             mine.reads += a.reads
             mine.writes += a.writes
             mine.out_of_range += a.out_of_range
