@@ -182,6 +182,37 @@ __device__ __forceinline__ counter_t *area_counters() {
 
 // ---------------------------------------------------------------- counter updates
 
+#if GMPROF_COUNTER_BITS != 32
+// Compare-and-swap of one narrow (8/16-bit) counter; returns its old value. Only the counter's
+// own bytes are read or written where the hardware allows it: on the CPU backend (one OS thread,
+// no fiber switch inside a hook: a plain read-modify-write) and for 16-bit counters on a GPU
+// (atomicCAS on unsigned short, sm_70+). CUDA has no byte-wide CAS, so an 8-bit counter on a GPU
+// goes through a CAS of its aligned 32-bit word, which leaves the neighbours' bytes as it found
+// them and stays inside the buffer: every counter buffer is a whole number of 32-bit words (the
+// block's area is words; device counter arrays are padded to a word, runtime/counters.py).
+__device__ __forceinline__ unsigned counter_cas(counter_t *c, unsigned assumed, unsigned nv) {
+#if defined(GMPROF_CPU)
+  const unsigned old = *(volatile counter_t *)c;
+  if (old == assumed) *(volatile counter_t *)c = (counter_t)nv;
+  return old;
+#elif GMPROF_COUNTER_BITS == 16 && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700)
+  return atomicCAS((unsigned short *)c, (unsigned short)assumed, (unsigned short)nv);
+#else
+  unsigned *word = (unsigned *)((unsigned long long)c & ~3ull);
+  const unsigned shift = (unsigned)((unsigned long long)c & 3ull) * 8u;
+  const unsigned mask = ((1u << GMPROF_COUNTER_BITS) - 1u) << shift;
+  unsigned old = *(volatile unsigned *)word;
+  for (;;) {
+    const unsigned cur = (old & mask) >> shift;
+    if (cur != assumed) return cur;
+    const unsigned prev = atomicCAS(word, old, (old & ~mask) | (nv << shift));
+    if (prev == old) return cur;
+    old = prev;
+  }
+#endif
+}
+#endif
+
 template <class C>
 __device__ __forceinline__ void add_to(C *c, unsigned inc) {
 #if GMPROF_COUNTER_BITS == 32
@@ -195,26 +226,37 @@ __device__ __forceinline__ void add_to(C *c, unsigned inc) {
   *(volatile unsigned *)c = *(volatile unsigned *)c + inc;
 #endif
 #else
-  // 8/16-bit saturating counters: atomic through a CAS on the aligned 32-bit word.
-#if GMPROF_ATOMIC
-  unsigned *word = (unsigned *)((unsigned long long)c & ~3ull);
-  const unsigned shift = (unsigned)((unsigned long long)c & 3ull) * 8u;
-  const unsigned mask = ((1u << GMPROF_COUNTER_BITS) - 1u) << shift;
-  unsigned old = *(volatile unsigned *)word, assumed;
-  do {
-    unsigned cur = (old & mask) >> shift;
-    if (cur >= (unsigned)GMPROF_THRESHOLD) return;
-    unsigned nv = cur + inc;
-    if (nv > (unsigned)GMPROF_THRESHOLD) nv = GMPROF_THRESHOLD;
-    assumed = old;
-    old = atomicCAS(word, assumed, (old & ~mask) | (nv << shift));
-  } while (old != assumed);
-#else
+  // 8/16-bit saturating counters (a threshold is required), updated at their own width
   unsigned cur = *(volatile C *)c;
+#if GMPROF_ATOMIC
+  for (;;) {
+    if (cur >= (unsigned)GMPROF_THRESHOLD) return;
+    const unsigned nv = inc >= (unsigned)GMPROF_THRESHOLD - cur ? (unsigned)GMPROF_THRESHOLD
+                                                                : cur + inc;
+    const unsigned prev = counter_cas(c, cur, nv);
+    if (prev == cur) return;
+    cur = prev;
+  }
+#else
   if (cur >= (unsigned)GMPROF_THRESHOLD) return;
-  cur += inc;
-  *(volatile C *)c = (C)(cur > (unsigned)GMPROF_THRESHOLD ? GMPROF_THRESHOLD : cur);
+  *(volatile C *)c = (C)(inc >= (unsigned)GMPROF_THRESHOLD - cur ? (unsigned)GMPROF_THRESHOLD
+                                                                 : cur + inc);
 #endif
+#endif
+}
+
+// Set a counter, returning its old value (a live range's start, enhanced mode), at its width: a
+// 32-bit exchange on a narrow counter cleared its neighbours.
+__device__ __forceinline__ unsigned exchange_counter(counter_t *c, unsigned v) {
+#if GMPROF_COUNTER_BITS == 32
+  return atomicExch((unsigned *)c, v);
+#else
+  unsigned cur = *(volatile counter_t *)c;
+  for (;;) {
+    const unsigned prev = counter_cas(c, cur, v);
+    if (prev == cur) return cur;
+    cur = prev;
+  }
 #endif
 }
 
@@ -508,7 +550,7 @@ __device__ __forceinline__ T *lr_start(T *p, const volatile void *base) {
   for (long long w = off >> 2; w <= (off + (long long)sizeof(T) - 1) >> 2; ++w) {
     if (w < 0 || w >= (long long)o.n_counters) { out_of_range(OBJ); continue; }
     counter_t *c = area_counters() + o.area_offset + w;
-    lr_close(o, atomicExch((unsigned *)c, 1u));
+    lr_close(o, exchange_counter(c, 1u));
   }
   return p;
 }
