@@ -83,7 +83,7 @@ enum { LR_BINS = 12, LR_STRIDE = 2 + LR_BINS };
 // Layout shared with the host (gmprof/runtime/layout.py): plain 4- and 8-byte fields only.
 struct Object {
   unsigned long long base;        // device objects: address of the first byte
-  unsigned long long bytes;       // device objects: size of the allocation
+  unsigned long long bytes;       // size of the allocation (device) or the array (shared)
   unsigned long long counters;    // device objects: address of the shadow counters
   unsigned long long oor;         // address of this object's out-of-range counter
   unsigned int kind;              // KIND_*
@@ -495,9 +495,12 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
   const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
   const long long w0 = off >> 2;
   const long long w1 = (off + (long long)sizeof(T) - 1) >> 2;
+  // an access starting past the array's last byte is outside it, even within its last
+  // counter word (the padding bytes of a char array)
+  const bool inside = off >= 0 && (unsigned long long)off < o.bytes;
   counter_t *area = area_counters() + o.area_offset;
   for (long long w = w0; w <= w1; ++w) {
-    if (w >= 0 && w < (long long)o.n_counters) add_to(area + w, total);
+    if (inside && w >= 0 && w < (long long)o.n_counters) add_to(area + w, total);
     else out_of_range(OBJ);
   }
 #endif
@@ -547,8 +550,9 @@ __device__ __forceinline__ T *lr_start(T *p, const volatile void *base) {
   const Object &o = L().obj[OBJ];
   count_site(SITE, 1u);
   const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
+  const bool inside = off >= 0 && (unsigned long long)off < o.bytes;
   for (long long w = off >> 2; w <= (off + (long long)sizeof(T) - 1) >> 2; ++w) {
-    if (w < 0 || w >= (long long)o.n_counters) { out_of_range(OBJ); continue; }
+    if (!inside || w < 0 || w >= (long long)o.n_counters) { out_of_range(OBJ); continue; }
     counter_t *c = area_counters() + o.area_offset + w;
     lr_close(o, exchange_counter(c, 1u));
   }

@@ -211,15 +211,19 @@ def decode_trace(plan, rec, per_slot, site_exec):
     for slot, entry in per_slot.items():
         ls = entry[0]
         if ls.kind == LY.KIND_DEVICE:
-            mask = (addrs >= ls.base) & (addrs < ls.base + ls.bytes) if ls.base else \
+            # the records of its sites, and any (an unresolved pointer's) inside it
+            inside = (addrs >= ls.base) & (addrs < ls.base + ls.bytes) if ls.base else \
                 np.zeros(len(addrs), bool)
-            offsets = (addrs[mask] - np.uint64(ls.base)).astype(np.int64)
-            entry[1], _ = LY.count_units(offsets, sizes[mask], ls.n_counters, ls.unit)
+            mask = inside | (objs == slot.index)
+            offsets = addrs[mask].astype(np.int64) - np.int64(ls.base)
+            entry[1], entry[2] = LY.count_units(offsets, sizes[mask], ls.n_counters, ls.unit,
+                                                nbytes=ls.bytes)
         else:
             # the hooks record shared accesses as byte offsets within the array
             mask = objs == slot.index
             offsets = addrs[mask].astype(np.int64)
-            entry[1], _ = LY.count_units(offsets, sizes[mask], ls.n_counters, 4)
+            entry[1], entry[2] = LY.count_units(offsets, sizes[mask], ls.n_counters, 4,
+                                                nbytes=ls.bytes)
     return (sites, objs, sizes, addrs, rec[:, 2], rec[:, 3])
 
 
