@@ -370,6 +370,53 @@ __device__ __forceinline__ bool in_global(const volatile void *p) {
 #endif
 }
 
+#ifndef GMPROF_SHARED_BASES
+#define GMPROF_SHARED_BASES 0
+#endif
+#if GMPROF_SHARED_BASES
+// Where each shared array starts, for accesses through pointers in device functions (the array
+// itself is not in scope there). Every thread stores the same value: a benign write.
+__shared__ unsigned long long __gmprof_shared_bases[GMPROF_MAX_OBJECTS];
+#endif
+
+__device__ __forceinline__ void register_shared(int slot, const volatile void *p) {
+#if GMPROF_SHARED_BASES
+  __gmprof_shared_bases[slot] = (unsigned long long)p;
+#else
+  (void)slot; (void)p;
+#endif
+}
+
+__device__ __forceinline__ const void *shared_base(int slot) {
+#if GMPROF_SHARED_BASES
+  return (const void *)__gmprof_shared_bases[slot];
+#else
+  (void)slot;
+  return nullptr;
+#endif
+}
+
+// Find a shared array by address (pointers gmprof could not resolve at compile time, which may
+// point into shared memory): the slot whose registered base (this block's) and size hold it,
+// or -1. *off: the byte offset within it.
+__device__ __forceinline__ int find_shared_object(const volatile void *addr, long long *off) {
+#if GMPROF_SHARED_BASES
+  const unsigned long long a = (unsigned long long)addr;
+  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+    const Object &o = L().obj[k];
+    if (o.kind != KIND_SHARED) continue;
+    const unsigned long long b = __gmprof_shared_bases[k];
+    if (b && a >= b && a - b < o.bytes) {
+      *off = (long long)(a - b);
+      return k;
+    }
+  }
+#else
+  (void)addr; (void)off;
+#endif
+  return -1;
+}
+
 // Find a device object by address (pointers gmprof could not resolve at compile time).
 __device__ __forceinline__ int find_device_object(const volatile void *addr) {
   const unsigned long long a = (unsigned long long)addr;
@@ -451,15 +498,41 @@ __device__ __forceinline__ unsigned who_counts(unsigned inc, const volatile void
   return inc * lanes;
 }
 
+// Add `total` to each 4-byte word of shared object `obj` that an access of `size` bytes at byte
+// offset `off` covers.
+__device__ __forceinline__ void add_shared_words(int obj, long long off, unsigned size,
+                                                 unsigned total) {
+  const Object &o = L().obj[obj];
+  const long long w0 = off >> 2;
+  const long long w1 = (off + (long long)size - 1) >> 2;
+  // an access starting past the array's last byte is outside it, even within its last
+  // counter word (the padding bytes of a char array)
+  const bool inside = off >= 0 && (unsigned long long)off < o.bytes;
+  counter_t *area = area_counters() + o.area_offset;
+  for (long long w = w0; w <= w1; ++w) {
+    if (inside && w >= 0 && w < (long long)o.n_counters) add_to(area + w, total);
+    else out_of_range(obj);
+  }
+}
+
+// Device memory, or (OBJ < 0: a pointer gmprof could not resolve) whatever the address holds: a
+// shared array (counted as sm would), a device object, or local memory (not profiled).
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) {
-  if (OBJ < 0 && !in_global(p)) return p;  // not a device-memory access after all
+  long long shared_off = 0;
+  const int shared_obj = OBJ < 0 ? find_shared_object(p, &shared_off) : -1;
+  if (OBJ < 0 && shared_obj < 0 && !in_global(p)) return p;  // local memory
 #if GMPROF_TRACE
-  trace(SITE, OBJ, p, sizeof(T));
+  if (shared_obj >= 0) trace(SITE, shared_obj, (const void *)shared_off, sizeof(T));
+  else trace(SITE, OBJ, p, sizeof(T));
 #else
   if (!sampled(s)) return p;
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
+  if (shared_obj >= 0) {
+    add_shared_words(shared_obj, shared_off, (unsigned)sizeof(T), total);
+    return p;
+  }
   const int obj = OBJ >= 0 ? OBJ : find_device_object(p);
   if (obj < 0) { out_of_range(-1); return p; }
   const Object &o = L().obj[obj];
@@ -491,18 +564,8 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
   if (!sampled(s)) return p;
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
-  const Object &o = L().obj[OBJ];
-  const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
-  const long long w0 = off >> 2;
-  const long long w1 = (off + (long long)sizeof(T) - 1) >> 2;
-  // an access starting past the array's last byte is outside it, even within its last
-  // counter word (the padding bytes of a char array)
-  const bool inside = off >= 0 && (unsigned long long)off < o.bytes;
-  counter_t *area = area_counters() + o.area_offset;
-  for (long long w = w0; w <= w1; ++w) {
-    if (inside && w >= 0 && w < (long long)o.n_counters) add_to(area + w, total);
-    else out_of_range(OBJ);
-  }
+  add_shared_words(OBJ, (long long)((const volatile char *)p - (const volatile char *)base),
+                   (unsigned)sizeof(T), total);
 #endif
   return p;
 }
@@ -579,41 +642,24 @@ __device__ __forceinline__ unsigned trips(long long i, long long b, long long s,
   return (unsigned)n;
 }
 
-#ifndef GMPROF_SHARED_BASES
-#define GMPROF_SHARED_BASES 0
-#endif
-#if GMPROF_SHARED_BASES
-// Where each shared array starts, for accesses through pointers in device functions (the array
-// itself is not in scope there). Every thread stores the same value: a benign write.
-__shared__ unsigned long long __gmprof_shared_bases[GMPROF_MAX_OBJECTS];
-#endif
-
-__device__ __forceinline__ void register_shared(int slot, const volatile void *p) {
-#if GMPROF_SHARED_BASES
-  __gmprof_shared_bases[slot] = (unsigned long long)p;
-#else
-  (void)slot; (void)p;
-#endif
-}
-
-__device__ __forceinline__ const void *shared_base(int slot) {
-#if GMPROF_SHARED_BASES
-  return (const void *)__gmprof_shared_bases[slot];
-#else
-  (void)slot;
-  return nullptr;
-#endif
-}
 
 // ---------------------------------------------------------------- block entry and exit
 
 // Zero the block's counter area (SM mode), at the top of the kernel, where every thread of the
 // block is present; one barrier.
 __device__ __forceinline__ void enter() {
+#if GMPROF_SHARED_BASES
+  // no stale base (shared memory starts undefined; a CPU module's statics keep the last
+  // launch's): an unregistered slot must not match an address in find_shared_object
+  for (unsigned i = linear_tid(); i < GMPROF_MAX_OBJECTS; i += n_threads())
+    __gmprof_shared_bases[i] = 0ull;
+#endif
 #if GMPROF_SM && !GMPROF_TRACE
   unsigned *a = area_words();
   const unsigned words = L().area_words;
   for (unsigned i = linear_tid(); i < words; i += n_threads()) a[i] = 0u;
+#endif
+#if (GMPROF_SM && !GMPROF_TRACE) || GMPROF_SHARED_BASES
   __syncthreads();
 #endif
 }

@@ -18,47 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from gmprof.passes.plan import HOOK, LR_START, NONE, STATIC
+from gmprof.passes.plan import HOOK, LR_START
 from gmprof.runtime import layout as LY
 from gmprof.runtime.counters import CLOCK_CAPACITY, TRACE_CAPACITY
 
-from .model import APPROXIMATE, EXACT, SAMPLED, THRESHOLDED, ArrayStats, Report, SiteStats
-
-
-def site_in_kernel(site, kernel: str, ka) -> bool:
-    """Whether a site runs in a kernel: in its body or in a device function it calls."""
-    return site.function.name == kernel or any(
-        callee.function is site.function for _, callee in ka.calls)
-
-
-def count_label(mode, measured: bool = True) -> str:
-    """The label of counts that came from `measured` sites (hooks run at run time) or only from
-    static formulas. A formula is proven, so its counts are exact in every mode; a hook's are
-    exact only when nothing was left out or lost: no sampling, no threshold, atomic updates
-    (trace mode logs every access)."""
-    if not measured or mode.trace:
-        return EXACT
-    if mode.sampling is not None:
-        return SAMPLED
-    if mode.na:
-        return APPROXIMATE
-    if mode.threshold is not None:
-        return THRESHOLDED
-    return EXACT
-
-
-def _how(sp, mode) -> str:
-    if sp.strategy == STATIC:
-        return "static"
-    if sp.strategy == NONE:
-        return "not counted"
-    if mode.sampling is not None:
-        return "sampled"
-    if mode.threshold is not None:
-        return "thresholded"
-    if mode.na:
-        return "approximate"
-    return "measured"
+from .labels import (count_label, measured_slots, site_how, site_in_kernel, slot_label,
+                     uncounted_slots)
+from .model import ArrayStats, Report, SiteStats
 
 
 def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, demoted,
@@ -108,7 +74,7 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         site = sp.site
         if not site_in_kernel(site, kernel, ka):
             continue
-        how = _how(sp, mode)
+        how = site_how(sp, mode)
         n = site_exec.get(site, 0)
         if scale is not None and how == "sampled":
             n = int(round(n * scale))
@@ -120,22 +86,9 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
     return report, trace
 
 
-def measured_slots(plan, kernel: str, ka) -> set:
-    """The slots that some counted site of this kernel (a hook, not a formula) updates. A site
-    whose object is found at run time (no slot) may update any device slot."""
-    out = set()
-    for sp in plan.sites.values():
-        if sp.strategy not in (HOOK, LR_START) or not site_in_kernel(sp.site, kernel, ka):
-            continue
-        if sp.slot is not None:
-            out.add(sp.slot)
-        else:
-            out.update(s for s in plan.slots if s.kind == "device")
-    return out
-
-
 def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale) -> None:
     measured = measured_slots(plan, kernel, ka)
+    uncounted = uncounted_slots(plan, ka)
     reads: dict = {}
     writes: dict = {}
     for sp in plan.sites.values():
@@ -153,14 +106,15 @@ def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, sca
         if scale is not None:
             counts = np.rint(counts * scale).astype(np.int64)
         counts = counts + static_counts
-        # an array only static formulas reach is exact in every mode (and not capped)
-        label = count_label(mode, slot in measured)
+        label, note = slot_label(slot, mode, measured, uncounted)
+        if note and note not in report.notes:
+            report.notes.append(note)
         arr = ArrayStats(
             name=slot.name, space=obj.space, elem_type=obj.elem_type, shape=ls.shape,
             elem_size=ls.elem_size, unit=ls.unit, counts=counts,
             reads=reads.get(slot, 0), writes=writes.get(slot, 0), out_of_range=oor,
-            label=label, threshold=mode.threshold if label != EXACT else None,
-            sampling=mode.sampling if label == SAMPLED else None,
+            label=label, threshold=mode.threshold if label != "exact" else None,
+            sampling=mode.sampling if label == "sampled" else None,
             declared_at=str(obj.location),
             where=("shared memory (SM)" if info.counters_in == "shared memory"
                    else "device memory") if ls.kind == LY.KIND_SHARED else "device memory")
@@ -227,4 +181,5 @@ def decode_trace(plan, rec, per_slot, site_exec):
     return (sites, objs, sizes, addrs, rec[:, 2], rec[:, 3])
 
 
-__all__ = ["decode", "decode_trace", "site_in_kernel", "count_label", "measured_slots"]
+__all__ = ["decode", "decode_trace", "site_in_kernel", "count_label", "measured_slots",
+           "uncounted_slots"]
