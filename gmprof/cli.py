@@ -25,10 +25,12 @@ import traceback
 from . import bench, cli_commands, cli_report
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
                      EXIT_USAGE, CheckFailed, GmprofError)
+from .version import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gmprof", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"gmprof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     cli_commands.register(sub)
     cli_report.register(sub)

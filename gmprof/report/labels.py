@@ -1,4 +1,5 @@
-"""Labels: how far each count can be trusted, decided in one place.
+"""The labels a count carries (the project's first rule: a count is right or labelled), and
+how each is decided, in one place.
 
 Stage: report, used by the decoder (decode.py). The rule (issue 11): a count is labelled exact
 only when it is proven or counted in full:
@@ -19,7 +20,10 @@ from __future__ import annotations
 
 from gmprof.passes.plan import HOOK, LR_START, NONE, STATIC
 
-from .model import APPROXIMATE, EXACT, SAMPLED, THRESHOLDED
+EXACT = "exact"
+THRESHOLDED = "thresholded"  # saturated at the threshold: printed >=THR
+SAMPLED = "sampled"  # counted on sampled threads, scaled by 1/rate
+APPROXIMATE = "approximate"  # non-atomic updates, or code gmprof cannot see may access it
 
 
 def site_in_kernel(site, kernel: str, ka) -> bool:
@@ -97,5 +101,5 @@ def slot_label(slot, mode, measured: set, uncounted: dict) -> tuple[str, str]:
     return label, ""
 
 
-__all__ = ["count_label", "site_how", "site_in_kernel", "measured_slots", "uncounted_slots",
-           "slot_label"]
+__all__ = ["EXACT", "THRESHOLDED", "SAMPLED", "APPROXIMATE", "count_label", "site_how",
+           "site_in_kernel", "measured_slots", "uncounted_slots", "slot_label"]
