@@ -401,6 +401,9 @@ __device__ __forceinline__ const void *shared_base(int slot) {
 // or -1. *off: the byte offset within it.
 __device__ __forceinline__ int find_shared_object(const volatile void *addr, long long *off) {
 #if GMPROF_SHARED_BASES
+#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
+  if (!__isShared((const void *)addr)) return -1;  // one instruction spares the scan
+#endif
   const unsigned long long a = (unsigned long long)addr;
   for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
     const Object &o = L().obj[k];

@@ -6,7 +6,8 @@ that is not:
   exact        counted atomically at run time, or proven by a static formula
   thresholded  saturated at THR (counts >= THR are shown as `>=THR`)
   sampled      counted for a sample of accesses and scaled by 1/rate
-  approximate  counted with non-atomic updates (the paper's NA): concurrent updates may be lost
+  approximate  counted with non-atomic updates (the paper's NA): concurrent updates may be lost;
+               or code gmprof cannot see may access the array (lower bounds, with a note)
 """
 from __future__ import annotations
 

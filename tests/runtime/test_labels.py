@@ -164,3 +164,17 @@ def test_static_arrays_stay_exact_beside_measured_ones(prof, name, kw, label):
         if label != "sampled" or static_label == "exact":
             np.testing.assert_array_equal(report.array(arr).counts, np.ones(2 * N))
     assert report.array("x").label == label
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["default", "basic", "trace"])
+def test_unresolved_shared_pointers_on_the_gpu(mode):
+    import cupy as cp
+
+    gpu = Profiler(text=SOURCE, name="labels.cu", backend="gpu")
+    out, a, b = cp.zeros(N, cp.float32), cp.ones(N, cp.float32), cp.ones(N, cp.float32)
+    report = gpu.launch("pointers", 1, N, [out, a, b, np.int32(1)], mode=Mode.parse(mode))
+    odd = np.arange(N) % 2 == 1
+    np.testing.assert_array_equal(report.array("s1").counts, 3 + odd)
+    np.testing.assert_array_equal(report.array("s2").counts, 1 + ~odd)
+    assert report.array("s1").label == "exact"
