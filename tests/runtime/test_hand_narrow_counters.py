@@ -75,3 +75,24 @@ def test_device_counter_buffers_are_whole_words_on_a_gpu():
             assert got >= max(n, 1) and got * np.dtype(dtype).itemsize % 4 == 0
             assert (got - 1) * np.dtype(dtype).itemsize < max(n, 1) * np.dtype(dtype).itemsize + 3
             assert C.padded_counters(n, dtype, "cpu") == max(n, 1)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("bits", [8, 16])
+@pytest.mark.parametrize("mode", ["SA-SM-TH", "basic-TH"])
+def test_narrow_counters_on_the_gpu(bits, mode):
+    import cupy as cp
+
+    gpu = Profiler(text=SOURCE, name="narrow.cu", backend="gpu")
+    out, x = cp.zeros(192, cp.float32), cp.ones(192, cp.float32)
+    enhanced = mode.startswith("SA")
+    report = gpu.launch("stage", 3, 64, [out, x],
+                        mode=Mode.parse(mode, threshold=200, counter_bits=bits,
+                                        enhanced=enhanced))
+    tile = report.array("tile")
+    # 3 blocks; per block each word: 3 rounds of 3 accesses (see above)
+    np.testing.assert_array_equal(tile.counts, np.full(64, 9 if enhanced else 27))
+    if enhanced:
+        assert tile.live_ranges["ranges"] == 3 * 64 * 3
+        assert tile.live_ranges["accesses"] == 9 * 64 * 3
+    np.testing.assert_array_equal(report.array("in").counts, np.full(192, 3))
