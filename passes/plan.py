@@ -164,9 +164,8 @@ class PlanCounters:
                             reason=f"not profiled (--profile {mode.profile})")
         if not contexts:
             return SitePlan(site, NONE, slot=slot, reason="not reachable from any kernel")
-        if is_shared and slot is None:
-            return SitePlan(site, NONE, reason="a shared-memory pointer gmprof cannot follow; "
-                            "its accesses are not counted")
+        # a pointer gmprof cannot follow (to one of several shared arrays, or unknown) is not
+        # left uncounted: its hook finds the object from the address at run time
         plan = SitePlan(site, HOOK, "EACH", slot, classes=classes)
         if mode.enhanced and slot is not None and slot.live_ranges:
             lr = site.function and self.program.facts(site.function.name).liveranges

@@ -128,6 +128,10 @@ class InstrumentSource:
                     f"(long long)({sp.range.stride}))")
         else:
             head = f"::gmprof::dm<{site.id}, {obj_index}, {mode}>("
+            if slot is None and any(s.kind == "shared" for s in self.plan.slots):
+                # an unresolved pointer may point into a shared array: the hook finds it by
+                # address among the registered bases
+                self.needs_shared_bases = True
         end_prefix = end_suffix = ""
         if sp.lr_end_of is not None:
             end_prefix = f"(::gmprof::lr_clock({sp.lr_end_of.index}, 1), "
@@ -273,6 +277,14 @@ class InstrumentSource:
     def _kernel(self, facts) -> None:
         body = facts.function.funcdef.body
         prologue = " ::gmprof::enter();"
+        if self.needs_shared_bases:
+            # file-scope shared arrays are in scope here (the hooks' sites are all planned:
+            # needs_shared_bases is final)
+            for slot in self.plan.slots:
+                obj = slot.object
+                if slot.kind == "shared" and obj.function is None:
+                    prologue += (f" ::gmprof::register_shared({slot.index}, "
+                                 f"(const void *)({_address_of(obj)}));")
         if self.plan.mode.sampling is not None:
             prologue += " ::gmprof::Sampler __gmprof_sampler;"
         self._insert_after_brace(body, prologue)

@@ -98,7 +98,7 @@ enum { LR_BINS = 12, LR_STRIDE = 2 + LR_BINS };
 // Layout shared with the host (gmprof/runtime/layout.py): plain 4- and 8-byte fields only.
 struct Object {
   unsigned long long base;        // device objects: address of the first byte
-  unsigned long long bytes;       // device objects: size of the allocation
+  unsigned long long bytes;       // size of the allocation (device) or the array (shared)
   unsigned long long counters;    // device objects: address of the shadow counters
   unsigned long long oor;         // address of this object's out-of-range counter
   unsigned int kind;              // KIND_*
@@ -200,6 +200,37 @@ __device__ __forceinline__ counter_t *area_counters() {
 
 // ---------------------------------------------------------------- counter updates
 
+#if GMPROF_COUNTER_BITS != 32
+// Compare-and-swap of one narrow (8/16-bit) counter; returns its old value. Only the counter's
+// own bytes are read or written where the hardware allows it: on the CPU backend (one OS thread,
+// no fiber switch inside a hook: a plain read-modify-write) and for 16-bit counters on a GPU
+// (atomicCAS on unsigned short, sm_70+). CUDA has no byte-wide CAS, so an 8-bit counter on a GPU
+// goes through a CAS of its aligned 32-bit word, which leaves the neighbours' bytes as it found
+// them and stays inside the buffer: every counter buffer is a whole number of 32-bit words (the
+// block's area is words; device counter arrays are padded to a word, runtime/counters.py).
+__device__ __forceinline__ unsigned counter_cas(counter_t *c, unsigned assumed, unsigned nv) {
+#if defined(GMPROF_CPU)
+  const unsigned old = *(volatile counter_t *)c;
+  if (old == assumed) *(volatile counter_t *)c = (counter_t)nv;
+  return old;
+#elif GMPROF_COUNTER_BITS == 16 && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700)
+  return atomicCAS((unsigned short *)c, (unsigned short)assumed, (unsigned short)nv);
+#else
+  unsigned *word = (unsigned *)((unsigned long long)c & ~3ull);
+  const unsigned shift = (unsigned)((unsigned long long)c & 3ull) * 8u;
+  const unsigned mask = ((1u << GMPROF_COUNTER_BITS) - 1u) << shift;
+  unsigned old = *(volatile unsigned *)word;
+  for (;;) {
+    const unsigned cur = (old & mask) >> shift;
+    if (cur != assumed) return cur;
+    const unsigned prev = atomicCAS(word, old, (old & ~mask) | (nv << shift));
+    if (prev == old) return cur;
+    old = prev;
+  }
+#endif
+}
+#endif
+
 template <class C>
 __device__ __forceinline__ void add_to(C *c, unsigned inc) {
 #if GMPROF_COUNTER_BITS == 32
@@ -213,26 +244,37 @@ __device__ __forceinline__ void add_to(C *c, unsigned inc) {
   *(volatile unsigned *)c = *(volatile unsigned *)c + inc;
 #endif
 #else
-  // 8/16-bit saturating counters: atomic through a CAS on the aligned 32-bit word.
-#if GMPROF_ATOMIC
-  unsigned *word = (unsigned *)((unsigned long long)c & ~3ull);
-  const unsigned shift = (unsigned)((unsigned long long)c & 3ull) * 8u;
-  const unsigned mask = ((1u << GMPROF_COUNTER_BITS) - 1u) << shift;
-  unsigned old = *(volatile unsigned *)word, assumed;
-  do {
-    unsigned cur = (old & mask) >> shift;
-    if (cur >= (unsigned)GMPROF_THRESHOLD) return;
-    unsigned nv = cur + inc;
-    if (nv > (unsigned)GMPROF_THRESHOLD) nv = GMPROF_THRESHOLD;
-    assumed = old;
-    old = atomicCAS(word, assumed, (old & ~mask) | (nv << shift));
-  } while (old != assumed);
-#else
+  // 8/16-bit saturating counters (a threshold is required), updated at their own width
   unsigned cur = *(volatile C *)c;
+#if GMPROF_ATOMIC
+  for (;;) {
+    if (cur >= (unsigned)GMPROF_THRESHOLD) return;
+    const unsigned nv = inc >= (unsigned)GMPROF_THRESHOLD - cur ? (unsigned)GMPROF_THRESHOLD
+                                                                : cur + inc;
+    const unsigned prev = counter_cas(c, cur, nv);
+    if (prev == cur) return;
+    cur = prev;
+  }
+#else
   if (cur >= (unsigned)GMPROF_THRESHOLD) return;
-  cur += inc;
-  *(volatile C *)c = (C)(cur > (unsigned)GMPROF_THRESHOLD ? GMPROF_THRESHOLD : cur);
+  *(volatile C *)c = (C)(inc >= (unsigned)GMPROF_THRESHOLD - cur ? (unsigned)GMPROF_THRESHOLD
+                                                                 : cur + inc);
 #endif
+#endif
+}
+
+// Set a counter, returning its old value (a live range's start, enhanced mode), at its width: a
+// 32-bit exchange on a narrow counter cleared its neighbours.
+__device__ __forceinline__ unsigned exchange_counter(counter_t *c, unsigned v) {
+#if GMPROF_COUNTER_BITS == 32
+  return atomicExch((unsigned *)c, v);
+#else
+  unsigned cur = *(volatile counter_t *)c;
+  for (;;) {
+    const unsigned prev = counter_cas(c, cur, v);
+    if (prev == cur) return cur;
+    cur = prev;
+  }
 #endif
 }
 
@@ -346,6 +388,56 @@ __device__ __forceinline__ bool in_global(const volatile void *p) {
 #endif
 }
 
+#ifndef GMPROF_SHARED_BASES
+#define GMPROF_SHARED_BASES 0
+#endif
+#if GMPROF_SHARED_BASES
+// Where each shared array starts, for accesses through pointers in device functions (the array
+// itself is not in scope there). Every thread stores the same value: a benign write.
+__shared__ unsigned long long __gmprof_shared_bases[GMPROF_MAX_OBJECTS];
+#endif
+
+__device__ __forceinline__ void register_shared(int slot, const volatile void *p) {
+#if GMPROF_SHARED_BASES
+  __gmprof_shared_bases[slot] = (unsigned long long)p;
+#else
+  (void)slot; (void)p;
+#endif
+}
+
+__device__ __forceinline__ const void *shared_base(int slot) {
+#if GMPROF_SHARED_BASES
+  return (const void *)__gmprof_shared_bases[slot];
+#else
+  (void)slot;
+  return nullptr;
+#endif
+}
+
+// Find a shared array by address (pointers gmprof could not resolve at compile time, which may
+// point into shared memory): the slot whose registered base (this block's) and size hold it,
+// or -1. *off: the byte offset within it.
+__device__ __forceinline__ int find_shared_object(const volatile void *addr, long long *off) {
+#if GMPROF_SHARED_BASES
+#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
+  if (!__isShared((const void *)addr)) return -1;  // one instruction spares the scan
+#endif
+  const unsigned long long a = (unsigned long long)addr;
+  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+    const Object &o = L().obj[k];
+    if (o.kind != KIND_SHARED) continue;
+    const unsigned long long b = __gmprof_shared_bases[k];
+    if (b && a >= b && a - b < o.bytes) {
+      *off = (long long)(a - b);
+      return k;
+    }
+  }
+#else
+  (void)addr; (void)off;
+#endif
+  return -1;
+}
+
 // Find a device object by address (pointers gmprof could not resolve at compile time).
 __device__ __forceinline__ int find_device_object(const volatile void *addr) {
   const unsigned long long a = (unsigned long long)addr;
@@ -427,15 +519,41 @@ __device__ __forceinline__ unsigned who_counts(unsigned inc, const volatile void
   return inc * lanes;
 }
 
+// Add `total` to each 4-byte word of shared object `obj` that an access of `size` bytes at byte
+// offset `off` covers.
+__device__ __forceinline__ void add_shared_words(int obj, long long off, unsigned size,
+                                                 unsigned total) {
+  const Object &o = L().obj[obj];
+  const long long w0 = off >> 2;
+  const long long w1 = (off + (long long)size - 1) >> 2;
+  // an access starting past the array's last byte is outside it, even within its last
+  // counter word (the padding bytes of a char array)
+  const bool inside = off >= 0 && (unsigned long long)off < o.bytes;
+  counter_t *area = area_counters() + o.area_offset;
+  for (long long w = w0; w <= w1; ++w) {
+    if (inside && w >= 0 && w < (long long)o.n_counters) add_to(area + w, total);
+    else out_of_range(obj);
+  }
+}
+
+// Device memory, or (OBJ < 0: a pointer gmprof could not resolve) whatever the address holds: a
+// shared array (counted as sm would), a device object, or local memory (not profiled).
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) {
-  if (OBJ < 0 && !in_global(p)) return p;  // not a device-memory access after all
+  long long shared_off = 0;
+  const int shared_obj = OBJ < 0 ? find_shared_object(p, &shared_off) : -1;
+  if (OBJ < 0 && shared_obj < 0 && !in_global(p)) return p;  // local memory
 #if GMPROF_TRACE
-  trace(SITE, OBJ, p, sizeof(T));
+  if (shared_obj >= 0) trace(SITE, shared_obj, (const void *)shared_off, sizeof(T));
+  else trace(SITE, OBJ, p, sizeof(T));
 #else
   if (!sampled(s)) return p;
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
+  if (shared_obj >= 0) {
+    add_shared_words(shared_obj, shared_off, (unsigned)sizeof(T), total);
+    return p;
+  }
   const int obj = OBJ >= 0 ? OBJ : find_device_object(p);
   if (obj < 0) { out_of_range(-1); return p; }
   const Object &o = L().obj[obj];
@@ -553,15 +671,8 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
   if (!sampled(s)) return p;
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
-  const Object &o = L().obj[OBJ];
-  const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
-  const long long w0 = off >> 2;
-  const long long w1 = (off + (long long)sizeof(T) - 1) >> 2;
-  counter_t *area = area_counters() + o.area_offset;
-  for (long long w = w0; w <= w1; ++w) {
-    if (w >= 0 && w < (long long)o.n_counters) add_to(area + w, total);
-    else out_of_range(OBJ);
-  }
+  add_shared_words(OBJ, (long long)((const volatile char *)p - (const volatile char *)base),
+                   (unsigned)sizeof(T), total);
 #endif
   return p;
 }
@@ -609,10 +720,11 @@ __device__ __forceinline__ T *lr_start(T *p, const volatile void *base) {
   const Object &o = L().obj[OBJ];
   count_site(SITE, 1u);
   const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
+  const bool inside = off >= 0 && (unsigned long long)off < o.bytes;
   for (long long w = off >> 2; w <= (off + (long long)sizeof(T) - 1) >> 2; ++w) {
-    if (w < 0 || w >= (long long)o.n_counters) { out_of_range(OBJ); continue; }
+    if (!inside || w < 0 || w >= (long long)o.n_counters) { out_of_range(OBJ); continue; }
     counter_t *c = area_counters() + o.area_offset + w;
-    lr_close(o, atomicExch((unsigned *)c, 1u));
+    lr_close(o, exchange_counter(c, 1u));
   }
   return p;
 }
@@ -637,37 +749,18 @@ __device__ __forceinline__ unsigned trips(long long i, long long b, long long s,
   return (unsigned)n;
 }
 
-#ifndef GMPROF_SHARED_BASES
-#define GMPROF_SHARED_BASES 0
-#endif
-#if GMPROF_SHARED_BASES
-// Where each shared array starts, for accesses through pointers in device functions (the array
-// itself is not in scope there). Every thread stores the same value: a benign write.
-__shared__ unsigned long long __gmprof_shared_bases[GMPROF_MAX_OBJECTS];
-#endif
-
-__device__ __forceinline__ void register_shared(int slot, const volatile void *p) {
-#if GMPROF_SHARED_BASES
-  __gmprof_shared_bases[slot] = (unsigned long long)p;
-#else
-  (void)slot; (void)p;
-#endif
-}
-
-__device__ __forceinline__ const void *shared_base(int slot) {
-#if GMPROF_SHARED_BASES
-  return (const void *)__gmprof_shared_bases[slot];
-#else
-  (void)slot;
-  return nullptr;
-#endif
-}
 
 // ---------------------------------------------------------------- block entry and exit
 
 // Zero the block's counter area (SM mode), at the top of the kernel, where every thread of the
 // block is present; one barrier.
 __device__ __forceinline__ void enter() {
+#if GMPROF_SHARED_BASES
+  // no stale base (shared memory starts undefined; a CPU module's statics keep the last
+  // launch's): an unregistered slot must not match an address in find_shared_object
+  for (unsigned i = linear_tid(); i < GMPROF_MAX_OBJECTS; i += n_threads())
+    __gmprof_shared_bases[i] = 0ull;
+#endif
 #if GMPROF_SM && !GMPROF_TRACE
 #if GMPROF_SM == 2
   if (!(L().flags & FLAG_AREA_SHARED)) return;  // the same for every thread: no barrier skipped alone
@@ -675,6 +768,8 @@ __device__ __forceinline__ void enter() {
   unsigned *a = area_words();
   const unsigned words = L().area_words;
   for (unsigned i = linear_tid(); i < words; i += n_threads()) a[i] = 0u;
+#endif
+#if (GMPROF_SM && !GMPROF_TRACE) || GMPROF_SHARED_BASES
   __syncthreads();
 #endif
 }

@@ -158,6 +158,18 @@ def dynamic_shared_bytes(a: Area, shared_mem: int) -> int:
     return ((shared_mem + 15) & ~15) + a.words * 4 if a.sm else shared_mem
 
 
+def padded_counters(n: int, counter_t, backend_name: str = "gpu") -> int:
+    """Counters to allocate for n: on a GPU a whole number of 32-bit words (at least one),
+    because an 8-bit counter there is updated through a CAS of its aligned word (gmprof.cuh
+    counter_cas), which must not reach past the buffer. The CPU backend's updates touch only
+    the counter's own bytes: no padding, so its red zones (poisoned under AddressSanitizer)
+    start right after the last counter."""
+    size = np.dtype(counter_t).itemsize
+    if backend_name == "cpu":
+        return max(n, 1)
+    return -(-max(n, 1) * size // 4) * 4 // size
+
+
 def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
     """(the launch description, its buffers): counters allocated, zeroed, their addresses in
     the description."""
@@ -186,14 +198,16 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
         o["oor"] = backend.address(ls.oor)
         if ls.kind == LY.KIND_DEVICE:
             # a slot that range sites count into carries its difference array after its
-            # counters (n_counters + 1 entries, see gmprof.cuh's dm_range)
+            # counters (n_counters + 1 entries, see gmprof.cuh's dm_range); padding after both
             extra = ls.n_counters + 1 if ls.slot.ranges else 0
-            ls.counters = backend.zeros(max(ls.n_counters + extra, 1), counter_t)
+            ls.counters = backend.zeros(
+                padded_counters(ls.n_counters + extra, counter_t, backend.name), counter_t)
             o["base"], o["bytes"] = ls.base, ls.bytes
             o["counters"] = backend.address(ls.counters)
         else:
             o["area_offset"] = ls.area_offset
             o["lr_offset"] = ls.lr_offset
+            o["bytes"] = ls.bytes  # the hooks' range check (the last word may be padding)
     if mode.trace:
         buffers["trace"] = backend.zeros(4 * TRACE_CAPACITY, np.uint64)
         buffers["trace_count"] = backend.zeros(1, np.uint64)
@@ -258,7 +272,10 @@ def counter_bytes(slots, area_words: int, mode) -> int:
     total = area_words * 4  # the device-memory copies of the area
     for ls in slots.values():
         if ls.kind == LY.KIND_DEVICE:
-            total += (ls.n_counters * (2 if ls.slot.ranges else 1) + 1) * size + 4
+            extra = ls.n_counters + 1 if ls.slot.ranges else 0
+            total += padded_counters(ls.n_counters + extra,
+                                     LY.counter_dtype(mode.counter_bits)) * \
+                size + 4  # (as a GPU allocates them)
     return total
 
 
@@ -306,6 +323,7 @@ def read_back(slots, buffers, backend, mode) -> dict:
 
 
 __all__ = ["SlotLayout", "Area", "layout_slots", "area", "place_area", "dynamic_shared_bytes",
-           "describe", "point_at", "aim_at_module", "device_counts", "counter_bytes",
+           "describe", "padded_counters", "point_at", "aim_at_module", "device_counts",
+           "counter_bytes",
            "check_guards", "read_back",
            "TRACE_CAPACITY", "CLOCK_CAPACITY"]

@@ -100,10 +100,12 @@ def _bases(terms) -> set:
 
 
 def count_static(formula, env, grid, block, n_units: int, unit: int, access_size: int,
-                 per_word: bool) -> StaticCount:
+                 per_word: bool, nbytes: int | None = None) -> StaticCount:
     """Accesses per counter unit for one static site in one launch.
 
     unit: bytes per counter (4 for shared words; the element size for device arrays).
+    nbytes: the object's size; accesses past it are out of range even inside the last counter
+    unit (the padding of a byte array's last word).
     per_word: shared memory, where an access touches every 4-byte word it covers; for device
     arrays it touches every element it covers.
     """
@@ -142,7 +144,7 @@ def count_static(formula, env, grid, block, n_units: int, unit: int, access_size
             return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
         if verdict is True:
             return _box(addr_terms, box_const, box_ranges, n_units, unit, access_size, per_word,
-                        touched)
+                        touched, nbytes)
     # Thread and block indices the formula never uses only multiply the counts: enumerate one
     # value of each (a shared-memory site usually does not depend on blockIdx: one block stands
     # for all of them).
@@ -169,7 +171,7 @@ def count_static(formula, env, grid, block, n_units: int, unit: int, access_size
     if factor == 0:
         return StaticCount(np.zeros(n_units, np.int64), 0, 0, "enumerate")
     result = _enumerate(formula, addr_terms, addr_const, loops_e, constraint, tuple(grid_e),
-                        tuple(block_e), n_units, unit, access_size, per_word, touched)
+                        tuple(block_e), n_units, unit, access_size, per_word, touched, nbytes)
     if factor != 1:
         result = StaticCount(result.counts * factor, result.out_of_range * factor,
                              result.executions * factor, result.method)
@@ -394,7 +396,8 @@ def _shift(c, lo):
 
 # -- box ------------------------------------------------------------------------------
 
-def _box(terms, const, ranges, n_units, unit, access_size, per_word, touched) -> StaticCount:
+def _box(terms, const, ranges, n_units, unit, access_size, per_word, touched,
+         nbytes=None) -> StaticCount:
     for v, n in ranges.items():
         if n <= 0 and v in terms:
             return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
@@ -426,7 +429,7 @@ def _box(terms, const, ranges, n_units, unit, access_size, per_word, touched) ->
     positions = lo + g * np.arange(span_units, dtype=np.int64)
     nz = np.nonzero(hist)[0]
     return _to_units(positions[nz], hist[nz], n_units, unit, access_size, per_word, touched,
-                     executions, "box")
+                     executions, "box", nbytes)
 
 
 def _strided_box_sum(hist: np.ndarray, a: int, n: int) -> np.ndarray:
@@ -447,7 +450,7 @@ def _strided_box_sum(hist: np.ndarray, a: int, n: int) -> np.ndarray:
 # -- enumeration ----------------------------------------------------------------------
 
 def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, n_units, unit,
-               access_size, per_word, touched) -> StaticCount:
+               access_size, per_word, touched, nbytes=None) -> StaticCount:
     threads = int(block[0]) * int(block[1]) * int(block[2])
     blocks = int(grid[0]) * int(grid[1]) * int(grid[2])
     if blocks * threads > POINTS_BUDGET:
@@ -490,7 +493,7 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
         executions += len(addr)
         if executions > ENUMERATION_BUDGET:
             raise S.Unknown(f"more than {ENUMERATION_BUDGET} executions to enumerate")
-        c, o = _units_of(addr, n_units, unit, access_size, per_word, touched)
+        c, o = _units_of(addr, n_units, unit, access_size, per_word, touched, nbytes)
         counts += c
         oor += o
     return StaticCount(counts, oor, executions, "enumerate")
@@ -566,12 +569,13 @@ def _eval_constraint(c, pts):
 
 # -- from addresses to counters ------------------------------------------------------------
 
-def _units_of(addr, n_units, unit, access_size, per_word, touched):
-    return LY.count_units(addr, access_size, n_units, unit, per_word=per_word, touched=touched)
+def _units_of(addr, n_units, unit, access_size, per_word, touched, nbytes=None):
+    return LY.count_units(addr, access_size, n_units, unit, per_word=per_word, touched=touched,
+                          nbytes=nbytes)
 
 
 def _to_units(positions, weights, n_units, unit, access_size, per_word, touched, executions,
-              method) -> StaticCount:
+              method, nbytes=None) -> StaticCount:
     counts, oor = LY.count_units(positions, access_size, n_units, unit, per_word=per_word,
-                                 touched=touched, weights=weights)
+                                 touched=touched, weights=weights, nbytes=nbytes)
     return StaticCount(counts, oor, executions, method)

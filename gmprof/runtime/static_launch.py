@@ -88,7 +88,8 @@ class StaticLaunchCounts:
                     nbytes = global_size(obj.name)
             n_units, per_word = -(-nbytes // unit), False
         size = int(S.evaluate(sc.formula.access_size, env))
-        return count_static(sc.formula, env, li.grid, li.block, n_units, unit, size, per_word)
+        return count_static(sc.formula, env, li.grid, li.block, n_units, unit, size, per_word,
+                            nbytes)
 
 
 def _hashable(v):
