@@ -34,7 +34,7 @@ FEATURES = (
     "if", "else", "braceless", "switch", "loop_const", "loop_launch", "loop_triangular",
     "loop_geometric", "loop_memread", "loop_csr", "break", "continue", "early_return",
     "shared", "shared_store", "barrier", "atomic", "rmw", "out_store", "local", "grid2d",
-    "grid3d", "block_odd",
+    "grid3d", "block_odd", "atomic_ptr_index_read",
 )
 
 
@@ -325,10 +325,10 @@ class Switch(S):
             for s in body:
                 out += s.c(ind + "  ")
             out.append(f"{ind}}}" if ft else f"{ind}  break; }}")
-        out.append(f"{ind}default:")
+        out.append(f"{ind}default: {{")
         for s in self.default:
             out += s.c(ind + "  ")
-        out.append(f"{ind}  break;")
+        out.append(f"{ind}  break; }}")
         return out + [f"{ind}}}"]
 
     def p(self, ind):
@@ -677,7 +677,13 @@ class Gen:
                 h = f"add_{self.name}"
                 self.helpers[h] = "atomic"
                 return Atomic(self.index(self.H - off), self.expr(1), form, off, h)
-            return Atomic(self.index(self.H), self.expr(1), form)
+            idx = self.index(self.H)
+            if form == "ptr" and _has_load(idx):
+                if self.on("atomic_ptr_index_read"):
+                    self.use("atomic_ptr_index_read")
+                else:
+                    form = "amp"
+            return Atomic(idx, self.expr(1), form)
         if k == "if" and self.on("if"):
             self.use("if")
             brace = not self.coin(0.3, "braceless")
@@ -806,6 +812,13 @@ class Gen:
             self.use("shared")
         return Kernel(self.name, self.grid, self.block, self.D, self.OUT, self.H, self.S, n,
                       dvals, body, dict(self.helpers), set(self.features))
+
+
+def _has_load(e) -> bool:
+    if isinstance(e, Load):
+        return True
+    return any(_has_load(getattr(e, a)) for a in ("a", "b", "cond", "idx")
+               if isinstance(getattr(e, a, None), E))
 
 
 def generate(seed: int, name: str | None = None, disabled=frozenset()) -> Kernel:
