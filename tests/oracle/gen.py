@@ -34,7 +34,7 @@ FEATURES = (
     "if", "else", "braceless", "switch", "loop_const", "loop_launch", "loop_triangular",
     "loop_geometric", "loop_memread", "loop_csr", "break", "continue", "early_return",
     "shared", "shared_store", "barrier", "atomic", "rmw", "out_store", "local", "grid2d",
-    "grid3d", "block_odd", "atomic_ptr_index_read",
+    "grid3d", "block_odd", "atomic_ptr_index_read", "loop_thread_trip_invariant_site",
 )
 
 
@@ -599,6 +599,8 @@ class Gen:
             self.use("short_circuit")
             a, b = self.cond(depth + 1), self.cond(depth + 1)
             if self._thread_only(a) != self._thread_only(b):
+                if not self.on("thread_and_cond"):
+                    return a
                 self.use("thread_and_cond")
             return Bin(r.choice(["&&", "||"]), a, b)
         if k < 0.37:
@@ -645,7 +647,7 @@ class Gen:
             if not self.in_switch:
                 kinds.append("switch")
         if self.loop_depth and not self.in_switch:
-            kinds += ["jump"]
+            kinds += ["jump", "jump"]
         if self.returns_ok and not self.in_switch:
             kinds.append("return")
         kinds.append("local")
@@ -774,7 +776,14 @@ class Gen:
         self.scope.pop()
         if not brace and len(body) == 1:
             self.use("braceless")
-        return For(v, init, cond, step, body, step_e, brace)
+        loop = For(v, init, cond, step, body, step_e, brace)
+        if _thread_trip(loop) and _has_invariant_site(body, v):
+            # one lane's trip count weights a tid-invariant, loop-invariant site (issue 11 has
+            # no family for it: found by this oracle)
+            if not self.on("loop_thread_trip_invariant_site"):
+                return Acc("+=", Num(5))
+            self.use("loop_thread_trip_invariant_site")
+        return loop
 
     # ------------------------------------------------------------ the whole kernel
     def kernel(self) -> Kernel:
@@ -819,6 +828,67 @@ def _has_load(e) -> bool:
         return True
     return any(_has_load(getattr(e, a)) for a in ("a", "b", "cond", "idx")
                if isinstance(getattr(e, a, None), E))
+
+
+_THREADISH = {"tx", "ty", "tz", "tid", "t"}
+
+
+def _syms(e, out=None) -> set:
+    """The names an expression reads (Sym's Python names; loads add their index's)."""
+    out = set() if out is None else out
+    if isinstance(e, Sym):
+        out.add(e.py)
+    for a in ("a", "b", "cond", "idx"):
+        sub = getattr(e, a, None)
+        if isinstance(sub, E):
+            _syms(sub, out)
+    return out
+
+
+def _threadish(names: set) -> bool:
+    # locals and loop variables may hold thread-dependent values: counted as thread-dependent
+    return any(n in _THREADISH or n.startswith(("v", "j")) for n in names)
+
+
+def _thread_trip(loop) -> bool:
+    names = _syms(loop.init) | _syms(loop.cond) - {loop.var}
+    if loop.step_e is not None:
+        names |= _syms(loop.step_e)
+    return _threadish(names)
+
+
+def _has_invariant_site(body: list, var: str) -> bool:
+    """Whether a site in the loop body has an address free of thread indices and of the loop
+    variable (a tid-invariant, loop-invariant site)."""
+    def sites_e(e):
+        if isinstance(e, Load):
+            yield e
+        for a in ("a", "b", "cond", "idx"):
+            sub = getattr(e, a, None)
+            if isinstance(sub, E):
+                yield from sites_e(sub)
+
+    def sites_s(stmts):
+        for st in stmts:
+            for a in ("e", "idx", "val", "cond", "init", "step_e"):
+                sub = getattr(st, a, None)
+                if isinstance(sub, E):
+                    yield from sites_e(sub)
+            if isinstance(st, (Store, Atomic)):
+                yield st
+            for a in ("then", "els", "body", "default"):
+                sub = getattr(st, a, None)
+                if isinstance(sub, list):
+                    yield from sites_s(sub)
+            if isinstance(st, Switch):
+                for b, _ in st.cases:
+                    yield from sites_s(b)
+
+    for site in sites_s(body):
+        names = _syms(site.idx)
+        if not _threadish(names | ({"j"} if var in names else set())):
+            return True
+    return False
 
 
 def generate(seed: int, name: str | None = None, disabled=frozenset()) -> Kernel:

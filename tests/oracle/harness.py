@@ -35,7 +35,12 @@ KNOWN_WRONG = {
     "braceless_loop_invariant": {"braceless"},
     "helper_offset_pointer": {"helper_read_offset", "helper_atomic_offset"},
     "ldg_not_a_site": {"ldg"},
+    "thread_only_and_condition": {"thread_and_cond"},
     # found by the oracle
+    # a tid-invariant, loop-invariant site (counted once with the loop's trip count) in a loop
+    # whose trip count differs between threads (`for (j = threadIdx.x; j < n; j += blockDim.x)
+    # { acc += d[d[3]]; }`, `j < threadIdx.x % 3`): one lane's trip count weights the group
+    "uniform_site_thread_dependent_trip": {"loop_thread_trip_invariant_site"},
     # a site in a __device__ function with one caller is planned static and counted 0 in
     # default and SA modes, offset or not (`ld(d, 0)`, `ld(d, threadIdx.x)`)
     "helper_site_static_zero": {"helper_read", "helper_atomic"},
