@@ -2,7 +2,13 @@
 its exact counts, profiled by gmprof in every mode asked for; print every mismatch.
 
     python3 bench/oracle.py --count 1000 --seed 0 [--backend cpu|gpu] [--modes default,SA,...]
-                            [--all-features] [--shrink DIR] [--list-features]
+                            [--all-features] [--shrink DIR] [--counts-out FILE] [--jobs J]
+    python3 bench/oracle.py --compare cpu.json gpu.json     # two --counts-out files
+
+The GPU check of issue 11 (the first 300 kernels, the same counts on both backends):
+    python3 bench/oracle.py --backend gpu --count 300 --counts-out gpu.json
+    python3 bench/oracle.py --backend cpu --count 300 --counts-out cpu.json
+    python3 bench/oracle.py --compare cpu.json gpu.json
 
 By default the features that reach a family issue 11 lists as wrong today (KNOWN_WRONG in
 tests/oracle/harness.py) are left out, so what is printed is new; `--all-features` keeps them.
@@ -40,8 +46,12 @@ def main(argv=None) -> int:
     ap.add_argument("--shrink", metavar="DIR", help="shrink failures, write them to DIR")
     ap.add_argument("--counts-out", metavar="FILE",
                     help="write every kernel's gmprof counts (JSON) to compare two backends")
+    ap.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                    help="compare two --counts-out files (every kernel, mode, array, counter)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
+    if args.compare:
+        return compare_files(*args.compare)
     os.environ.setdefault("GMPROF_CACHE_DIR", f"/tmp/gmprof-cache-{os.getuid()}-oracle")
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     disabled = frozenset() if args.all_features else harness.disabled_features()
@@ -71,6 +81,25 @@ def main(argv=None) -> int:
             path.write_text(harness.regression_text(k, mm))
             print(f"# shrunk seed {s} -> {path}")
     return 1 if out.mismatches else 0
+
+
+def compare_files(a: str, b: str) -> int:
+    import json
+
+    ca, cb = json.loads(Path(a).read_text()), json.loads(Path(b).read_text())
+    diffs = 0
+    for kernel in sorted(set(ca) | set(cb)):
+        ma, mb = ca.get(kernel, {}), cb.get(kernel, {})
+        for mode in sorted(set(ma) | set(mb)):
+            if ma.get(mode) != mb.get(mode):
+                diffs += 1
+                arrays = sorted(x for x in set(ma.get(mode, {})) | set(mb.get(mode, {}))
+                                if ma.get(mode, {}).get(x) != mb.get(mode, {}).get(x))
+                print(f"DIFFER {kernel} [{mode}]: {', '.join(arrays) or 'missing'}")
+    launches = sum(len(v) for v in ca.values())
+    print(f"# {len(ca)} kernels, {launches} launches in {a}; {len(cb)} kernels in {b}; "
+          f"{diffs} launches differ")
+    return 1 if diffs or set(ca) != set(cb) else 0
 
 
 if __name__ == "__main__":
