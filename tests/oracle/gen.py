@@ -35,6 +35,7 @@ FEATURES = (
     "loop_geometric", "loop_memread", "loop_csr", "break", "continue", "early_return",
     "shared", "shared_store", "barrier", "atomic", "rmw", "out_store", "local", "grid2d",
     "grid3d", "block_odd", "atomic_ptr_index_read", "loop_thread_trip_invariant_site",
+    "struct_member", "shared_scalar", "constant_array",
 )
 
 
@@ -126,8 +127,14 @@ class Load(E):
     off: int = 0  # helper: the pointer's offset; idx is then relative to it
     helper: str = ""
 
+    member: str = ""  # sp: the struct member read (a or b)
+
     def c(self):
+        if self.arr == "sc":
+            return "sc"
         i = self.idx.c()
+        if self.arr == "sp":
+            return f"sp[{i}].{self.member}"
         if self.form == "sub":
             return f"{self.arr}[{i}]"
         if self.form == "deref":
@@ -140,9 +147,13 @@ class Load(E):
         return f"{self.helper}({base}, {i})"
 
     def p(self):
+        if self.arr == "sc":
+            return "R('sc', 0)"
         i = self.idx.p()
         if self.off:
             i = f"{self.off} + {i}"
+        if self.arr == "sp":  # two 4-byte words an element: a, then b
+            return f"R('sp', 2 * ({i}) + {0 if self.member == 'a' else 1})"
         return f"R({self.arr!r}, {i})"
 
 
@@ -186,8 +197,14 @@ class Store(S):
     off: int = 0
     helper: str = ""
 
+    member: str = ""
+
     def c(self, ind):
+        if self.arr == "sc":
+            return [f"{ind}sc = 7;"]
         k = self.idx.c()
+        if self.arr == "sp":
+            return [f"{ind}{{ int k = {k}; sp[k].{self.member} = k; }}"]
         if self.form == "helper":
             base = f"{self.arr} + {self.off}" if self.off else self.arr
             return [f"{ind}{{ int k = {k}; {self.helper}({base}, k, {self.off} + k); }}"]
@@ -195,7 +212,11 @@ class Store(S):
         return [f"{ind}{{ int k = {k}; {tgt} = k; }}"]
 
     def p(self, ind):
+        if self.arr == "sc":
+            return [f"{ind}W('sc', 0)"]
         k = self.idx.p()
+        if self.arr == "sp":
+            return [f"{ind}W('sp', 2 * ({k}) + {0 if self.member == 'a' else 1})"]
         return [f"{ind}W({self.arr!r}, {self.off} + ({k}))"]
 
 
@@ -396,6 +417,10 @@ class Kernel:
     body: list
     helpers: dict = field(default_factory=dict)  # name -> kind ('read' or 'atomic' or 'store')
     features: set = field(default_factory=set)
+    SP: int = 0  # elements of the shared struct array sp (0: none)
+    C: int = 0  # elements of the __constant__ array c_<name> (0: none)
+    cvals: list = field(default_factory=list)
+    SC: bool = False  # a shared scalar sc
     seed: int | None = None
     alias: str = ""  # a copy renamed (shrinking): the name its helpers were made with
 
@@ -415,6 +440,11 @@ class Kernel:
                            f"{{ atomicAdd(&h[i], v); }}")
             else:
                 out.append(f"__device__ void {h}(int *p, int i, int v) {{ p[i] = v; }}")
+        if self.SP:
+            out.append(f"struct P_{self.name} {{ int a; int b; }};")
+        if self.C:
+            out.append(f"__constant__ int c_{self.name}[{self.C}] = "
+                       f"{{{', '.join(map(str, self.cvals))}}};")
         out.append(f"__global__ void {self.name}(const int *d, int *out, unsigned *res, "
                    f"unsigned *hist, int n)")
         out.append("{")
@@ -430,6 +460,18 @@ class Kernel:
             out.append(f"{ind}for (int w = tid; w < {self.S}; "
                        "w += blockDim.x * blockDim.y * blockDim.z)")
             out.append(f"{ind}  s[w] = w;")
+        if self.SP:
+            out.append(f"{ind}__shared__ P_{self.name} sp[{self.SP}];")
+            out.append(f"{ind}for (int w = tid; w < {self.SP}; "
+                       "w += blockDim.x * blockDim.y * blockDim.z) {")
+            out.append(f"{ind}  sp[w].a = w;")
+            out.append(f"{ind}  sp[w].b = w;")
+            out.append(f"{ind}}}")
+        if self.SC:
+            out.append(f"{ind}__shared__ int sc;")
+            out.append(f"{ind}if (tid == 0)")
+            out.append(f"{ind}  sc = 7;")
+        if self.S or self.SP or self.SC:
             out.append(f"{ind}__syncthreads();")
         for s in self.body:
             out += s.c(ind)
@@ -452,6 +494,12 @@ class Kernel:
         if self.S:
             out += [f"{ind}w = tid", f"{ind}while w < {self.S}:",
                     f"{ind}    W('s', w)", f"{ind}    w += BX * BY * BZ"]
+        if self.SP:
+            out += [f"{ind}w = tid", f"{ind}while w < {self.SP}:",
+                    f"{ind}    W('sp', 2 * w)", f"{ind}    W('sp', 2 * w + 1)",
+                    f"{ind}    w += BX * BY * BZ"]
+        if self.SC:
+            out += [f"{ind}if tid == 0:", f"{ind}    W('sc', 0)"]
         for s in self.body:
             out += s.p(ind)
         out.append(f"{ind}RW('res', t, acc)")
@@ -564,8 +612,18 @@ class Gen:
     def load(self, depth=0) -> E:
         r = self.r
         self.budget -= 1
-        arrs = ["d", "d", "out"] + (["s"] if self.S else [])
+        arrs = ["d", "d", "out"] + (["s"] if self.S else []) + (["sp"] if self.SP else []) + \
+            (["sc"] if self.SC else []) + ([f"c_{self.name}"] if self.C else [])
         arr = r.choice(arrs)
+        if arr == "sc":
+            self.use("shared_scalar")
+            return Load("sc", Num(0))
+        if arr == "sp":
+            self.use("struct_member")
+            return Load("sp", self.index(self.SP, depth), member=r.choice("ab"))
+        if arr.startswith("c_"):
+            self.use("constant_array")
+            return Load(arr, self.index(self.C, depth))
         size = {"d": self.D, "out": self.OUT, "s": self.S}[arr]
         forms = ["sub", "sub", "deref"]
         if arr == "d":
@@ -642,6 +700,10 @@ class Gen:
         kinds = ["acc", "acc", "rmw", "out", "atomic"]
         if self.S:
             kinds.append("sstore")
+        if self.SP:
+            kinds.append("spstore")
+        if self.SC:
+            kinds.append("scstore")
         if depth < 3:
             kinds += ["if", "if", "for", "for"]
             if not self.in_switch:
@@ -669,6 +731,12 @@ class Gen:
                 self.use("helper_read_offset" if off else "helper_read")
                 return Store("s", self.index(self.S - off), "helper", off, h)
             return Store("s", self.index(self.S), r.choice(["sub", "deref"]))
+        if k == "spstore":
+            self.use("struct_member")
+            return Store("sp", self.index(self.SP), member=r.choice("ab"))
+        if k == "scstore":
+            self.use("shared_scalar")
+            return Store("sc", Num(0))
         if k == "atomic" and self.on("atomic"):
             self.use("atomic")
             form = r.choice(["amp", "ptr"] + (["helper"] if self.on("helper_atomic") else []))
@@ -795,6 +863,12 @@ class Gen:
         self.OUT = r.randint(8, 96)
         self.H = r.randint(4, 32)
         self.S = r.randint(8, 160) if self.on("shared") and r.random() < 0.7 else 0
+        # drawn from a second generator: the kernels of the earlier grammar stay as they were
+        r2 = random.Random(r.random())
+        self.SP = r2.randint(4, 40) if self.on("struct_member") and r2.random() < 0.25 else 0
+        self.SC = self.on("shared_scalar") and r2.random() < 0.2
+        self.C = r2.randint(4, 32) if self.on("constant_array") and r2.random() < 0.2 else 0
+        cvals = [r2.randint(0, 7) for _ in range(self.C)]
         self.budget = r.randint(4, 16)
         body = []
         top = r.randint(1, 4)
@@ -820,7 +894,8 @@ class Gen:
         if self.S:
             self.use("shared")
         return Kernel(self.name, self.grid, self.block, self.D, self.OUT, self.H, self.S, n,
-                      dvals, body, dict(self.helpers), set(self.features))
+                      dvals, body, dict(self.helpers), set(self.features), self.SP, self.C,
+                      cvals, self.SC)
 
 
 def _has_load(e) -> bool:

@@ -74,9 +74,8 @@ def regression_results():
         k.alias = k.alias or f"k{k.seed}"
         kernels[path.stem] = (family, k)
     found = []
-    ks = [k for _, k in kernels.values()]
-    for i in range(0, len(ks), harness.BATCH):
-        found += harness.run_batch(ks[i:i + harness.BATCH])
+    for unit in harness.pack([k for _, k in kernels.values()]):
+        found += harness.run_batch(unit)
     return kernels, found
 
 
