@@ -893,6 +893,13 @@ class Gen:
         dvals = [r.randint(0, 7) for _ in range(self.D)]
         if self.S:
             self.use("shared")
+        # the prologue fills sp and sets sc: they are used whenever they are declared
+        if self.SP:
+            self.use("struct_member")
+        if self.SC:
+            self.use("shared_scalar")
+        if self.C:
+            self.use("constant_array")
         return Kernel(self.name, self.grid, self.block, self.D, self.OUT, self.H, self.S, n,
                       dvals, body, dict(self.helpers), set(self.features), self.SP, self.C,
                       cvals, self.SC)
