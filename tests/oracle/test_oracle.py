@@ -13,11 +13,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import gen  # noqa: E402
 import harness  # noqa: E402
+import model  # noqa: E402
 
 CI_SEED = 20261124
 CI_COUNT = int(os.environ.get("GMPROF_ORACLE_COUNT", "192"))
@@ -94,3 +97,14 @@ def test_every_regression_names_a_family_or_none():
         family, _ = harness.load_regression(path)
         assert family is None or family in harness.KNOWN_WRONG or \
             family.startswith("fixed:"), f"{path.name}: unknown family {family!r}"
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(gen.kernels())
+def test_models_stay_in_range_and_print(k):
+    """Every kernel the grammar can draw has a model that runs (no index out of range, no name
+    used outside its scope) and CUDA text with as many opening as closing braces."""
+    exp = model.run_model(k)
+    text = k.cuda()
+    assert text.count("{") == text.count("}") and text.count("(") == text.count(")")
+    assert set(exp.counts) >= {"d", "out", "res", "hist"}
