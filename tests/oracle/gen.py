@@ -24,438 +24,24 @@ can tie a mismatch to a family of issue 11 and the generator can leave families 
 from __future__ import annotations
 
 import random
-import re
-from dataclasses import dataclass, field
 
-# every feature the generator knows; FAMILIES (harness) maps some of them to issue-11 families
+from ir import *  # noqa: F401,F403 (regression files are read in this namespace)
+from ir import (Acc, Atomic, Bin, E, For, If, Jump, Kernel, Load, Local, Not, Num, Store,
+                Switch, Sym, Tern, ResRMW, Sync, Block, _has_invariant_site, _has_load,
+                _thread_trip)
+
+
 FEATURES = (
     "affine", "data_index", "deref", "ldg", "helper_read", "helper_read_offset",
     "helper_atomic", "helper_atomic_offset", "ternary", "short_circuit", "thread_and_cond",
     "if", "else", "braceless", "switch", "loop_const", "loop_launch", "loop_triangular",
     "loop_geometric", "loop_memread", "loop_csr", "break", "continue", "early_return",
     "shared", "shared_store", "barrier", "atomic", "rmw", "out_store", "local", "grid2d",
-    "grid3d", "block_odd",
+    "grid3d", "block_odd", "atomic_ptr_index_read", "loop_thread_trip_invariant_site",
+    "struct_member", "shared_scalar", "constant_array",
 )
 
 
-# ---------------------------------------------------------------- expressions
-class E:
-    pure_thread = False  # depends on thread indices only (for the thread-only-test family)
-
-
-@dataclass
-class Num(E):
-    v: int
-
-    def c(self):
-        return str(self.v)
-
-    def p(self):
-        return str(self.v)
-
-
-@dataclass
-class Sym(E):
-    cuda: str
-    py: str
-    thread_only: bool = False
-
-    def c(self):
-        return self.cuda
-
-    def p(self):
-        return self.py
-
-
-@dataclass
-class Bin(E):
-    op: str
-    a: E
-    b: E
-
-    def c(self):
-        if self.op in ("min", "max"):
-            return f"{self.op}({self.a.c()}, {self.b.c()})"
-        return f"({self.a.c()} {self.op} {self.b.c()})"
-
-    def p(self):
-        a, b = self.a.p(), self.b.p()
-        if self.op in ("min", "max"):
-            return f"{self.op}({a}, {b})"
-        if self.op == "/":
-            return f"({a} // {b})"
-        if self.op == "&&":
-            return f"(1 if ({a}) and ({b}) else 0)"
-        if self.op == "||":
-            return f"(1 if ({a}) or ({b}) else 0)"
-        if self.op in ("<", "<=", ">", ">=", "==", "!="):
-            return f"int({a} {self.op} {b})"
-        return f"({a} {self.op} {b})"
-
-
-@dataclass
-class Not(E):
-    a: E
-
-    def c(self):
-        return f"!{self.a.c()}" if isinstance(self.a, (Sym, Num)) else f"!({self.a.c()})"
-
-    def p(self):
-        return f"int(not ({self.a.p()}))"
-
-
-@dataclass
-class Tern(E):
-    cond: E
-    a: E
-    b: E
-
-    def c(self):
-        return f"({self.cond.c()} ? {self.a.c()} : {self.b.c()})"
-
-    def p(self):
-        return f"(({self.a.p()}) if ({self.cond.p()}) else ({self.b.p()}))"
-
-
-@dataclass
-class Load(E):
-    """A read of d, out or s at `idx` (already in range); `form` says how it is written."""
-    arr: str
-    idx: E
-    form: str = "sub"  # sub, deref, ldg_amp, ldg_ptr, helper
-    off: int = 0  # helper: the pointer's offset; idx is then relative to it
-    helper: str = ""
-
-    def c(self):
-        i = self.idx.c()
-        if self.form == "sub":
-            return f"{self.arr}[{i}]"
-        if self.form == "deref":
-            return f"*({self.arr} + {i})"
-        if self.form == "ldg_amp":
-            return f"__ldg(&{self.arr}[{i}])"
-        if self.form == "ldg_ptr":
-            return f"__ldg({self.arr} + {i})"
-        base = f"{self.arr} + {self.off}" if self.off else self.arr
-        return f"{self.helper}({base}, {i})"
-
-    def p(self):
-        i = self.idx.p()
-        if self.off:
-            i = f"{self.off} + {i}"
-        return f"R({self.arr!r}, {i})"
-
-
-# ---------------------------------------------------------------- statements
-@dataclass
-class S:
-    pass
-
-
-@dataclass
-class Acc(S):
-    op: str  # += or ^=
-    e: E
-
-    def c(self, ind):
-        return [f"{ind}acc {self.op} {self.e.c()};"]
-
-    def p(self, ind):
-        o = "+" if self.op == "+=" else "^"
-        return [f"{ind}acc = (acc {o} ({self.e.p()})) & 0xFFFFFFFF"]
-
-
-@dataclass
-class ResRMW(S):
-    e: E
-
-    def c(self, ind):
-        return [f"{ind}res[t] += {self.e.c()};"]
-
-    def p(self, ind):
-        return [f"{ind}RW('res', t, ({self.e.p()}))"]
-
-
-@dataclass
-class Store(S):
-    """`{ int k = idx; arr[k] = k; }` (out or s): the stored value is the index. form: sub,
-    deref, helper (a __device__ function given arr + off and the index relative to it)."""
-    arr: str
-    idx: E
-    form: str = "sub"
-    off: int = 0
-    helper: str = ""
-
-    def c(self, ind):
-        k = self.idx.c()
-        if self.form == "helper":
-            base = f"{self.arr} + {self.off}" if self.off else self.arr
-            return [f"{ind}{{ int k = {k}; {self.helper}({base}, k, {self.off} + k); }}"]
-        tgt = f"{self.arr}[k]" if self.form == "sub" else f"*({self.arr} + k)"
-        return [f"{ind}{{ int k = {k}; {tgt} = k; }}"]
-
-    def p(self, ind):
-        k = self.idx.p()
-        return [f"{ind}W({self.arr!r}, {self.off} + ({k}))"]
-
-
-@dataclass
-class Atomic(S):
-    """atomicAdd on hist: `&hist[i]`, `hist + i`, or through a helper taking `hist + off`."""
-    idx: E
-    val: E
-    form: str = "amp"
-    off: int = 0
-    helper: str = ""
-
-    def c(self, ind):
-        i, v = self.idx.c(), self.val.c()
-        if self.form == "amp":
-            return [f"{ind}atomicAdd(&hist[{i}], (unsigned)({v}));"]
-        if self.form == "ptr":
-            return [f"{ind}atomicAdd(hist + {i}, (unsigned)({v}));"]
-        base = f"hist + {self.off}" if self.off else "hist"
-        return [f"{ind}{self.helper}({base}, {i}, (unsigned)({v}));"]
-
-    def p(self, ind):
-        # C evaluates the arguments (index, value) before the atomic; their order does not
-        # change any count
-        return [f"{ind}ATOM({self.off} + ({self.idx.p()}), ({self.val.p()}))"]
-
-
-@dataclass
-class Local(S):
-    name: str
-    e: E
-
-    def c(self, ind):
-        return [f"{ind}int {self.name} = {self.e.c()};"]
-
-    def p(self, ind):
-        return [f"{ind}{self.name} = {self.e.p()}"]
-
-
-@dataclass
-class Block(S):
-    body: list
-
-    def c(self, ind):
-        out = [f"{ind}{{"]
-        for s in self.body:
-            out += s.c(ind + "  ")
-        return out + [f"{ind}}}"]
-
-    def p(self, ind):
-        out = []
-        for s in self.body:
-            out += s.p(ind)
-        return out or [f"{ind}pass"]
-
-
-def _body_c(body: list, ind: str, brace: bool, head: str) -> list:
-    if not brace and len(body) == 1 and not isinstance(body[0], (Local, If)):
-        return [head] + body[0].c(ind + "  ")
-    out = [head + " {"]
-    for s in body:
-        out += s.c(ind + "  ")
-    return out + [f"{ind}}}"]
-
-
-def _body_p(body: list, ind: str) -> list:
-    out = []
-    for s in body:
-        out += s.p(ind)
-    return out or [f"{ind}pass"]
-
-
-@dataclass
-class If(S):
-    cond: E
-    then: list
-    els: list | None = None
-    brace: bool = True
-
-    def c(self, ind):
-        out = _body_c(self.then, ind, self.brace, f"{ind}if ({self.cond.c()})")
-        if self.els is not None:
-            if self.brace:
-                out[-1] += " else {"
-                for s in self.els:
-                    out += s.c(ind + "  ")
-                out.append(f"{ind}}}")
-            else:
-                out += _body_c(self.els, ind, self.brace, f"{ind}else")
-        return out
-
-    def p(self, ind):
-        out = [f"{ind}if {self.cond.p()}:"] + _body_p(self.then, ind + "    ")
-        if self.els is not None:
-            out += [f"{ind}else:"] + _body_p(self.els, ind + "    ")
-        return out
-
-
-@dataclass
-class Jump(S):
-    """break / continue / an early return (the thread's sum is stored first)."""
-    what: str
-
-    def c(self, ind):
-        if self.what == "return":
-            return [f"{ind}{{ res[t] += acc; return; }}"]
-        return [f"{ind}{self.what};"]
-
-    def p(self, ind):
-        if self.what == "return":
-            return [f"{ind}RW('res', t, acc)", f"{ind}return"]
-        return [f"{ind}{self.what}"]
-
-
-@dataclass
-class Switch(S):
-    """switch with cases 0..n-1 and default; a case marked fallthrough runs into the next."""
-    e: E
-    cases: list  # list of (body, fallthrough)
-    default: list
-
-    def c(self, ind):
-        out = [f"{ind}switch ({self.e.c()}) {{"]
-        for i, (body, ft) in enumerate(self.cases):
-            # a case's statements in braces: a local declared there must not be jumped over
-            out.append(f"{ind}case {i}: {{")
-            for s in body:
-                out += s.c(ind + "  ")
-            out.append(f"{ind}}}" if ft else f"{ind}  break; }}")
-        out.append(f"{ind}default:")
-        for s in self.default:
-            out += s.c(ind + "  ")
-        out.append(f"{ind}  break;")
-        return out + [f"{ind}}}"]
-
-    def p(self, ind):
-        out = [f"{ind}sv = {self.e.p()}"]
-        bodies = [b for b, _ in self.cases] + [self.default]
-        for i in range(len(self.cases)):
-            # what case i runs: its body, then the next ones while they fall through
-            run = list(bodies[i])
-            j = i
-            while j < len(self.cases) and self.cases[j][1]:
-                j += 1
-                run += bodies[j]
-            out += [f"{ind}{'if' if i == 0 else 'elif'} sv == {i}:"] + _body_p(run, ind + "    ")
-        kw = "else:" if self.cases else "if True:"
-        return out + [f"{ind}{kw}"] + _body_p(self.default, ind + "    ")
-
-
-@dataclass
-class For(S):
-    var: str
-    init: E
-    cond: E  # references the variable
-    step: str  # "++", ">>= 1", "+= E" (with step_e)
-    body: list
-    step_e: E | None = None
-    brace: bool = True
-
-    def c(self, ind):
-        step = f"{self.var}++" if self.step == "++" else \
-            f"{self.var} >>= 1" if self.step == ">>" else f"{self.var} += {self.step_e.c()}"
-        head = f"{ind}for (int {self.var} = {self.init.c()}; {self.cond.c()}; {step})"
-        return _body_c(self.body, ind, self.brace, head)
-
-    def p(self, ind):
-        v = self.var
-        inc = f"{v} + 1" if self.step == "++" else f"{v} >> 1" if self.step == ">>" else \
-            f"{v} + ({self.step_e.p()})"
-        i2 = ind + "    "
-        return [f"{ind}{v} = {self.init.p()}", f"{ind}first_{v} = True", f"{ind}while True:",
-                f"{i2}if not first_{v}:", f"{i2}    {v} = {inc}", f"{i2}first_{v} = False",
-                f"{i2}if not ({self.cond.p()}):", f"{i2}    break"] + _body_p(self.body, i2)
-
-
-@dataclass
-class Sync(S):
-    def c(self, ind):
-        return [f"{ind}__syncthreads();"]
-
-    def p(self, ind):
-        return []
-
-
-# ---------------------------------------------------------------- a kernel
-@dataclass
-class Kernel:
-    name: str
-    grid: tuple
-    block: tuple
-    D: int  # size of d
-    OUT: int
-    H: int
-    S: int  # shared words (0: no shared array)
-    n: int  # the int parameter
-    dvals: list  # the contents of d
-    body: list
-    helpers: dict = field(default_factory=dict)  # name -> kind ('read' or 'atomic' or 'store')
-    features: set = field(default_factory=set)
-    seed: int | None = None
-    alias: str = ""  # a copy renamed (shrinking): the name its helpers were made with
-
-    @property
-    def threads(self) -> int:
-        g, b = self.grid, self.block
-        return g[0] * g[1] * g[2] * b[0] * b[1] * b[2]
-
-    # the CUDA text
-    def cuda(self) -> str:
-        out = []
-        for h, kind in sorted(self.helpers.items()):
-            if kind == "read":
-                out.append(f"__device__ int {h}(const int *p, int i) {{ return p[i]; }}")
-            elif kind == "atomic":
-                out.append(f"__device__ void {h}(unsigned *h, int i, unsigned v) "
-                           f"{{ atomicAdd(&h[i], v); }}")
-            else:
-                out.append(f"__device__ void {h}(int *p, int i, int v) {{ p[i] = v; }}")
-        out.append(f"__global__ void {self.name}(const int *d, int *out, unsigned *res, "
-                   f"unsigned *hist, int n)")
-        out.append("{")
-        ind = "  "
-        out.append(f"{ind}int tid = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
-                   "threadIdx.x;")
-        out.append(f"{ind}int bid = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + "
-                   "blockIdx.x;")
-        out.append(f"{ind}int t = bid * (blockDim.x * blockDim.y * blockDim.z) + tid;")
-        out.append(f"{ind}unsigned acc = 0;")
-        if self.S:
-            out.append(f"{ind}__shared__ int s[{self.S}];")
-            out.append(f"{ind}for (int w = tid; w < {self.S}; "
-                       "w += blockDim.x * blockDim.y * blockDim.z)")
-            out.append(f"{ind}  s[w] = w;")
-            out.append(f"{ind}__syncthreads();")
-        for s in self.body:
-            out += s.c(ind)
-        out.append(f"{ind}res[t] += acc;")
-        out.append("}")
-        text = "\n".join(out) + "\n"
-        if self.alias:
-            text = re.sub(rf"(?<![0-9A-Za-z]){re.escape(self.alias)}(?![0-9A-Za-z_])",
-                          self.name, text)
-        return text
-
-    # the Python model of one thread
-    def python(self) -> str:
-        ind = "    "
-        out = ["def thread(tx, ty, tz, bx, by, bz, BX, BY, BZ, GX, GY, GZ, n, R, W, RW, ATOM):",
-               f"{ind}tid = (tz * BY + ty) * BX + tx",
-               f"{ind}bid = (bz * GY + by) * GX + bx",
-               f"{ind}t = bid * (BX * BY * BZ) + tid",
-               f"{ind}acc = 0"]
-        if self.S:
-            out += [f"{ind}w = tid", f"{ind}while w < {self.S}:",
-                    f"{ind}    W('s', w)", f"{ind}    w += BX * BY * BZ"]
-        for s in self.body:
-            out += s.p(ind)
-        out.append(f"{ind}RW('res', t, acc)")
-        return "\n".join(out) + "\n"
 
 
 # ---------------------------------------------------------------- the generator
@@ -564,8 +150,18 @@ class Gen:
     def load(self, depth=0) -> E:
         r = self.r
         self.budget -= 1
-        arrs = ["d", "d", "out"] + (["s"] if self.S else [])
+        arrs = ["d", "d", "out"] + (["s"] if self.S else []) + (["sp"] if self.SP else []) + \
+            (["sc"] if self.SC else []) + ([f"c_{self.name}"] if self.C else [])
         arr = r.choice(arrs)
+        if arr == "sc":
+            self.use("shared_scalar")
+            return Load("sc", Num(0))
+        if arr == "sp":
+            self.use("struct_member")
+            return Load("sp", self.index(self.SP, depth), member=r.choice("ab"))
+        if arr.startswith("c_"):
+            self.use("constant_array")
+            return Load(arr, self.index(self.C, depth))
         size = {"d": self.D, "out": self.OUT, "s": self.S}[arr]
         forms = ["sub", "sub", "deref"]
         if arr == "d":
@@ -599,6 +195,8 @@ class Gen:
             self.use("short_circuit")
             a, b = self.cond(depth + 1), self.cond(depth + 1)
             if self._thread_only(a) != self._thread_only(b):
+                if not self.on("thread_and_cond"):
+                    return a
                 self.use("thread_and_cond")
             return Bin(r.choice(["&&", "||"]), a, b)
         if k < 0.37:
@@ -640,12 +238,16 @@ class Gen:
         kinds = ["acc", "acc", "rmw", "out", "atomic"]
         if self.S:
             kinds.append("sstore")
+        if self.SP:
+            kinds.append("spstore")
+        if self.SC:
+            kinds.append("scstore")
         if depth < 3:
             kinds += ["if", "if", "for", "for"]
             if not self.in_switch:
                 kinds.append("switch")
         if self.loop_depth and not self.in_switch:
-            kinds += ["jump"]
+            kinds += ["jump", "jump"]
         if self.returns_ok and not self.in_switch:
             kinds.append("return")
         kinds.append("local")
@@ -667,6 +269,12 @@ class Gen:
                 self.use("helper_read_offset" if off else "helper_read")
                 return Store("s", self.index(self.S - off), "helper", off, h)
             return Store("s", self.index(self.S), r.choice(["sub", "deref"]))
+        if k == "spstore":
+            self.use("struct_member")
+            return Store("sp", self.index(self.SP), member=r.choice("ab"))
+        if k == "scstore":
+            self.use("shared_scalar")
+            return Store("sc", Num(0))
         if k == "atomic" and self.on("atomic"):
             self.use("atomic")
             form = r.choice(["amp", "ptr"] + (["helper"] if self.on("helper_atomic") else []))
@@ -677,7 +285,13 @@ class Gen:
                 h = f"add_{self.name}"
                 self.helpers[h] = "atomic"
                 return Atomic(self.index(self.H - off), self.expr(1), form, off, h)
-            return Atomic(self.index(self.H), self.expr(1), form)
+            idx = self.index(self.H)
+            if form == "ptr" and _has_load(idx):
+                if self.on("atomic_ptr_index_read"):
+                    self.use("atomic_ptr_index_read")
+                else:
+                    form = "amp"
+            return Atomic(idx, self.expr(1), form)
         if k == "if" and self.on("if"):
             self.use("if")
             brace = not self.coin(0.3, "braceless")
@@ -768,7 +382,14 @@ class Gen:
         self.scope.pop()
         if not brace and len(body) == 1:
             self.use("braceless")
-        return For(v, init, cond, step, body, step_e, brace)
+        loop = For(v, init, cond, step, body, step_e, brace)
+        if _thread_trip(loop) and _has_invariant_site(body, v):
+            # one lane's trip count weights a tid-invariant, loop-invariant site (issue 11 has
+            # no family for it: found by this oracle)
+            if not self.on("loop_thread_trip_invariant_site"):
+                return Acc("+=", Num(5))
+            self.use("loop_thread_trip_invariant_site")
+        return loop
 
     # ------------------------------------------------------------ the whole kernel
     def kernel(self) -> Kernel:
@@ -780,6 +401,12 @@ class Gen:
         self.OUT = r.randint(8, 96)
         self.H = r.randint(4, 32)
         self.S = r.randint(8, 160) if self.on("shared") and r.random() < 0.7 else 0
+        # drawn from a second generator: the kernels of the earlier grammar stay as they were
+        r2 = random.Random(r.random())
+        self.SP = r2.randint(4, 40) if self.on("struct_member") and r2.random() < 0.25 else 0
+        self.SC = self.on("shared_scalar") and r2.random() < 0.2
+        self.C = r2.randint(4, 32) if self.on("constant_array") and r2.random() < 0.2 else 0
+        cvals = [r2.randint(0, 7) for _ in range(self.C)]
         self.budget = r.randint(4, 16)
         body = []
         top = r.randint(1, 4)
@@ -804,9 +431,24 @@ class Gen:
         dvals = [r.randint(0, 7) for _ in range(self.D)]
         if self.S:
             self.use("shared")
+        # the prologue fills sp and sets sc: they are used whenever they are declared
+        if self.SP:
+            self.use("struct_member")
+        if self.SC:
+            self.use("shared_scalar")
+        if self.C:
+            self.use("constant_array")
         return Kernel(self.name, self.grid, self.block, self.D, self.OUT, self.H, self.S, n,
-                      dvals, body, dict(self.helpers), set(self.features))
+                      dvals, body, dict(self.helpers), set(self.features), self.SP, self.C,
+                      cvals, self.SC)
 
 
 def generate(seed: int, name: str | None = None, disabled=frozenset()) -> Kernel:
     return Gen(random.Random(seed), name or f"k{seed}", disabled).kernel()
+
+
+def kernels(disabled=frozenset(), name: str = "k0"):
+    """A Hypothesis strategy of kernels: Hypothesis draws (and shrinks) every random choice."""
+    from hypothesis import strategies as st
+
+    return st.randoms(use_true_random=False).map(lambda r: Gen(r, name, disabled).kernel())

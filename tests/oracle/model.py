@@ -31,7 +31,9 @@ def run_model(k: Kernel) -> Expected:
     ns: dict = {}
     exec(compile(k.python(), f"<model {k.name}>", "exec"), ns)  # noqa: S102 (our own text)
     thread = ns["thread"]
-    sizes = {"d": k.D, "out": k.OUT, "res": k.threads, "hist": k.H, "s": k.S}
+    cst = f"c_{k.alias or k.name}"
+    sizes = {"d": k.D, "out": k.OUT, "res": k.threads, "hist": k.H, "s": k.S,
+             "sp": 2 * k.SP, "sc": int(k.SC), cst: k.C}
     counts = {a: [0] * n for a, n in sizes.items() if n}
     reads = dict.fromkeys(counts, 0)
     writes = dict.fromkeys(counts, 0)
@@ -47,7 +49,13 @@ def run_model(k: Kernel) -> Expected:
         check(arr, i)
         counts[arr][i] += 1
         reads[arr] += 1
-        return d[i] if arr == "d" else (res[i] if arr == "res" else i)
+        if arr == "d":
+            return d[i]
+        if arr == cst:
+            return k.cvals[i]
+        if arr == "sp":
+            return i // 2  # both members of sp[w] hold w
+        return 7 if arr == "sc" else i
 
     def W(arr, i):
         check(arr, i)
