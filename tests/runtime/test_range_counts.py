@@ -1,4 +1,4 @@
-"""Range counting (passes/ranges.py, gmprof.cuh dm_range) on the CPU backend: which sites are
+"""Range counting (passes/ranges.py, gmprof.cuh dm_range) on the CPU backend (and the GPU): which sites are
 counted as ranges, and their counts against numpy (every expected count is derived here from
 the kernels' loops, not from gmprof), with ranges on and off."""
 from __future__ import annotations
@@ -56,9 +56,10 @@ def _bare(text: str) -> str:
     return text.replace(" ", "").replace("(", "").replace(")", "")
 
 
-@pytest.fixture(scope="module")
-def prof():
-    return gmprof.api.profiler(KERNELS, backend="cpu")
+@pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def prof(request):
+    # the GPU runs the warp-merged walks with the hardware's reductions (sm_80 and later)
+    return gmprof.api.profiler(KERNELS, backend=request.param)
 
 
 def walk_counts(n, rows):
