@@ -22,6 +22,8 @@ from pycparser import c_ast
 
 from gmprof.frontend import cxx_ast as X
 
+from .symbols import LOCAL_ARRAY
+
 _INDEX_TYPES = ("int", "short", "long", "char", "size_t", "unsigned", "signed", "int32_t",
                 "uint32_t", "int64_t", "uint64_t", "int16_t", "uint16_t", "int8_t", "uint8_t")
 
@@ -68,8 +70,12 @@ def _index_plan(sp, by_node):
 
 def _never_written(plan, slot) -> bool:
     for sp in plan.sites.values():
-        if sp.site.kind != "read" and (sp.slot is slot or sp.slot is None):
-            return False
+        if sp.site.kind == "read" or (sp.slot is not None and sp.slot is not slot):
+            continue
+        obj = sp.site.object
+        if sp.slot is None and obj is not None and (obj.space == LOCAL_ARRAY or obj.is_shared):
+            continue  # a thread's own array, or shared memory: not idx's device memory
+        return False
     for facts in plan.program.functions:
         if any(isinstance(n, X.Asm) for n in X.walk(facts.function.funcdef)):
             return False

@@ -108,7 +108,10 @@ __global__ void int_gather(int *out, const int *lo, const int *idx, const int *t
         int s = 0;
         for (int j = lo[t]; j < lo[t] + 4; j++)
             s += tab[idx[j]];
-        out[t] = s;
+        int keep[2];  // a thread's own array: its writes cannot change idx
+        keep[0] = s;
+        keep[1] = -s;
+        out[t] = keep[t & 0];
     }
 }
 
