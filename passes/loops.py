@@ -46,7 +46,8 @@ class Loop:
 
     @property
     def label(self) -> str:
-        name = self.iterator.name if self.iterator is not None else ""
+        name = self.iterator.name if self.iterator is not None else \
+            self.geometric.iterator.name if self.geometric is not None else ""
         span = X.span(self.node)
         where = f"{span.line}:{span.column}" if span else "?"
         return f"'{self.kind} {name}'".replace(" '", "'") + f" at {where}" if name else \
@@ -54,7 +55,8 @@ class Loop:
 
     @property
     def short(self) -> str:
-        name = self.iterator.name if self.iterator is not None else ""
+        name = self.iterator.name if self.iterator is not None else \
+            self.geometric.iterator.name if self.geometric is not None else ""
         return f"{self.kind} {name}".strip()
 
     @property

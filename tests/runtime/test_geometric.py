@@ -1,5 +1,6 @@
 """Geometric loops (passes/geometric.py): `for (s = C; s > 0; s >>= 1)` sites counted at launch
-from their formulas, on the CPU backend, against counts derived here with numpy."""
+from their formulas, on the CPU backend (and the GPU), against counts derived here with
+numpy."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,9 +30,9 @@ def test_tree_sites_are_static_and_others_are_not():
     assert ("not_geometric", "part[s]") not in static
 
 
-@pytest.fixture(scope="module")
-def prof():
-    return gmprof.api.profiler(KERNELS, backend="cpu")
+@pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def prof(request):
+    return gmprof.api.profiler(KERNELS, backend=request.param)
 
 
 def values(s, test, step):
