@@ -224,6 +224,8 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
             # a slot that range sites count into carries its difference array after its
             # counters (n_counters + 1 entries, see gmprof.cuh's dm_range)
             extra = ls.n_counters + 1 if ls.slot.ranges else 0
+            # (plan.py plans ranges with 32-bit counters only: the entries wrap as uint32)
+            assert not extra or counter_t.itemsize == 4, "range sites with narrow counters"
             ls.counters = backend.zeros(max(ls.n_counters + extra, 1), counter_t)
             o["base"], o["bytes"] = ls.base, ls.bytes
             o["reserved"][0] = 1 if ls.fallback else 0

@@ -47,9 +47,14 @@ def test_planned_ranges():
     for text in ("basic", "trace", "SA-NA-SM"):
         p = pipeline.plan(program, Mode.parse(text))
         assert not any(sp.range for sp in p.sites.values()), text
-    for mode in (Mode.parse("default", sampling=0.5), Mode.parse("SA-SM-TH", threshold=9)):
+    # a difference array needs 32-bit wrapping entries and no saturation: narrow or
+    # thresholded counters count per access
+    for mode in (Mode.parse("default", sampling=0.5), Mode.parse("SA-SM-TH", threshold=9),
+                 Mode.parse("SA-SM-TH", threshold=200, counter_bits=8),
+                 Mode.parse("SA-SM-TH", threshold=60000, counter_bits=16)):
         p = pipeline.plan(program, mode)
-        assert not any(sp.range for sp in p.sites.values())
+        assert not any(sp.range or sp.gather for sp in p.sites.values())
+        assert not any(s.ranges or s.gather for s in p.slots)
 
 
 def _bare(text: str) -> str:
@@ -209,3 +214,17 @@ def test_gather_through_aliased_memory_counts_per_access(prof, aliased):
     else:
         np.testing.assert_array_equal(r.array("tab").counts, want_tab)
         np.testing.assert_array_equal(r.array("idx").counts, walk)
+
+
+@pytest.mark.parametrize("bits,thr", [(8, 3), (16, 300), (32, 2)])
+def test_narrow_and_thresholded_counters_without_ranges(prof, bits, thr):
+    rng = np.random.default_rng(8)
+    n, rows = 2000, 40
+    ptr = row_ptr(rng, rows, n)
+    args = [np.zeros(rows * 32, np.float32), ptr, rng.random(n, dtype=np.float32),
+            np.int32(rows)]
+    mode = Mode.parse("SA-SM-TH", threshold=thr, counter_bits=bits)
+    r = prof.launch("csr_vector", (rows // 2,), (64,), args, mode=mode)
+    want = walk_counts(n, zip(ptr[:-1], ptr[1:]))
+    np.testing.assert_array_equal(r.array("val").counts, np.minimum(want, thr))
+    assert r.array("val").label == "thresholded"
