@@ -53,10 +53,12 @@ class Mode:
         if self.threshold is not None:
             parts.append("TH")
         base = "-".join(parts) or "basic"
-        if self == Mode(profile=self.profile):
+        if Mode(**{**self.__dict__, "ranges": True}) == Mode(profile=self.profile):
             base = "default"
         if not self.static_counts:
             base += " (no static counts)"
+        if not self.ranges:
+            base += " (no ranges)"
         extra = []
         if self.counter_bits != 32:
             extra.append(f"{self.counter_bits}-bit")

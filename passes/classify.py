@@ -28,6 +28,7 @@ from gmprof.frontend import cxx_ast as X
 from . import symbolic as S
 from .address import Address, AddressOf
 from .control import ControlGuards, Guard
+from .geometric import geometric_domain
 from .loops import Loop
 from .scopes import LOCAL
 from .value_domain import BID, TID, Value
@@ -384,6 +385,8 @@ class Classifier:
         return None
 
     def _loop_domain(self, frame, loop: Loop, loop_ids):
+        if loop.geometric is not None and loop.iterator is None:
+            return geometric_domain(frame.values, loop)
         if loop.iterator is None or loop.bound is None:
             return None, f"{loop.label} has no iterator with a bound"
         if loop.has_early_exit or loop.continues:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from gmprof.errors import GmprofError
 from gmprof.mode import Mode
 
+from .gathers import plan_gathers
 from .ranges import find_range
 from .symbols import CONSTANT, DEVICE, GLOBAL_VAR, LOCAL_ARRAY, SHARED, SHARED_DYNAMIC
 
@@ -46,6 +47,7 @@ class Slot:
     dynamic: bool = False  # dynamic shared memory
     live_ranges: bool = False  # enhanced mode keeps live-range statistics for it
     ranges: bool = False  # a range site counts into it: its counters carry a difference array
+    gather: tuple | None = None  # a pseudo-slot (gathers.py): (the gathered slot, the index's)
 
 
 @dataclass(eq=False)
@@ -59,6 +61,7 @@ class SitePlan:
     classes: list = field(default_factory=list)  # SiteClass per context
     lr_end_of: Slot | None = None  # enhanced: this device write ends a live range of that slot
     range: object = None  # ranges.Range: counted once per entry of its loop, as a range
+    gather: tuple | None = None  # (pseudo-slot, index SitePlan): counted from its index's range
 
 
 @dataclass
@@ -102,6 +105,8 @@ class PlanCounters:
         for facts in self.program.functions:
             for site in facts.sites:
                 self.plan.sites[site] = self._site(site, by_site.get(site, []))
+        if any(sp.range is not None for sp in self.plan.sites.values()):
+            plan_gathers(self.plan, Slot)
         return self.plan
 
     # -- objects -------------------------------------------------------------------------

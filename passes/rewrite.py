@@ -120,6 +120,14 @@ class InstrumentSource:
             else:
                 head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
                 tail = f", (const void *)({base}){tail[0:]}"
+        elif sp.gather is not None:
+            # counted from the range its index walks (gathers.py)
+            pseudo, index = sp.gather
+            k = self.plan.loops[index.range.loop]
+            head = f"::gmprof::dm_gather<{site.id}, {obj_index}, {pseudo.index}, {mode}>("
+            tail = (f", &({X.span(index.site.node).text}), "
+                    f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
+                    f"(long long)({index.range.stride}))")
         elif sp.range is not None:
             # counted once per entry of its loop, as the range it walks (ranges.py)
             k = self.plan.loops[sp.range.loop]

@@ -660,6 +660,22 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
   return p;
 }
 
+// A gather x[idx[j]] whose index idx[j] walks a range (passes/gathers.py): the walk over idx is
+// counted in the pseudo-object POBJ (idx's memory, counters of its own); the host turns it into
+// x's counts from idx's contents. Where the host found idx's memory shared with another array
+// of the launch (Object::reserved[0] & 1), every access is counted into x instead.
+template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
+__device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
+#if GMPROF_TRACE
+  (void)idx; (void)n; (void)d;
+  return dm<SITE, OBJ, MODE>(p, 1u);
+#else
+  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE>(p, 1u);
+  dm_range<SITE, POBJ, MODE>(idx, n, d);
+  return p;
+#endif
+}
+
 // Shared memory: BASE is the array's first byte (the declared array, in scope at the site).
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc = 1u,

@@ -47,6 +47,7 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
             counts = raw.view(LY.counter_dtype(mode.counter_bits)).astype(np.int64)
         per_slot[ls.slot] = [ls, counts.copy(), counters[("oor",) + key], 0,
                              np.zeros(len(counts), np.int64)]
+    _fold_gathers(slots, counters, per_slot)
     site_exec = {}
     area = counters["area"]
     for sp in plan.sites.values():
@@ -84,6 +85,29 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
                                       how, sp.reason, classes))
     _notes(report, counters, mode, demoted, info)
     return report, trace
+
+
+def _fold_gathers(slots, counters, per_slot) -> None:
+    """A gather's pseudo-slot (passes/gathers.py) holds how often each element of its index
+    array was read by the gather's index: the gathered array's element idx[e] was accessed
+    that often. Added to the gathered array's counts; the pseudo-slot is no array of its own."""
+    for key, ls in slots.items():
+        if key[0] != "gather":
+            continue
+        walk = per_slot.pop(ls.slot)[1]
+        values = counters.get(("values",) + key)
+        target = per_slot.get(ls.slot.gather[0])
+        if values is None or target is None:
+            continue  # counted per access (aliased index memory): nothing to fold
+        tl = target[0]
+        n = min(len(walk), len(values))
+        hit = walk[:n] > 0
+        offsets = values[:n][hit].astype(np.int64) * tl.elem_size
+        counts, oor = LY.count_units(offsets, tl.elem_size, tl.n_counters, tl.unit,
+                                     per_word=False, touched=-(-tl.elem_size // tl.unit),
+                                     weights=walk[:n][hit])
+        target[1] += counts  # counted at run time (scaled as the target's counters are)
+        target[2] += oor
 
 
 def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale) -> None:

@@ -41,6 +41,7 @@ class SlotLayout:
     lr_offset: int = 0
     counters: object = None  # device array (device objects)
     oor: object = None
+    fallback: bool = False  # a gather's pseudo-slot whose index memory is aliased
 
 
 @dataclass
@@ -77,8 +78,15 @@ def layout_slots(program, plan, li, native) -> dict:
             elem = env.elem_size(obj.elem_type, arr)
             unit = max(elem, 4)
             nbytes = int(arr.nbytes)
-            out[("param", idx)] = SlotLayout(slot, LY.KIND_DEVICE, -(-nbytes // unit), unit,
-                                             elem, tuple(arr.shape), 0, nbytes)
+            ls = SlotLayout(slot, LY.KIND_DEVICE, -(-nbytes // unit), unit, elem,
+                            tuple(arr.shape), 0, nbytes)
+            if slot.gather is not None:
+                # a gather's pseudo-slot over the index array (passes/gathers.py): counted per
+                # access instead when that memory is also another argument's
+                ls.fallback = _aliased(li.args, idx)
+                out[("gather", idx, slot.index)] = ls
+            else:
+                out[("param", idx)] = ls
         elif slot.kind == "device" and slot.kernel is None:
             if not any(sp.slot is slot and sp.site.function.name in reachable
                        for sp in plan.sites.values()):
@@ -112,6 +120,34 @@ def layout_slots(program, plan, li, native) -> dict:
                 nbytes = elem * int(np.prod(shape)) if shape else elem
             out[("slot", slot.index)] = SlotLayout(slot, LY.KIND_SHARED, -(-nbytes // 4), 4,
                                                    elem, shape, 0, nbytes)
+    return out
+
+
+def _aliased(args, idx: int) -> bool:
+    """Whether argument idx's memory overlaps another array argument's."""
+    def span(a):
+        ptr = getattr(getattr(a, "data", None), "ptr", None)
+        if ptr is None:
+            ptr = a.__array_interface__["data"][0]
+        return int(ptr), int(ptr) + int(a.nbytes)
+
+    lo, hi = span(args[idx])
+    for k, a in enumerate(args):
+        if k != idx and hasattr(a, "nbytes") and hasattr(a, "shape"):
+            a_lo, a_hi = span(a)
+            if a_lo < hi and lo < a_hi:
+                return True
+    return False
+
+
+def gather_values(slots, li, backend) -> dict:
+    """For each gather pseudo-slot, the index array's contents (never written by the kernel:
+    what the gather's index reads read), keyed like its counters with 'values' in front."""
+    out = {}
+    for key, ls in slots.items():
+        if key[0] == "gather" and not ls.fallback:
+            arr = li.args[key[1]]
+            out[("values",) + key] = np.asarray(backend.to_host(arr)).reshape(-1)
     return out
 
 
@@ -200,9 +236,13 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
             # a slot that range sites count into carries its difference array after its
             # counters (n_counters + 1 entries, see gmprof.cuh's dm_range); padding after both
             extra = ls.n_counters + 1 if ls.slot.ranges else 0
+            # (plan.py plans ranges with 32-bit counters only: the entries wrap as uint32)
+            assert not extra or np.dtype(counter_t).itemsize == 4, \
+                "range sites with narrow counters"
             ls.counters = backend.zeros(
                 padded_counters(ls.n_counters + extra, counter_t, backend.name), counter_t)
             o["base"], o["bytes"] = ls.base, ls.bytes
+            o["reserved"][0] = 1 if ls.fallback else 0
             o["counters"] = backend.address(ls.counters)
         else:
             o["area_offset"] = ls.area_offset
@@ -323,7 +363,7 @@ def read_back(slots, buffers, backend, mode) -> dict:
 
 
 __all__ = ["SlotLayout", "Area", "layout_slots", "area", "place_area", "dynamic_shared_bytes",
-           "describe", "padded_counters", "point_at", "aim_at_module", "device_counts",
-           "counter_bytes",
+           "describe", "padded_counters", "point_at", "aim_at_module", "gather_values",
+           "device_counts", "counter_bytes",
            "check_guards", "read_back",
            "TRACE_CAPACITY", "CLOCK_CAPACITY"]

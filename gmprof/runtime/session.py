@@ -125,6 +125,8 @@ class Profiler:
         runs = run_profiled(backend, li, native(), module,
                             C.dynamic_shared_bytes(area, shared_mem), launch, slots,
                             self.modules.global_names(), opts, read_counters)
+        if runs.counters is not None:
+            runs.counters.update(C.gather_values(slots, li, backend))
         info = RunInfo(name_expression, backend.name, backend.device, mode.name, li.grid,
                        li.block, shared_mem)
         info.outputs_identical = not runs.differ

@@ -76,6 +76,8 @@ def _var(v, env):
     if tag in ("qmin", "qmax"):
         bt, bc = _affine(b, env)
         return (tag, left, (tuple(sorted(bt.items(), key=str)), bc))
+    if tag == "qtab":
+        return (tag, left, tuple(b[1:]))
     den = _ival(b, env)
     if den == 0:
         raise S.Unknown("division by zero in an index")
@@ -517,6 +519,8 @@ def _point_values(v, pts):
         other = bc + _lin(dict(bt), pts)
         return np.minimum(a, other) if tag == "qmin" else np.maximum(a, other)
     a = np.asarray(a, np.int64)
+    if tag == "qtab":  # a geometric loop's iterator: its iteration's value
+        return np.asarray(b, np.int64)[a]
     q = np.abs(a) // abs(b)  # C division truncates toward zero
     q = np.where((a < 0) != (b < 0), -q, q)
     return q if tag == "qdiv" else a - q * b

@@ -1,4 +1,4 @@
-"""Range counting (passes/ranges.py, gmprof.cuh dm_range) on the CPU backend: which sites are
+"""Range counting (passes/ranges.py, gmprof.cuh dm_range) on the CPU backend (and the GPU): which sites are
 counted as ranges, and their counts against numpy (every expected count is derived here from
 the kernels' loops, not from gmprof), with ranges on and off."""
 from __future__ import annotations
@@ -32,25 +32,39 @@ def test_planned_ranges():
         ("walks", "c[k]", "3*1"),
         ("walks", "m[i][t % 8]", "1*8"),
         ("shared_row", "a[start + c]", "1"),
+        ("csr_gather", "colIdx[j]", "LANES"),
+        ("int_gather", "idx[j]", "1"),
+        ("written_index", "idx[j]", "1"),
     }
+    gathers = {(sp.site.function.name, sp.site.text, sp.gather[0].name)
+               for sp in plan.sites.values() if sp.gather is not None}
+    assert gathers == {("csr_gather", "x[colIdx[j]]", "x<-colIdx"),
+                       ("int_gather", "tab[idx[j]]", "tab<-idx")}
     # the difference arrays go only to objects that range sites count into
-    assert {s.name for s in plan.slots if s.ranges} == {"val", "a", "b", "c", "m"}
+    assert {s.name for s in plan.slots if s.ranges} == {"val", "a", "b", "c", "m", "colIdx",
+                                                        "idx", "x<-colIdx", "tab<-idx"}
     # basic, trace, sampled and thresholded modes count per access
     for text in ("basic", "trace", "SA-NA-SM"):
         p = pipeline.plan(program, Mode.parse(text))
         assert not any(sp.range for sp in p.sites.values()), text
-    for mode in (Mode.parse("default", sampling=0.5), Mode.parse("SA-SM-TH", threshold=9)):
+    # a difference array needs 32-bit wrapping entries and no saturation: narrow or
+    # thresholded counters count per access
+    for mode in (Mode.parse("default", sampling=0.5), Mode.parse("SA-SM-TH", threshold=9),
+                 Mode.parse("SA-SM-TH", threshold=200, counter_bits=8),
+                 Mode.parse("SA-SM-TH", threshold=60000, counter_bits=16)):
         p = pipeline.plan(program, mode)
-        assert not any(sp.range for sp in p.sites.values())
+        assert not any(sp.range or sp.gather for sp in p.sites.values())
+        assert not any(s.ranges or s.gather for s in p.slots)
 
 
 def _bare(text: str) -> str:
     return text.replace(" ", "").replace("(", "").replace(")", "")
 
 
-@pytest.fixture(scope="module")
-def prof():
-    return gmprof.api.profiler(KERNELS, backend="cpu")
+@pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def prof(request):
+    # the GPU runs the warp-merged walks with the hardware's reductions (sm_80 and later)
+    return gmprof.api.profiler(KERNELS, backend=request.param)
 
 
 def walk_counts(n, rows):
@@ -162,3 +176,55 @@ def test_not_ranges_counted_per_access(prof):
             e -= j & 1
             j += 1
     np.testing.assert_array_equal(r.array("a").counts, want)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_gather_counted_from_its_index_walk(prof, mode):
+    rng = np.random.default_rng(6)
+    n, rows, cols = 900, 30, 37
+    ptr = row_ptr(rng, rows, n)
+    col = rng.integers(0, cols, n).astype(np.int32)
+    threads = rows * 32
+    args = [np.zeros(threads, np.float32), ptr, col, rng.random(cols, dtype=np.float32),
+            np.int32(rows)]
+    r = prof.launch("csr_gather", (threads // 64,), (64,), args, mode=MODES[mode])
+    walk = walk_counts(n, zip(ptr[:-1], ptr[1:]))
+    np.testing.assert_array_equal(r.array("colIdx").counts, walk)
+    want_x = np.bincount(col, weights=walk, minlength=cols).astype(np.int64)
+    np.testing.assert_array_equal(r.array("x").counts, want_x)
+    assert [a.name for a in r.arrays if "<-" in a.name] == []
+    site = next(s for s in r.sites if s.text == "x[colIdx[j]]")
+    assert site.executions == int(walk.sum())
+
+
+@pytest.mark.parametrize("aliased", [False, True])
+def test_gather_through_aliased_memory_counts_per_access(prof, aliased):
+    rng = np.random.default_rng(7)
+    n, m = 50, 64
+    lo = rng.integers(0, m - 4, n).astype(np.int32)
+    idx = rng.integers(0, m, m).astype(np.int32)
+    tab = idx if aliased else rng.integers(0, 9, m).astype(np.int32)
+    r = prof.launch("int_gather", (2,), (32,), [np.zeros(n, np.int32), lo, idx, tab,
+                                                np.int32(n)], mode=DEFAULT)
+    walk = walk_counts(m, [(a, a + 4) for a in lo])
+    want_tab = np.bincount(idx, weights=walk, minlength=m).astype(np.int64)
+    if aliased:  # one array under two names: each name's counts are its own accesses
+        np.testing.assert_array_equal(r.array("tab").counts, want_tab)
+        np.testing.assert_array_equal(r.array("idx").counts, walk)
+    else:
+        np.testing.assert_array_equal(r.array("tab").counts, want_tab)
+        np.testing.assert_array_equal(r.array("idx").counts, walk)
+
+
+@pytest.mark.parametrize("bits,thr", [(8, 3), (16, 300), (32, 2)])
+def test_narrow_and_thresholded_counters_without_ranges(prof, bits, thr):
+    rng = np.random.default_rng(8)
+    n, rows = 2000, 40
+    ptr = row_ptr(rng, rows, n)
+    args = [np.zeros(rows * 32, np.float32), ptr, rng.random(n, dtype=np.float32),
+            np.int32(rows)]
+    mode = Mode.parse("SA-SM-TH", threshold=thr, counter_bits=bits)
+    r = prof.launch("csr_vector", (rows // 2,), (64,), args, mode=mode)
+    want = walk_counts(n, zip(ptr[:-1], ptr[1:]))
+    np.testing.assert_array_equal(r.array("val").counts, np.minimum(want, thr))
+    assert r.array("val").label == "thresholded"

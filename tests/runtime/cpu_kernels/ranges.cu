@@ -84,3 +84,46 @@ __global__ void not_ranges(float *out, const float *a, const int *lo, const int 
     }
     out[t] = s;
 }
+
+// gathers through an index that walks a range (passes/gathers.py): x's counts come from
+// colIdx's contents; tab may be the same memory as idx (then counted per access)
+__global__ void csr_gather(float *y, const int *rowPtr, const int *colIdx, const float *x,
+                           int nRows)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = t / LANES;
+    int lane = t % LANES;
+    float s = 0.0f;
+    if (r < nRows) {
+        for (int j = rowPtr[r] + lane; j < rowPtr[r + 1]; j += LANES)
+            s += x[colIdx[j]];
+    }
+    y[t] = s;
+}
+
+__global__ void int_gather(int *out, const int *lo, const int *idx, const int *tab, int n)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) {
+        int s = 0;
+        for (int j = lo[t]; j < lo[t] + 4; j++)
+            s += tab[idx[j]];
+        int keep[2];  // a thread's own array: its writes cannot change idx
+        keep[0] = s;
+        keep[1] = -s;
+        out[t] = keep[t & 0];
+    }
+}
+
+// the index array is written: no gather
+__global__ void written_index(float *y, int *idx, const float *x, int n)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    int k = idx[t] & 3;
+    for (int j = t; j < t + k; j++)
+        s += x[idx[j]];
+    if (t < n)
+        idx[t] = 0;
+    y[t] = s;
+}
