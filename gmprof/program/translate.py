@@ -97,8 +97,6 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     from gmprof.passes.targets import CPU
 
     defines = dict(defines or {})
-    from gmprof.passes.rewrite import instrument
-
     pipeline = Pipeline()
     tu = pipeline.load(path, defines=defines, include_dirs=list(include_dirs))
     program = pipeline.analyze(tu)
@@ -164,8 +162,8 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     copies = set()
     if mode is not None:
         plan = pipeline.plan(program, mode)
-        inst_patches, rewriter = instrument(plan)
-        inst_patches = merge(inst_patches, target_patches)
+        done = pipeline.instrument(plan, sm=mode.sm)
+        inst_patches = merge(done.patches, target_patches)
         mode_json = mode_fields(mode)
         copies = _copyable(tu, program, plan, warnings)
         # each copy right after its original, in the module's namespace
@@ -181,10 +179,10 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                 if seg.kind == S.PROTOTYPE and seg.space in _DEVICE_SPACES and \
                         seg.name in copied_names and tu.active.get(seg, True):
                     _add_copy(patches, src, seg, seg.text(src), ns)
-        defines_mode = plan.mode.defines(sm=mode.sm)
+        defines_mode = dict(done.defines)
         if defines_mode["GMPROF_SM"]:
+            # shared or device memory is chosen per launch (gmprof.cuh reads the description)
             defines_mode["GMPROF_SM"] = 2
-        defines_mode["GMPROF_SHARED_BASES"] = int(rewriter.needs_shared_bases)
     else:
         defines_mode = {}
 
