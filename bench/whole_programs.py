@@ -25,6 +25,10 @@ process; `gmprof report --json` decodes and merges them, and the table counts th
 launches profiled. A sample is ok when both build, the outputs and statuses are equal, and a
 report with at least one profiled launch was decoded. Every failure has its reason.
 
+`--trim DEST` writes a copy of the suite with only what these samples need (Common/ without GL,
+the samples' directories without Windows projects and documents, test_args.json; about 45 MB)
+and exits: small enough to carry to a GPU machine (suites/ is ignored by git).
+
 Writes DIR/whole-programs.md and DIR/whole-programs.json (and DIR/logs/NAME.txt: the commands,
 their standard error and the output difference). --deadline stops starting new samples (they
 are listed as not run), so a run fits a time limit; --jobs runs samples in parallel.
@@ -108,6 +112,21 @@ def candidates(suite: Path) -> dict[str, Path]:
             continue
         out[cm.parent.name] = cm.parent
     return out
+
+
+def trim(suite: Path, dest: Path) -> None:
+    """A copy of the suite with what the candidates need (see the module's docstring)."""
+    skip_dirs = {"doc", "GL", "lib", "UtilNPP"}
+    skip_ext = {".sln", ".vcxproj", ".filters", ".docx", ".doc", ".pdf", ".user"}
+
+    def ignore(directory, names):
+        return [n for n in names if n in skip_dirs or Path(n).suffix in skip_ext]
+
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(suite / "Common", dest / "Common", ignore=ignore, dirs_exist_ok=True)
+    shutil.copy(suite / "test_args.json", dest / "test_args.json")
+    for d in candidates(suite).values():
+        shutil.copytree(d, dest / d.relative_to(suite), ignore=ignore, dirs_exist_ok=True)
 
 
 def sources(directory: Path) -> list[str]:
@@ -330,7 +349,8 @@ def device_name(backend: str) -> tuple[str, str]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", required=True, help="a cuda-samples checkout")
-    ap.add_argument("--out", required=True, help="directory for the table and logs")
+    ap.add_argument("--out", help="directory for the table and logs")
+    ap.add_argument("--trim", metavar="DEST", help="only copy what the samples need to DEST")
     ap.add_argument("--backend", choices=("gpu", "cpu"), default=None)
     ap.add_argument("--only", help="comma-separated sample names")
     ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) - 2))
@@ -347,6 +367,12 @@ def main(argv=None) -> int:
     if not (suite / "Samples").is_dir():
         print(f"no cuda-samples checkout at {suite}", file=sys.stderr)
         return 2
+    if args.trim:
+        trim(suite, Path(args.trim))
+        print(f"wrote {args.trim}")
+        return 0
+    if not args.out:
+        ap.error("--out is required")
     backend = choose_backend(args.backend)
     device, arch = device_name(backend)
     arch = args.arch or arch
