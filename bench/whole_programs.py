@@ -281,8 +281,9 @@ def run_sample(suite: Path, name: str, d: Path, backend: str, work: Path, timeou
         res["report"] = "none written"
         res["reason"] = res["reason"] or "no report file written"
         return res
+    # (decoding a 16M-element array's counters takes a while on a slow machine)
     rp = sh([*gmprof_cmd(), "report", "--json", *reports], log, cwd=d, env=env,
-            timeout=timeout)
+            timeout=3 * timeout)
     if rp.returncode != 0:
         res["report"] = "decode fails"
         res["reason"] = res["reason"] or first_error(rp.stderr)
