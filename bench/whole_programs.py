@@ -252,11 +252,11 @@ def run_sample(suite: Path, name: str, d: Path, backend: str, work: Path, timeou
         res["run_s"]["native"] += round(t3 - t2, 1)
         res["run_s"]["gmprof"] += round(time.time() - t3, 1)
         if rn.returncode == 124:
-            res["run"] = "native timeout"
+            res["run"], res["output"] = "native timeout", "-"
             res["reason"] = f"the native program ran past {timeout} s"
             return res
         if ri.returncode == 124:
-            res["run"] = "timeout"
+            res["run"], res["output"] = "timeout", "-"
             res["reason"] = f"ran past {timeout} s (natively {t3 - t2:.1f} s)"
             return res
         if rn.returncode != ri.returncode:
