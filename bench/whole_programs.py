@@ -2,7 +2,7 @@
 """Whole programs from NVIDIA's cuda-samples, built natively and with `gmprof nvcc`, run, their
 outputs compared and their reports decoded; a table (markdown and JSON) of what worked.
 
-    python3 bench/whole_programs.py --suite PATH/cuda-samples --out DIR
+    python3 bench/whole_programs.py [--suite PATH/cuda-samples] --out DIR
         [--backend gpu|cpu] [--only NAME,...] [--jobs N] [--timeout S] [--deadline S]
 
 The suite is a checkout of github.com/NVIDIA/cuda-samples: never committed here, pass its path.
@@ -44,6 +44,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -114,6 +115,17 @@ def candidates(suite: Path) -> dict[str, Path]:
     return out
 
 
+def revision(suite: Path) -> str:
+    """The checkout's commit, or the one its --trim copy was made from (.revision)."""
+    if (suite / ".git").exists():
+        return subprocess.run(["git", "-C", str(suite), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True).stdout.strip() or "?"
+    try:
+        return (suite / ".revision").read_text().strip()
+    except OSError:
+        return "(revision unknown)"
+
+
 def trim(suite: Path, dest: Path) -> None:
     """A copy of the suite with what the candidates need (see the module's docstring)."""
     skip_dirs = {"doc", "GL", "lib", "UtilNPP"}
@@ -125,6 +137,7 @@ def trim(suite: Path, dest: Path) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copytree(suite / "Common", dest / "Common", ignore=ignore, dirs_exist_ok=True)
     shutil.copy(suite / "test_args.json", dest / "test_args.json")
+    (dest / ".revision").write_text(revision(suite) + "\n")
     for d in candidates(suite).values():
         shutil.copytree(d, dest / d.relative_to(suite), ignore=ignore, dirs_exist_ok=True)
 
@@ -349,7 +362,9 @@ def device_name(backend: str) -> tuple[str, str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", required=True, help="a cuda-samples checkout")
+    ap.add_argument("--suite", "--samples", default=str(ROOT / "suites" / "cuda-samples"),
+                    help="a cuda-samples checkout, or its --trim copy (default: suites/"
+                         "cuda-samples here)")
     ap.add_argument("--out", help="directory for the table and logs")
     ap.add_argument("--trim", metavar="DEST", help="only copy what the samples need to DEST")
     ap.add_argument("--backend", choices=("gpu", "cpu"), default=None)
@@ -382,8 +397,7 @@ def main(argv=None) -> int:
         names = args.only.split(",")
     else:
         names = [n for n in FIRST if n in found] + [n for n in found if n not in FIRST]
-    rev = subprocess.run(["git", "-C", str(suite), "rev-parse", "--short", "HEAD"],
-                         capture_output=True, text=True).stdout.strip() or "(no git revision)"
+    rev = revision(suite)
     out = Path(args.out)
     (out / "logs").mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="gmprof-wp-"))
@@ -413,19 +427,35 @@ def main(argv=None) -> int:
               f"profiled={r['profiled']}/{r['launches']} {r['reason'][:100]}", flush=True)
         return r
 
-    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(one, names))
-    shutil.rmtree(tmp, ignore_errors=True)
-    for r in results:
-        r.pop("log", None)
     meta = {"backend": backend, "device": device, "suite_rev": rev,
             "date": time.strftime("%Y-%m-%d", time.gmtime()),
             "command": "python3 bench/whole_programs.py " + " ".join(
-                sys.argv[1:] if argv is None else argv),
-            "seconds": round(time.time() - start)}
-    (out / "whole-programs.md").write_text(markdown(results, meta))
-    (out / "whole-programs.json").write_text(json.dumps({"meta": meta, "results": results},
-                                                        indent=2))
+                sys.argv[1:] if argv is None else argv)}
+    done: dict = {}
+    lock = threading.Lock()
+
+    def write_tables():
+        # after every sample: a run stopped by its caller's time limit keeps what it did
+        with lock:
+            results = [done[n] for n in names if n in done]
+            meta["seconds"] = round(time.time() - start)
+            meta["finished"] = len(results) == len(names)
+            (out / "whole-programs.md").write_text(markdown(results, meta))
+            (out / "whole-programs.json").write_text(json.dumps(
+                {"meta": meta, "results": results}, indent=2))
+            return results
+
+    def one_and_write(name):
+        r = one(name)
+        r.pop("log", None)
+        done[name] = r
+        write_tables()
+        return r
+
+    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        list(pool.map(one_and_write, names))
+    shutil.rmtree(tmp, ignore_errors=True)
+    results = write_tables()
     print(f"{sum(ok(r) for r in results)} of {len(results)} programs ok in {meta['seconds']} s; "
           f"wrote {out}/whole-programs.md and .json")
     return 0
