@@ -2,7 +2,7 @@
 """Whole programs from NVIDIA's cuda-samples, built natively and with `gmprof nvcc`, run, their
 outputs compared and their reports decoded; a table (markdown and JSON) of what worked.
 
-    python3 bench/whole_programs.py --suite PATH/cuda-samples --out DIR
+    python3 bench/whole_programs.py [--suite PATH/cuda-samples] --out DIR
         [--backend gpu|cpu] [--only NAME,...] [--jobs N] [--timeout S] [--deadline S]
 
 The suite is a checkout of github.com/NVIDIA/cuda-samples: never committed here, pass its path.
@@ -25,6 +25,10 @@ process; `gmprof report --json` decodes and merges them, and the table counts th
 launches profiled. A sample is ok when both build, the outputs and statuses are equal, and a
 report with at least one profiled launch was decoded. Every failure has its reason.
 
+`--trim DEST` writes a copy of the suite with only what these samples need (Common/ without GL,
+the samples' directories without Windows projects and documents, test_args.json; about 45 MB)
+and exits: small enough to carry to a GPU machine (suites/ is ignored by git).
+
 Writes DIR/whole-programs.md and DIR/whole-programs.json (and DIR/logs/NAME.txt: the commands,
 their standard error and the output difference). --deadline stops starting new samples (they
 are listed as not run), so a run fits a time limit; --jobs runs samples in parallel.
@@ -40,6 +44,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -108,6 +113,33 @@ def candidates(suite: Path) -> dict[str, Path]:
             continue
         out[cm.parent.name] = cm.parent
     return out
+
+
+def revision(suite: Path) -> str:
+    """The checkout's commit, or the one its --trim copy was made from (.revision)."""
+    if (suite / ".git").exists():
+        return subprocess.run(["git", "-C", str(suite), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True).stdout.strip() or "?"
+    try:
+        return (suite / ".revision").read_text().strip()
+    except OSError:
+        return "(revision unknown)"
+
+
+def trim(suite: Path, dest: Path) -> None:
+    """A copy of the suite with what the candidates need (see the module's docstring)."""
+    skip_dirs = {"doc", "GL", "lib", "UtilNPP"}
+    skip_ext = {".sln", ".vcxproj", ".filters", ".docx", ".doc", ".pdf", ".user"}
+
+    def ignore(directory, names):
+        return [n for n in names if n in skip_dirs or Path(n).suffix in skip_ext]
+
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(suite / "Common", dest / "Common", ignore=ignore, dirs_exist_ok=True)
+    shutil.copy(suite / "test_args.json", dest / "test_args.json")
+    (dest / ".revision").write_text(revision(suite) + "\n")
+    for d in candidates(suite).values():
+        shutil.copytree(d, dest / d.relative_to(suite), ignore=ignore, dirs_exist_ok=True)
 
 
 def sources(directory: Path) -> list[str]:
@@ -233,11 +265,11 @@ def run_sample(suite: Path, name: str, d: Path, backend: str, work: Path, timeou
         res["run_s"]["native"] += round(t3 - t2, 1)
         res["run_s"]["gmprof"] += round(time.time() - t3, 1)
         if rn.returncode == 124:
-            res["run"] = "native timeout"
+            res["run"], res["output"] = "native timeout", "-"
             res["reason"] = f"the native program ran past {timeout} s"
             return res
         if ri.returncode == 124:
-            res["run"] = "timeout"
+            res["run"], res["output"] = "timeout", "-"
             res["reason"] = f"ran past {timeout} s (natively {t3 - t2:.1f} s)"
             return res
         if rn.returncode != ri.returncode:
@@ -262,8 +294,9 @@ def run_sample(suite: Path, name: str, d: Path, backend: str, work: Path, timeou
         res["report"] = "none written"
         res["reason"] = res["reason"] or "no report file written"
         return res
+    # (decoding a 16M-element array's counters takes a while on a slow machine)
     rp = sh([*gmprof_cmd(), "report", "--json", *reports], log, cwd=d, env=env,
-            timeout=timeout)
+            timeout=3 * timeout)
     if rp.returncode != 0:
         res["report"] = "decode fails"
         res["reason"] = res["reason"] or first_error(rp.stderr)
@@ -329,8 +362,11 @@ def device_name(backend: str) -> tuple[str, str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", required=True, help="a cuda-samples checkout")
-    ap.add_argument("--out", required=True, help="directory for the table and logs")
+    ap.add_argument("--suite", "--samples", default=str(ROOT / "suites" / "cuda-samples"),
+                    help="a cuda-samples checkout, or its --trim copy (default: suites/"
+                         "cuda-samples here)")
+    ap.add_argument("--out", help="directory for the table and logs")
+    ap.add_argument("--trim", metavar="DEST", help="only copy what the samples need to DEST")
     ap.add_argument("--backend", choices=("gpu", "cpu"), default=None)
     ap.add_argument("--only", help="comma-separated sample names")
     ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) - 2))
@@ -347,6 +383,12 @@ def main(argv=None) -> int:
     if not (suite / "Samples").is_dir():
         print(f"no cuda-samples checkout at {suite}", file=sys.stderr)
         return 2
+    if args.trim:
+        trim(suite, Path(args.trim))
+        print(f"wrote {args.trim}")
+        return 0
+    if not args.out:
+        ap.error("--out is required")
     backend = choose_backend(args.backend)
     device, arch = device_name(backend)
     arch = args.arch or arch
@@ -355,8 +397,7 @@ def main(argv=None) -> int:
         names = args.only.split(",")
     else:
         names = [n for n in FIRST if n in found] + [n for n in found if n not in FIRST]
-    rev = subprocess.run(["git", "-C", str(suite), "rev-parse", "--short", "HEAD"],
-                         capture_output=True, text=True).stdout.strip() or "(no git revision)"
+    rev = revision(suite)
     out = Path(args.out)
     (out / "logs").mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="gmprof-wp-"))
@@ -386,19 +427,35 @@ def main(argv=None) -> int:
               f"profiled={r['profiled']}/{r['launches']} {r['reason'][:100]}", flush=True)
         return r
 
-    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(one, names))
-    shutil.rmtree(tmp, ignore_errors=True)
-    for r in results:
-        r.pop("log", None)
     meta = {"backend": backend, "device": device, "suite_rev": rev,
             "date": time.strftime("%Y-%m-%d", time.gmtime()),
             "command": "python3 bench/whole_programs.py " + " ".join(
-                sys.argv[1:] if argv is None else argv),
-            "seconds": round(time.time() - start)}
-    (out / "whole-programs.md").write_text(markdown(results, meta))
-    (out / "whole-programs.json").write_text(json.dumps({"meta": meta, "results": results},
-                                                        indent=2))
+                sys.argv[1:] if argv is None else argv)}
+    done: dict = {}
+    lock = threading.Lock()
+
+    def write_tables():
+        # after every sample: a run stopped by its caller's time limit keeps what it did
+        with lock:
+            results = [done[n] for n in names if n in done]
+            meta["seconds"] = round(time.time() - start)
+            meta["finished"] = len(results) == len(names)
+            (out / "whole-programs.md").write_text(markdown(results, meta))
+            (out / "whole-programs.json").write_text(json.dumps(
+                {"meta": meta, "results": results}, indent=2))
+            return results
+
+    def one_and_write(name):
+        r = one(name)
+        r.pop("log", None)
+        done[name] = r
+        write_tables()
+        return r
+
+    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        list(pool.map(one_and_write, names))
+    shutil.rmtree(tmp, ignore_errors=True)
+    results = write_tables()
     print(f"{sum(ok(r) for r in results)} of {len(results)} programs ok in {meta['seconds']} s; "
           f"wrote {out}/whole-programs.md and .json")
     return 0

@@ -35,7 +35,7 @@ _GMPROF_FLAGS = {"--gmprof-mode": "mode", "--gmprof-backend": "backend",
                  "--gmprof-kernel": "kernel", "--gmprof-launch-skip": "skip",
                  "--gmprof-launch-count": "count", "--gmprof-output": "output"}
 _GMPROF_SWITCHES = {"--gmprof-enhanced": "enhanced", "--gmprof-native": "native",
-                    "--gmprof-verbose": "verbose"}
+                    "--gmprof-verbose": "verbose", "--gmprof-link-flags": "link_flags"}
 
 
 @dataclass
@@ -55,6 +55,7 @@ class Options:
     output: str = ""
     native: bool = False
     verbose: bool = False
+    link_flags: bool = False
 
     def mode_object(self):
         from gmprof.mode import Mode
@@ -141,6 +142,9 @@ def split_gmprof_args(argv: list[str]) -> tuple[Options, list[str]]:
 def run(argv: list[str]) -> int:
     opts, args = split_gmprof_args(argv)
     backend = B.choose_backend(opts.backend)
+    if opts.link_flags:
+        print(" ".join(link_flags(backend)))
+        return 0
     cmd = parse(args)
     mode = None if opts.native else opts.mode_object()
     if cmd.other_step or (not cmd.sources and not _links(cmd)) or (mode is None and
@@ -152,6 +156,15 @@ def run(argv: list[str]) -> int:
         from .cpu_build import cpu_build
 
         return cpu_build(cmd, opts, mode, Path(tmp), translate_file)
+
+
+def link_flags(backend: str) -> list[str]:
+    """What a link that gmprof nvcc does not run must add (CMake links CUDA programs with the
+    host compiler, not through the compiler launcher): the host runtime's objects, and on the
+    CPU backend the CUDA runtime emulation."""
+    if backend == "gpu":
+        return [*B.runtime_objects("gpu"), "-ldl"]
+    return [*B.runtime_objects("cpu"), *B.CPU_LIBS]
 
 
 def _passthrough(backend: str, cmd: Command) -> int:

@@ -84,6 +84,14 @@ def mode_fields(mode) -> dict:
             "static_counts": mode.static_counts}
 
 
+def _template_params(text: str) -> set:
+    """The parameter names of the template a host function's text opens with (else empty)."""
+    m = re.match(r"\s*template\s*<([^{;]*?)>\s*[\w:]", text)
+    if not m:
+        return set()
+    return set(re.findall(r"(?:class|typename|\w+)\s+(\w+)\s*(?:=[^,]*)?(?:,|$)", m.group(1)))
+
+
 def _strip_extern_c(text: str) -> str:
     # a copy must have C++ linkage: two extern "C" functions of one name are one function
     return re.sub(r'^(\s*(?:template\s*<[^{;]*?>\s*)?)extern\s+"C"\s*', r"\1", text, count=1)
@@ -97,7 +105,6 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     from gmprof.passes.targets import CPU
 
     defines = dict(defines or {})
-
     pipeline = Pipeline()
     tu = pipeline.load(path, defines=defines, include_dirs=list(include_dirs))
     program = pipeline.analyze(tu)
@@ -123,10 +130,14 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                 continue
             edits, found = L.find_edits(seg.text(src), seg.start)
             skip = []
+            own = _template_params(seg.text(src))
             for launch in found:
                 name, targs = L.kernel_name_of(launch.kernel_text)
                 base = name.rsplit("::", 1)[-1]
-                if base in templates and not targs:
+                if base in templates and (not targs or own & set(re.findall(r"\w+", targs))):
+                    # (template arguments that are the enclosing host template's own
+                    # parameters, `k<T><<<...>>>` in `template <class T> void run()`, name no
+                    # specialisation at file scope either)
                     # template arguments deduced from the call: on the CPU backend the
                     # specialisation is picked by the arguments' types (it must be routed, g++
                     # has no <<<>>>); on a GPU the launch stays as it was
@@ -150,9 +161,10 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     for src, launch in deduced:
         warnings.append(Diagnostic(
             "launch-not-profiled",
-            f"launch of template kernel {launch.kernel_text!r} with deduced template arguments: "
-            "gmprof cannot name the specialisation before compiling (write the arguments out, "
-            "e.g. k<float><<<...>>>); it runs unprofiled",
+            f"launch of template kernel {launch.kernel_text!r}: gmprof cannot name the "
+            "specialisation before compiling (its template arguments are deduced from the call, "
+            "or are the enclosing template's parameters: write them out, e.g. "
+            "k<float><<<...>>>); it runs unprofiled",
             src.location(launch.kernel_start)))
 
     instrumented: list = []
@@ -182,7 +194,8 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                     _add_copy(patches, src, seg, seg.text(src), ns)
         defines_mode = dict(done.defines)
         if defines_mode["GMPROF_SM"]:
-            defines_mode["GMPROF_SM"] = 2  # chosen per launch by the host runtime
+            # shared or device memory is chosen per launch (gmprof.cuh reads the description)
+            defines_mode["GMPROF_SM"] = 2
     else:
         defines_mode = {}
 

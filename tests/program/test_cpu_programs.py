@@ -178,3 +178,68 @@ def test_run_usage_errors(tmp_path):
         p = gmprof(*args, cwd=tmp_path, check=False)
         assert p.returncode == 2, (args, p.stderr)
         assert text in p.stderr and "Traceback" not in p.stderr
+
+
+TWO_KERNELS = r"""#include <cstdio>
+__global__ void inc(int *a) { a[threadIdx.x] += 1; }
+__global__ void dbl(int *a) { a[threadIdx.x] *= 2; }
+int main() {
+  int *a;
+  cudaMallocManaged(&a, 32 * sizeof(int));
+  for (int i = 0; i < 32; ++i) a[i] = i;
+  for (int r = 0; r < 3; ++r) { inc<<<1, 32>>>(a); dbl<<<1, 16>>>(a); }
+  cudaDeviceSynchronize();
+  printf("%d %d\n", a[0], a[31]);
+  return 0;
+}
+"""
+
+
+def test_run_selection_output_and_saved_json(tmp_path, need_gxx):
+    """gmprof run's -k/-s/-c pick launches as Nsight Compute's do; -o names the kept report
+    files (%q{ENV}, %p); --json prints a gmprof.run/1 document that gmprof report re-renders."""
+    src = tmp_path / "two.cu"
+    src.write_text(TWO_KERNELS)
+    # inc launches 3 times (32 threads), dbl 3 times (16 threads): skip 1, count 1 of dbl
+    p = gmprof("run", "--json", "-k", "regex:^d", "-s", "1", "-c", "1", "-o",
+               "kept-%q{TAG}-%p.json", src, cwd=tmp_path, TAG="t")
+    # with --json the program's own output goes to standard error: a[0] = ((1*2+1)*2+1)*2 = 14
+    # (the first 16 elements are doubled after each increment), a[31] = 31 + 3
+    assert "14 34" in p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["schema"] == "gmprof.run/1" and [k["kernel"] for k in doc["kernels"]] == ["dbl"]
+    a = doc["kernels"][0]["arrays"][0]
+    assert (a["reads"], a["writes"], doc["kernels"][0]["run"]["launches"]) == (16, 16, 1)
+    assert doc["program"]["processes"][0]["launches"] == 6
+    kept = list(tmp_path.glob("kept-t-*.json"))
+    assert len(kept) == 1 and kept[0].name[7:-5].isdigit()
+    saved = tmp_path / "run.json"
+    saved.write_text(p.stdout)
+    again = gmprof("report", saved, cwd=tmp_path)
+    assert "kernel dbl" in again.stdout
+    # the kept raw file decodes to the same kernels and counts
+    raw = report_json(tmp_path, kept[0])
+    assert raw["kernels"]["dbl"]["arrays"] == doc["kernels"][0]["arrays"]
+
+
+def test_report_reads_one_saved_run_or_report_files(tmp_path, need_gxx):
+    src = tmp_path / "two.cu"
+    src.write_text(TWO_KERNELS)
+    gmprof("nvcc", src, "-o", "two", cwd=tmp_path)
+    import subprocess
+
+    files = []
+    for k in range(2):
+        out = tmp_path / f"r{k}.json"
+        assert subprocess.run([str(tmp_path / "two")], env=env(GMPROF_OUTPUT=out),
+                              capture_output=True).returncode == 0
+        files.append(out)
+    text = gmprof("report", *files, cwd=tmp_path).stdout
+    assert "kernel inc" in text and "per process and device" in text
+    saved = tmp_path / "merged.json"
+    saved.write_text(gmprof("report", "--json", *files, cwd=tmp_path).stdout)
+    for args, msg in (([saved, saved], "reads one saved run"),
+                      ([saved, files[0]], "reads one saved run"),
+                      ([files[0], tmp_path / "nothing.json"], "no such file")):
+        p = gmprof("report", *args, cwd=tmp_path, check=False)
+        assert p.returncode == 2 and msg in p.stderr and "Traceback" not in p.stderr, p.stderr

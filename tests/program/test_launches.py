@@ -141,3 +141,20 @@ def test_nvcc_compiles_translation_rdc(tmp_path):
                         *runtime_objects("gpu"), "-ldl", "-o", str(tmp_path / "app")],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
+
+
+def test_launch_with_enclosing_template_parameters(tmp_path):
+    """`k<T><<<...>>>` inside `template <class T> void run()` names no specialisation at file
+    scope: it is not put in the module's kernel table (which would not compile), and runs
+    unprofiled with a warning naming it (cuda-samples' simpleTemplates)."""
+    from gmprof.mode import Mode
+
+    f = tmp_path / "t.cu"
+    f.write_text("template <class T> __global__ void k(T *a) { a[threadIdx.x] = 0; }\n"
+                 "template <class T> void run(T *d) { k<T><<<1, 32>>>(d); }\n"
+                 "void go(float *d) { run(d); k<float><<<1, 8>>>(d); }\n")
+    for cpu in (False, True):
+        t = translate(f, mode=Mode(), cpu=cpu)
+        assert '{"k<T>"' not in t.text and '{"k<float>"' in t.text
+        assert [w.kind for w in t.warnings] == ["launch-not-profiled"]
+        assert "'k<T>'" in t.warnings[0].message and t.warnings[0].location.line == 2
