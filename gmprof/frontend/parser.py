@@ -9,9 +9,11 @@ from __future__ import annotations
 import functools
 import re
 
+import lark
 from lark import Lark
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
+from .. import host_cache
 from .._paths import grammar_file
 from ..errors import GmprofError
 from .build import Builder, ParsedFunction
@@ -25,8 +27,9 @@ ENTRY_POINTS = ("function_definition", "file_declaration", "expression_entry")
 class CudaParser:
     def __init__(self):
         self.builder = Builder()
-        self._lark = Lark(
-            grammar_file().read_text(),
+        grammar = grammar_file().read_text()
+        self._lark = _cached_lark(
+            grammar,
             parser="lalr",
             lexer="basic",
             start=list(ENTRY_POINTS),
@@ -77,6 +80,19 @@ class CudaParser:
 
     def parse_function(self, text, source, base, oracle) -> ParsedFunction:
         return self.parse(text, "function_definition", source, base, oracle)
+
+
+def _cached_lark(grammar: str, **options) -> Lark:
+    """Lark with its LALR tables from gmprof's host cache (building them takes a second of CPU,
+    4 s on the H100's host, in every process). Lark checks the file's grammar and options
+    digest itself (the path is part of that digest, so the file cannot be written elsewhere
+    and renamed), and a file it cannot read (one half written by a concurrent process) is
+    rebuilt, not an error."""
+    d = host_cache.directory()
+    if d is None:
+        return Lark(grammar, **options)
+    path = d / f"lark-{host_cache.key(grammar, lark.__version__)}.tables"
+    return Lark(grammar, cache=str(path), **options)
 
 
 def _describe(tok) -> str:
