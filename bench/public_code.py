@@ -152,9 +152,9 @@ def one_file(args) -> dict:
                 rec["silent"].append(f"{fn.name}: not parsed, no warning")
         # parsed functions with no access site although their text shows a subscript, `->` or
         # a dereference: each is either right (a local array, a member call) or a lost access
-        sites = {facts.function: len(facts.sites) for facts in program.functions}
+        sites = {id(facts.function): len(facts.sites) for facts in program.functions}
         for fn in tu.functions:
-            if fn.parsed is None or sites.get(fn, 0) or f"{fn.name}:" in named:
+            if fn.parsed is None or sites.get(id(fn), 0) or f"{fn.name}:" in named:
                 continue
             body = _BLANKABLE.sub(" ", fn.view)
             body = body[body.find("{"):]
@@ -231,7 +231,8 @@ def render(name: str, root: Path, recs: list, compile_: bool) -> str:
     out.append(f"| .cu files read without a whole-file error | {len(recs) - len(errors)} | "
                f"{len(recs)} | {_rate(len(recs) - len(errors), len(recs))} |")
     if compile_:
-        ok = [r for r in recs if r["original"] is None and r["error"] is None]
+        # a file gmprof cannot read counts against it (it is not instrumented at all)
+        ok = [r for r in recs if r["original"] is None]
         dev = [r for r in recs if r["original"] is not None and r["error"] is None
                and r.get("device_original", "no") is None]
         for label, sel, what in (
@@ -239,7 +240,8 @@ def render(name: str, root: Path, recs: list, compile_: bool) -> str:
                 ("other files whose device code alone compiles", dev, "device code")):
             out.append(f"| {label} | {len(sel)} | {len(recs)} | {_rate(len(sel), len(recs))} |")
             for mode in MODES:
-                good = sum(1 for r in sel if r["instrumented"].get(mode) is None)
+                good = sum(1 for r in sel if r["error"] is None and
+                           r["instrumented"].get(mode, "") is None)
                 out.append(f"| of those, {what} compiles instrumented ({mode}) | {good} | "
                            f"{len(sel)} | {_rate(good, len(sel))} |")
     out.append(f"| silently uninstrumented (no warning names them) | {len(silent)} | | |")
