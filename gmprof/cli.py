@@ -22,9 +22,10 @@ import sys
 import threading
 import traceback
 
-from . import __version__, bench, cli_commands, cli_report
+from . import bench, cli_commands, cli_report
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
                      EXIT_USAGE, CheckFailed, GmprofError)
+from .version import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:

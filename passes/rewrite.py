@@ -229,7 +229,7 @@ class InstrumentSource:
     def _shared_base(self, site, slot) -> str:
         obj = site.object
         if obj is not None and obj in slot.objects:
-            return _start_of(obj)
+            return _address_of(obj)
         self.needs_shared_bases = True
         return f"::gmprof::shared_base({slot.index})"
 
@@ -294,14 +294,15 @@ class InstrumentSource:
             self._add(statement.source,
                       Patch(statement.end, SUFFIX,
                             f" ::gmprof::register_shared({slot.index}, "
-                            f"(const void *)({_start_of(obj)}));",
-                            statement.end - statement.start))
+                            f"(const void *)({_address_of(obj)}));", statement.end - statement.start))
 
 
-def _start_of(obj) -> str:
-    """The address where a shared object starts: an array's name decays to it; a scalar
-    (`__shared__ double sum;`) needs its address taken."""
-    return obj.name if obj.dims or obj.is_pointer else f"&({obj.name})"
+def _address_of(obj) -> str:
+    """The first byte of a shared object: an array decays to it, a scalar (`__shared__ int s;`,
+    no dimensions) needs its address taken (its name is its value)."""
+    if obj.dims or obj.is_pointer:
+        return obj.name
+    return f"&({obj.name})"
 
 
 def _blank_keep_lines(text: str) -> str:

@@ -353,7 +353,7 @@ __device__ __forceinline__ int find_device_object(const volatile void *addr) {
 enum { EACH = 0, WARP = 1, UNIFORM = 2, BLOCK = 3 };
 
 template <int MODE>
-__device__ __forceinline__ bool leader(unsigned *lanes) {
+__device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, unsigned inc) {
   if (MODE == BLOCK) {
     *lanes = n_threads();
     return linear_tid() == 0;
@@ -362,7 +362,24 @@ __device__ __forceinline__ bool leader(unsigned *lanes) {
     *lanes = 1;
     return true;
   }
-  const unsigned mask = __activemask();
+  // The lanes counted by one leader must share its address and increment. Converged lanes
+  // need not: after a per-lane `continue` (`if (j < t) continue; s += c[j];`) the lanes that
+  // meet at the site are in different iterations, at different j. So the group is the lanes
+  // of the active mask with the same address and the same increment (the fast path: all of
+  // them, checked with one vote).
+  unsigned mask = __activemask();
+  const unsigned long long a = (unsigned long long)p;
+#if defined(GMPROF_CPU)
+  // the CPU backend's lanes meet at a call site, not at an iteration: match directly (each
+  // collective is a fiber switch, so one less than the vote's three)
+  mask = __match_any_sync(mask, a) & __match_any_sync(mask, inc);
+#else
+  const int first = __ffs(mask) - 1;
+  const unsigned long long a0 = __shfl_sync(mask, a, first);
+  const unsigned inc0 = __shfl_sync(mask, inc, first);
+  if (!__all_sync(mask, a == a0 && inc == inc0))
+    mask = __match_any_sync(mask, a) & __match_any_sync(mask, inc);
+#endif
   *lanes = (unsigned)__popc(mask);
   return lane_id() == (unsigned)(__ffs(mask) - 1);
 }
@@ -380,14 +397,14 @@ __device__ __forceinline__ bool sampled(Sampler *s) {
 // Common part: decide who counts, count the site. Returns the increment this thread adds to
 // the element's counter (0: nothing to do).
 template <int SITE, int MODE>
-__device__ __forceinline__ unsigned who_counts(unsigned inc) {
+__device__ __forceinline__ unsigned who_counts(unsigned inc, const volatile void *p) {
   if (inc == 0u) return 0u;  // a weighted site outside its loops' first iteration
   if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
     count_site(SITE, inc);
     return inc;
   }
   unsigned lanes;
-  if (!leader<MODE>(&lanes)) return 0u;
+  if (!leader<MODE>(&lanes, p, inc)) return 0u;
   add_word(area_words() + AREA_HEADER + SITE, inc * lanes);
   return inc * lanes;
 }
@@ -399,7 +416,7 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   trace(SITE, OBJ, p, sizeof(T));
 #else
   if (!sampled(s)) return p;
-  const unsigned total = who_counts<SITE, MODE>(inc);
+  const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
   const int obj = OBJ >= 0 ? OBJ : find_device_object(p);
   if (obj < 0) { out_of_range(-1); return p; }
@@ -430,7 +447,7 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
 #else
   if (!sampled(s)) return p;
-  const unsigned total = who_counts<SITE, MODE>(inc);
+  const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
   const Object &o = L().obj[OBJ];
   const long long off = (long long)((const volatile char *)p - (const volatile char *)base);

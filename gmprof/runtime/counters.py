@@ -227,6 +227,18 @@ def point_at(launch, slots, kernel: str, backend, args) -> None:
             launch["obj"][ls.slot.index]["base"] = backend.address(args[key[1]])
 
 
+def aim_at_module(slots, module) -> None:
+    """Aim the file-scope variables' slots at the instrumented module's own copies: its kernel
+    accesses those, not the native module's (whose addresses only gave the layout)."""
+    for key, ls in slots.items():
+        if key[0] == "slot" and ls.kind == LY.KIND_DEVICE:
+            try:
+                ls.base = module.get_global(ls.slot.object.name)[0]
+            except Exception as exc:
+                raise GmprofError(f"cannot find the file-scope variable "
+                                  f"{ls.slot.object.name} in the instrumented module: {exc}")
+
+
 def counter_bytes(slots, area_words: int, mode) -> int:
     size = LY.counter_dtype(mode.counter_bits).itemsize
     total = area_words * 4  # the device-memory copies of the area
@@ -279,5 +291,5 @@ def read_back(slots, buffers, backend, mode) -> dict:
 
 
 __all__ = ["SlotLayout", "Area", "layout_slots", "area", "place_area", "dynamic_shared_bytes",
-           "describe", "point_at", "counter_bytes", "check_guards", "read_back",
+           "describe", "point_at", "aim_at_module", "counter_bytes", "check_guards", "read_back",
            "TRACE_CAPACITY", "CLOCK_CAPACITY"]

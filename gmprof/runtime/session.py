@@ -105,6 +105,7 @@ class Profiler:
         C.place_area(area, mode, backend, native().static_shared_bytes(name_expression),
                      shared_mem, li.grid[0] * li.grid[1] * li.grid[2])
         module = self.modules.module(plan, [name_expression], sm=area.sm)
+        C.aim_at_module(slots, module)
 
         # 3. buffers and the launch description
         launch, buffers = C.describe(backend, plan, slots, area, mode, li.grid, li.block,
