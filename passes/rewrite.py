@@ -353,7 +353,12 @@ def emit(program, patches: dict, target: Target = NVCC, *, header: bool = True,
     out.append(_emit_file(tu, tu.main, patches, target, set()))
     if extra:
         out.append("\n" + extra)
-    return "".join(out)
+    text = "".join(out)
+    if target.device_only:
+        # NVRTC and g++ take UTF-8 text: a byte that is not UTF-8 (only ever in a comment,
+        # frontend/source.py) becomes U+FFFD; for nvcc it is written back as it was
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text
 
 
 def _emit_file(tu, source, patches, target, seen) -> str:
