@@ -16,8 +16,13 @@ __global__ void tree(float *out, const float *in)
     for (int s = 100; s >= 1; s /= 2)
         if (tid % 8 < s % 8)
             out[blockIdx.x * WIDTH + tid] += part[s % WIDTH];
-    for (int s = WIDTH; s > 1; s = s >> 2)
+    // each iteration permutes the block's elements; the barriers keep the threads' read-modify-
+    // writes of one element apart (without them the outputs race, and differ run to run)
+    __syncthreads();
+    for (int s = WIDTH; s > 1; s = s >> 2) {
         out[blockIdx.x * WIDTH + (tid + s) % WIDTH] += 1.0f;
+        __syncthreads();
+    }
 }
 
 // not static: the iterator also changes in the body; the start is not known when compiling
