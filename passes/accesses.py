@@ -8,6 +8,8 @@ object:
   *(p + i), *p     a dereference;  p->x  a member through a pointer
   counter          a scalar file-scope __device__ / __shared__ variable used as a value
   &a[i] passed to atomicAdd & co.: a read-write access (the atomic reads and writes it)
+  &a[i] or a + i passed to a load or store intrinsic (__ldg, __ldcg, __stcs...): a read or a
+                   write of a[i]
 Its kind is read, write (the target of `=`), or read-write (`+=`, `++`, atomics).
 
 Pointers are followed through local aliases (`float *row = A + i * n; row[j]` is an access to A)
@@ -37,6 +39,14 @@ ATOMIC_FUNCTIONS = frozenset(
                  "atomicDec", "atomicCAS", "atomicAnd", "atomicOr", "atomicXor")
     for suffix in ("", "_block", "_system")
 )
+
+# Intrinsics that read or write the element their first argument points at: the cache-hinted
+# loads and stores (CUDA's `__ldg(const T *)`, `__stcs(T *, T)`...) and the atomics.
+ADDRESS_FUNCTIONS = {
+    **{name: "read" for name in ("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv")},
+    **{name: "write" for name in ("__stcg", "__stcs", "__stwb", "__stwt")},
+    **{name: "read-write" for name in ATOMIC_FUNCTIONS},
+}
 
 
 @dataclass(eq=False)
@@ -297,16 +307,20 @@ class FindAccesses:
             kind, atomic = self._atomic_or_kind(n)
             self._record(n, obj, kind, self._offsets(n.name), via, "arrow", reason, atomic)
         elif isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and \
-                n.name.name in ATOMIC_FUNCTIONS and n.args is not None and n.args.exprs:
-            # atomicAdd(p + i, v): the pointer itself is the first argument (`&a[i]` is
-            # handled where the subscript is)
+                n.name.name in ADDRESS_FUNCTIONS and n.args is not None and n.args.exprs:
+            # atomicAdd(p + i, v), __ldg(p + i): the pointer itself is the first argument
+            # (`&a[i]` is handled where the subscript is)
             ptr = n.args.exprs[0]
             if isinstance(ptr, c_ast.UnaryOp) and ptr.op == "&":
                 return
+            name = n.name.name
             obj, via, reason = self.resolve_pointer(ptr)
-            self._record(ptr, obj, READ_WRITE, self._offsets(ptr), via, "pointer", reason,
-                         n.name.name)
-            self._claim_base(ptr)
+            offsets = self._offsets(ptr)
+            self._record(ptr, obj, ADDRESS_FUNCTIONS[name], offsets, via, "pointer",
+                         reason, name if name in ATOMIC_FUNCTIONS else None)
+            # the pointer is no access of its own; the offsets hold theirs (`h + v[i]`)
+            inside = {id(x) for off in offsets for x in X.walk(off)}
+            self._claimed.update(x for x in X.walk(ptr) if id(x) not in inside)
         elif isinstance(n, c_ast.ID):
             sym = self.names[n]
             if sym in self.references:
@@ -318,9 +332,9 @@ class FindAccesses:
             if obj.dims or obj.is_pointer:
                 return  # an array or pointer named without a subscript: an address
             if isinstance(parent, c_ast.UnaryOp) and parent.op == "&":
+                if self._intrinsic_of_address(parent) is None:
+                    return  # &x: an address
                 kind, atomic = self._atomic_or_kind(n, through_address=True)
-                if atomic is None:
-                    return
                 self._record(n, obj, kind, (), None, "scalar", None, atomic)
                 return
             kind, atomic = self.kind_of(n)
@@ -376,31 +390,33 @@ class FindAccesses:
         return max(len(obj.dims), 1)
 
     def _address_use(self, node) -> bool:
-        """`&a[i]` not passed to an atomic is address arithmetic, not an access; nor is the
-        element a reference is bound to."""
+        """`&a[i]` not passed to an atomic or a load/store intrinsic is address arithmetic,
+        not an access; nor is the element a reference is bound to."""
         if node in self._reference_inits:
             return True
         parent = self.parents.get(node)
         if isinstance(parent, c_ast.UnaryOp) and parent.op == "&":
-            return self._atomic_of_address(parent) is None
+            return self._intrinsic_of_address(parent) is None
         return False
 
-    def _atomic_of_address(self, amp) -> str | None:
+    def _intrinsic_of_address(self, amp) -> str | None:
+        """The atomic or load/store intrinsic `&x` is the first argument of, if any."""
         parent = self.parents.get(amp)
         if isinstance(parent, c_ast.ExprList):
             call = self.parents.get(parent)
             if isinstance(call, c_ast.FuncCall) and parent.exprs and parent.exprs[0] is amp:
                 name = call.name.name if isinstance(call.name, c_ast.ID) else None
-                if name in ATOMIC_FUNCTIONS:
+                if name in ADDRESS_FUNCTIONS:
                     return name
         return None
 
     def _atomic_or_kind(self, node, through_address=False):
+        """(kind, atomic function or None); `&x` passed to an intrinsic takes its kind."""
         parent = self.parents.get(node)
         if isinstance(parent, c_ast.UnaryOp) and parent.op == "&":
-            atomic = self._atomic_of_address(parent)
-            if atomic is not None:
-                return READ_WRITE, atomic
+            name = self._intrinsic_of_address(parent)
+            if name is not None:
+                return ADDRESS_FUNCTIONS[name], (name if name in ATOMIC_FUNCTIONS else None)
         return self.kind_of(node)
 
     def _offsets(self, expr) -> list:
@@ -434,4 +450,4 @@ def find_accesses(function: Function, names: Names, objects: list[MemoryObject])
 
 
 __all__ = ["AccessSite", "find_accesses", "parent_map", "READ", "WRITE", "READ_WRITE",
-           "ATOMIC_FUNCTIONS", "GLOBAL"]
+           "ATOMIC_FUNCTIONS", "ADDRESS_FUNCTIONS", "GLOBAL"]

@@ -411,10 +411,12 @@ template <class T> static inline T __ldcg(const T *p) { return *p; }
 template <class T> static inline T __ldcs(const T *p) { return *p; }
 template <class T> static inline T __ldlu(const T *p) { return *p; }
 template <class T> static inline T __ldcv(const T *p) { return *p; }
-template <class T> static inline void __stwb(T *p, T v) { *p = v; }
-template <class T> static inline void __stcg(T *p, T v) { *p = v; }
-template <class T> static inline void __stcs(T *p, T v) { *p = v; }
-template <class T> static inline void __stwt(T *p, T v) { *p = v; }
+// the value is not deduced (CUDA's overloads convert it: __stcs(p, 2.0) on a float *)
+template <class T> struct gmprof_same_type { typedef T type; };
+template <class T> static inline void __stwb(T *p, typename gmprof_same_type<T>::type v) { *p = v; }
+template <class T> static inline void __stcg(T *p, typename gmprof_same_type<T>::type v) { *p = v; }
+template <class T> static inline void __stcs(T *p, typename gmprof_same_type<T>::type v) { *p = v; }
+template <class T> static inline void __stwt(T *p, typename gmprof_same_type<T>::type v) { *p = v; }
 
 // ---------------------------------------------------------------- fences and time
 
