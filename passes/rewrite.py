@@ -120,6 +120,12 @@ class InstrumentSource:
             else:
                 head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
                 tail = f", (const void *)({base}){tail[0:]}"
+        elif sp.range is not None:
+            # counted once per entry of its loop, as the range it walks (ranges.py)
+            k = self.plan.loops[sp.range.loop]
+            head = f"::gmprof::dm_range<{site.id}, {obj_index}, {mode}>("
+            tail = (f", (__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
+                    f"(long long)({sp.range.stride}))")
         else:
             head = f"::gmprof::dm<{site.id}, {obj_index}, {mode}>("
             if slot is None and any(s.kind == "shared" for s in self.plan.slots):
@@ -255,10 +261,13 @@ class InstrumentSource:
         else:
             # a single statement: wrap it with its ';' (expression statements' nodes stop
             # before it)
+            # (spans + 2: outside the counts hoisted before that statement, which read the
+            # trip count this computes)
             statement = self._statement_span(body)
             length = statement.end - statement.start
-            self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ", length))
-            self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length))
+            self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ",
+                                              length + 2))
+            self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length + 2))
 
     def _statement_span(self, node):
         for facts in self.program.functions:

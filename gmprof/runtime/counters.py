@@ -197,8 +197,11 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
         ls.oor = backend.zeros(1, np.uint32)
         o["oor"] = backend.address(ls.oor)
         if ls.kind == LY.KIND_DEVICE:
-            ls.counters = backend.zeros(padded_counters(ls.n_counters, counter_t, backend.name),
-                                        counter_t)
+            # a slot that range sites count into carries its difference array after its
+            # counters (n_counters + 1 entries, see gmprof.cuh's dm_range)
+            extra = ls.n_counters + 1 if ls.slot.ranges else 0
+            ls.counters = backend.zeros(
+                padded_counters(ls.n_counters + extra, counter_t, backend.name), counter_t)
             o["base"], o["bytes"] = ls.base, ls.bytes
             o["counters"] = backend.address(ls.counters)
         else:
@@ -241,6 +244,17 @@ def point_at(launch, slots, kernel: str, backend, args) -> None:
             launch["obj"][ls.slot.index]["base"] = backend.address(args[key[1]])
 
 
+def device_counts(raw, n: int, ranges: bool) -> np.ndarray:
+    """A device object's counts: its counters, plus (range sites) the prefix sum of its
+    difference array, in the device's 32-bit modular arithmetic (an entry's -W is 2^32 - W)."""
+    counts = np.asarray(raw)[:n].astype(np.int64)
+    if ranges:
+        diff = np.asarray(raw)[n:2 * n].astype(np.uint32)
+        runs = np.cumsum(diff, dtype=np.uint32)  # wraps as the device's atomics do
+        counts = (counts + runs.astype(np.int64)) & 0xFFFFFFFF
+    return counts
+
+
 def aim_at_module(slots, module) -> None:
     """Aim the file-scope variables' slots at the instrumented module's own copies: its kernel
     accesses those, not the native module's (whose addresses only gave the layout)."""
@@ -258,8 +272,7 @@ def counter_bytes(slots, area_words: int, mode) -> int:
     total = area_words * 4  # the device-memory copies of the area
     for ls in slots.values():
         if ls.kind == LY.KIND_DEVICE:
-            total += padded_counters(ls.n_counters, LY.counter_dtype(mode.counter_bits)) * \
-                size + 4  # (as a GPU allocates them)
+            total += (ls.n_counters * (2 if ls.slot.ranges else 1) + 1) * size + 4
     return total
 
 
@@ -292,7 +305,8 @@ def read_back(slots, buffers, backend, mode) -> dict:
     out["area_bytes"] = raw.view(np.uint8)
     for key, ls in slots.items():
         if ls.kind == LY.KIND_DEVICE:
-            out[key] = backend.to_host(ls.counters)[:ls.n_counters].astype(np.int64)
+            out[key] = device_counts(backend.to_host(ls.counters), ls.n_counters,
+                                     ls.slot.ranges)
         out[("oor",) + key] = int(backend.to_host(ls.oor)[0])
     if mode.trace:
         n = int(backend.to_host(buffers["trace_count"])[0])
@@ -306,6 +320,7 @@ def read_back(slots, buffers, backend, mode) -> dict:
 
 
 __all__ = ["SlotLayout", "Area", "layout_slots", "area", "place_area", "dynamic_shared_bytes",
-           "describe", "padded_counters", "point_at", "aim_at_module", "counter_bytes",
+           "describe", "padded_counters", "point_at", "aim_at_module", "device_counts",
+           "counter_bytes",
            "check_guards", "read_back",
            "TRACE_CAPACITY", "CLOCK_CAPACITY"]
