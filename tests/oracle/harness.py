@@ -55,6 +55,10 @@ KNOWN_WRONG = {
     "atomic_pointer_nested_read": {"atomic_ptr_index_read"},
 }
 
+# families that a dozen generated kernels do not reliably reach: their strict xfail is their
+# regression file (tests/oracle/regressions/<family>.py), not the generated family test
+RARE_FAMILIES = {"thread_only_and_condition"}
+
 MODES = ("default", "SA", "basic", "trace")
 BATCH = 12
 
