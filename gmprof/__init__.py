@@ -6,7 +6,7 @@ docs/architecture.md follows one access through every stage.
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401 (gmprof.__version__)
 
 from . import api
 from .api import RawKernel, RawModule, profile

@@ -6,7 +6,10 @@
 
     k = gmprof.RawKernel(code, "saxpy")          # runs normally, and counts
     k((blocks,), (256,), (y, x, np.float32(2), np.int32(n)))
-    k.report                                     # merged over every call so far
+    print(k.report)                              # merged over every call so far
+
+    mod = gmprof.RawModule(code=code, options=("-DN=64",), name_expressions=["mm<16>"])
+    mod.get_function("mm<16>")((4,), (256,), (a, b))
 """
 from __future__ import annotations
 
@@ -202,29 +205,104 @@ def parse_options(options) -> tuple[dict, list]:
     return defines, includes
 
 
-class RawKernel:
-    """Drop-in for cupy.RawKernel: calls launch the instrumented kernel (outputs exactly as
-    the original's) and merge each call's counts into `self.report`."""
+_DEVICES = ("auto", "gpu", "cpu")
+_CUPY_COMPILERS = ("nvrtc", "nvcc")
 
-    def __init__(self, code: str, name: str, options=(), backend="auto", mode="default",
-                 name_expressions=None, **mode_options):
+
+def _device_choice(device, backend) -> str:
+    """Where to run: `device` ('auto', 'gpu', 'cpu'). `backend` is CuPy's keyword for its
+    compiler ('nvrtc' or 'nvcc') and is accepted as CuPy accepts it; gmprof compiles the
+    instrumented code with NVRTC either way (the text it generates is written for NVRTC).
+    An older gmprof spelling, backend='cpu'/'gpu'/'auto' for the device, still works with a
+    DeprecationWarning."""
+    import warnings
+
+    if backend in _DEVICES:
+        warnings.warn(f"backend={backend!r}: gmprof's choice of device is now device="
+                      f"{backend!r} (backend is CuPy's compiler, 'nvrtc' or 'nvcc')",
+                      DeprecationWarning, stacklevel=3)
+        if device == "auto":
+            device = backend
+    elif backend not in _CUPY_COMPILERS:
+        raise OptionError(f"backend={backend!r}: CuPy's compiler, 'nvrtc' or 'nvcc' (gmprof's "
+                          "choice of device is device='auto', 'gpu' or 'cpu')")
+    if device not in _DEVICES:
+        raise OptionError(f"device={device!r}: use 'auto', 'gpu' or 'cpu'")
+    return device
+
+
+class RawModule:
+    """Drop-in for cupy.RawModule: `get_function(name)` gives a RawKernel whose calls launch
+    the instrumented kernel (outputs exactly as the original's) and count.
+
+        mod = gmprof.RawModule(code=src, options=("-DN=64",), name_expressions=["mm<16>"])
+        k = mod.get_function("mm<16>")
+        k((4,), (256,), (a, b))
+        print(k.report)
+    """
+
+    def __init__(self, code=None, *, path=None, options=(), backend="nvrtc",
+                 translate_cucomplex=False, enable_cooperative_groups=False,
+                 name_expressions=None, jitify=False, device="auto", mode="default",
+                 **mode_options):
+        if (code is None) == (path is None):
+            raise ArgumentError("RawModule: give exactly one of code= (CUDA source text) and "
+                                "path= (a .cu file)")
+        if path is not None:
+            if not isinstance(path, (str, os.PathLike)):
+                raise ArgumentError(f"path={path!r}: expected a path to a .cu file")
+            p = Path(path)
+            if not p.is_file():
+                raise InputError(f"{p}: no such file" if not p.exists() else
+                                 f"{p}: not a regular file")
+            source = p
+        else:
+            if not isinstance(code, str):
+                raise ArgumentError(f"code: expected CUDA source text (a str), not "
+                                    f"{type(code).__name__}")
+            source = code
+        unknown = set(mode_options) - {"profile", "threshold", "counter_bits", "enhanced",
+                                       "sampling", "sampler"}
+        if unknown:
+            raise OptionError(f"RawModule: unknown option(s) {', '.join(sorted(unknown))}")
+        self.code = code
+        self.path = path
+        self.options = tuple(options)
+        self.backend = backend
+        self.name_expressions = list(name_expressions or [])
+        self.device = _device_choice(device, backend)
+        defines, includes = parse_options(options)
+        self._source = (source, defines, includes, self.device)
+        profiler(*self._source)  # read and analysed now: errors in the code show here
+        self.mode = make_mode(mode, **mode_options)
+
+    def get_function(self, name: str) -> "RawKernel":
+        """The kernel `name` (a name expression for a template: 'mm<16>')."""
+        if not isinstance(name, str) or not name.strip():
+            raise ArgumentError(f"name={name!r}: expected the kernel's name (a str)")
+        k = RawKernel.__new__(RawKernel)
+        k.__dict__.update({key: v for key, v in self.__dict__.items()})
+        k.name = name
+        k.report, k.reports = None, []
+        return k
+
+
+class RawKernel(RawModule):
+    """Drop-in for cupy.RawKernel: calls launch the instrumented kernel (outputs exactly as
+    the original's) and merge each call's counts into `self.report` (print it for a summary).
+    `device` chooses where it runs ('auto', 'gpu', 'cpu'); `backend` is CuPy's compiler."""
+
+    def __init__(self, code: str, name: str, options=(), backend="nvrtc", *,
+                 translate_cucomplex=False, enable_cooperative_groups=False, jitify=False,
+                 device="auto", mode="default", name_expressions=None, **mode_options):
         if not isinstance(code, str):
             raise ArgumentError(f"code: expected CUDA source text (a str), not "
                                 f"{type(code).__name__}")
         if not isinstance(name, str) or not name.strip():
             raise ArgumentError(f"name={name!r}: expected the kernel's name (a str)")
-        unknown = set(mode_options) - {"profile", "threshold", "counter_bits", "enhanced",
-                                       "sampling", "sampler"}
-        if unknown:
-            raise OptionError(f"RawKernel: unknown option(s) {', '.join(sorted(unknown))}")
-        self.code = code
+        super().__init__(code, options=options, backend=backend, device=device, mode=mode,
+                         name_expressions=name_expressions, **mode_options)
         self.name = name
-        self.options = tuple(options)
-        self.name_expressions = list(name_expressions or [])
-        defines, includes = parse_options(options)
-        self._source = (code, defines, includes, backend)
-        profiler(*self._source)  # read and analysed now: errors in the code show here
-        self.mode = make_mode(mode, **mode_options)
         self.report: Report | None = None
         self.reports: list[Report] = []
 
@@ -241,14 +319,3 @@ class RawKernel:
         else:
             self.report.merge(report)
         return None
-
-    def get_function(self, name_expression: str) -> "RawKernel":
-        """Like cupy.RawModule.get_function for a template kernel's name expression."""
-        k = RawKernel.__new__(RawKernel)
-        k.__dict__.update(self.__dict__)
-        k.name = name_expression
-        k.report, k.reports = None, []
-        return k
-
-
-RawModule = RawKernel

@@ -19,6 +19,7 @@ from .errors import EXIT_CHECK_FAILED, GmprofError, OptionError
 from .passes.pipeline import ANALYSIS_STAGES, STAGES, Pipeline
 from .report.accuracy import accuracy_loss
 from .runtime.launch_input import missing_kernel
+from .selection import LaunchSelection
 
 
 def _add_frontend_options(p) -> None:
@@ -96,12 +97,16 @@ def _mode_options(p) -> None:
     p.add_argument("--threshold", type=O.cli_type(O.count, "--threshold", minimum=1,
                                                   maximum=2 ** 32 - 1),
                    help="saturate counters at N (TH)")
-    p.add_argument("--counter-bits", type=int, default=32, choices=(8, 16, 32))
+    p.add_argument("--counter-bits", type=int, default=32, choices=(8, 16, 32),
+                   help="counter width in bits (narrow counters saturate: their counts are "
+                        "labelled >=)")
     p.add_argument("--enhanced", action="store_true",
                    help="live-range statistics for shared arrays (Algorithm 2)")
     p.add_argument("--sampling", type=O.cli_type(O.rate, "--sampling"), metavar="RATE",
                    help="count a sample of accesses (a rate in (0, 1])")
-    p.add_argument("--sampler", default="rng", choices=("rng", "paper"))
+    p.add_argument("--sampler", default="rng", choices=("rng", "paper"),
+                   help="how --sampling picks accesses: a random draw per access (rng) or the "
+                        "paper's counter-based scheme (paper)")
 
 
 def _check_options(p) -> None:
@@ -192,9 +197,21 @@ def _reserve_reports(args, inputs):
     from .outputs import Outputs
 
     outs = Outputs(inputs=inputs)
-    files = {"json": outs.reserve("-" if getattr(args, "json", False) else None, "--json"),
-             "csv": outs.reserve(getattr(args, "csv", None), "--csv"),
-             "out": outs.reserve(getattr(args, "out", None), "--out")}
+    wanted = {"json": ("-" if getattr(args, "json", False) else None, "--json"),
+              "csv": (getattr(args, "csv", None), "--csv"),
+              "out": (getattr(args, "out", None), "--out")}
+    output = getattr(args, "output", None)
+    if output is not None:
+        kind = {".json": "json", ".html": "out", ".htm": "out", ".csv": "csv"}.get(
+            Path(output).suffix.lower())
+        if kind is None:
+            raise OptionError(f"-o {output}: name a .json, .html or .csv file (the extension "
+                              "chooses the format)")
+        if wanted[kind][0] is not None:
+            raise OptionError(f"-o {output} and {wanted[kind][1]} both ask for the "
+                              f"{'HTML' if kind == 'out' else kind.upper()} output")
+        wanted[kind] = (output, "-o")
+    files = {kind: outs.reserve(path, option) for kind, (path, option) in wanted.items()}
     return outs, files
 
 
@@ -253,6 +270,10 @@ def cmd_profile(args) -> int:
     target = Path(args.file)
     if target.is_dir():
         return _profile_sample(args, target, mode)
+    if args.launch_skip or args.launch_count is not None:
+        raise OptionError("-s/--launch-skip and -c/--launch-count select among a sample's "
+                          "launches; a .cu file is profiled for the one launch described by "
+                          "--kernel, --grid and --block")
     if not args.kernel or not args.grid or not args.block:
         raise OptionError("profiling a .cu file needs --kernel, --grid and --block "
                           "(or give a sample directory, e.g. samples/matmul_tiled)")
@@ -286,6 +307,15 @@ def cmd_profile(args) -> int:
     return _failed_checks([report], args)
 
 
+def _selected(launches, select):
+    """The launches `select` would profile (a copy of it is consumed), for the progress
+    estimate and the CPU warning; the others run natively and cost little."""
+    import copy
+
+    probe = copy.copy(select)
+    return [launch for launch in launches if launch.profile and probe.take(launch.kernel)]
+
+
 def _profile_sample(args, directory: Path, mode) -> int:
     from .driver import load_sample
     from .progress import RunProgress, cpu_warning
@@ -299,6 +329,18 @@ def _profile_sample(args, directory: Path, mode) -> int:
     sample = load_sample(directory)
     sizes = sample.driver.sizes
     launches = list(sample.driver.launches(sizes[size])) if size in sizes else []
+    select = LaunchSelection(args.kernel, args.launch_skip, args.launch_count)
+    if not select.everything:
+        if not any(select.matches(launch.kernel) for launch in launches):
+            kernels = ", ".join(dict.fromkeys(launch.kernel for launch in launches))
+            raise OptionError(f"-k {args.kernel}: no launch of sample {sample.name} ({size}) "
+                              f"runs a kernel of that name (kernels: {kernels})")
+        matching = sum(1 for launch in launches if launch.profile and
+                       select.matches(launch.kernel))
+        launches = _selected(launches, select)
+        if not launches:
+            raise OptionError(f"{select.describe()}: no launch of sample {sample.name} "
+                              f"({size}) is selected (it makes {matching} matching launches)")
     warning = cpu_warning(launches, backend.name, f"sample {sample.name} ({size})")
     if warning:
         print(warning, file=sys.stderr)
@@ -307,7 +349,8 @@ def _profile_sample(args, directory: Path, mode) -> int:
         prof = sample_profiler(sample, backend.name)
         run = run_sample(sample, size, mode=mode, backend=backend.name,
                          repeat=args.repeat if args.compare_native or args.repeat else 0,
-                         seed=args.seed, profiler=prof, on_launch=progress.on_launch)
+                         seed=args.seed, profiler=prof, on_launch=progress.on_launch,
+                         select=None if select.everything else select)
     _emit_reports(list(run.reports.values()), args, outs, files,
                   sample={"name": run.sample.name, "size": size,
                           "self_check": "passed" if run.ok else "failed",
@@ -419,7 +462,15 @@ def register(sub) -> None:
 
     p = sub.add_parser("profile", help="profile a kernel launch, or a sample directory")
     add_frontend_options(p)
-    p.add_argument("--kernel", help="kernel name or name expression (matmul<16>)")
+    p.add_argument("-k", "--kernel-name", "--kernel", dest="kernel", metavar="KERNEL",
+                   help="the kernel to launch (a .cu file: name or name expression, "
+                        "matmul<16>); for a sample, profile only this kernel's launches "
+                        "(also regex:PATTERN), as in Nsight Compute")
+    p.add_argument("-s", "--launch-skip", type=O.cli_type(O.count, "--launch-skip"), default=0,
+                   metavar="N", help="a sample's matching launches to run unprofiled first")
+    p.add_argument("-c", "--launch-count", type=O.cli_type(O.count, "--launch-count"),
+                   default=None, metavar="N",
+                   help="profile at most N of a sample's matching launches")
     p.add_argument("--grid", help="X[,Y,Z]")
     p.add_argument("--block", help="X[,Y,Z]")
     p.add_argument("--arg", action="append", default=[], metavar="NAME=SPEC",
@@ -428,12 +479,16 @@ def register(sub) -> None:
     p.add_argument("--shared-mem", type=O.cli_type(O.count, "--shared-mem"), default=0,
                    help="dynamic shared memory bytes")
     p.add_argument("--size", help="sample size (small/large; default: small on the CPU)")
-    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
+    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"),
+                   help="where kernels run (auto: the GPU if CuPy sees one, else the CPU backend)")
     p.add_argument("--json", action="store_true",
                    help="print the run as one JSON document (schema gmprof.run/1: every kernel "
                         "and launch) instead of tables")
     p.add_argument("--csv", metavar="FILE", help="also write CSV, every kernel in one file "
                                                   "(- for standard output)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the run to FILE, in the format its extension names: .json "
+                        "(as --json), .html (as --out), .csv (as --csv)")
     p.add_argument("--out", metavar="FILE.html",
                    help="also write one self-contained HTML page for the run (every kernel, "
                         "heat maps, source view; - for standard output)")
@@ -444,26 +499,36 @@ def register(sub) -> None:
                    help="time native and instrumented runs (median of --repeat)")
     p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=0,
                    help="timed repetitions")
-    p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0)
+    p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0,
+                   help="seed of the random inputs (--arg ...:random, a sample's arrays)")
     _mode_options(p)
     _check_options(p)
     p.set_defaults(run=cmd_profile)
 
     p = sub.add_parser("compare", help="the paper's modes and sampling side by side")
     add_frontend_options(p)
-    p.add_argument("--kernel", required=True)
-    p.add_argument("--grid", required=True)
-    p.add_argument("--block", required=True)
-    p.add_argument("--arg", action="append", default=[], metavar="NAME=SPEC")
-    p.add_argument("--shared-mem", type=O.cli_type(O.count, "--shared-mem"), default=0)
+    p.add_argument("--kernel", required=True,
+                   help="kernel name or name expression (matmul<16>)")
+    p.add_argument("--grid", required=True, help="X[,Y,Z]")
+    p.add_argument("--block", required=True, help="X[,Y,Z]")
+    p.add_argument("--arg", action="append", default=[], metavar="NAME=SPEC",
+                   help="as for profile: n=1024 or in=float32[1024,1024]:random")
+    p.add_argument("--shared-mem", type=O.cli_type(O.count, "--shared-mem"), default=0,
+                   help="dynamic shared memory bytes")
     p.add_argument("--sampling", type=O.cli_type(O.rate_list, "--sampling"),
                    default=[0.1, 0.01, 0.001], help="rates in (0, 1], comma separated")
-    p.add_argument("--sampler", default="rng", choices=("rng", "paper"))
+    p.add_argument("--sampler", default="rng", choices=("rng", "paper"),
+                   help="how sampling picks accesses (rng or the paper's scheme)")
     p.add_argument("--threshold", type=O.cli_type(O.count, "--threshold", minimum=1,
-                                                  maximum=2 ** 32 - 1), default=255)
-    p.add_argument("--profile", default="both", choices=("shm", "dm", "both"))
-    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
-    p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=5)
-    p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0)
+                                                  maximum=2 ** 32 - 1), default=255,
+                   help="the TH modes' saturation threshold")
+    p.add_argument("--profile", default="both", choices=("shm", "dm", "both"),
+                   help="profile shared memory, device memory, or both")
+    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"),
+                   help="where kernels run (auto: the GPU if CuPy sees one, else the CPU backend)")
+    p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=5,
+                   help="timed runs per mode (medians reported)")
+    p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0,
+                   help="seed of the random inputs (--arg ...:random, a sample's arrays)")
     _check_options(p)
     p.set_defaults(run=cmd_compare)

@@ -87,3 +87,17 @@ def test_profile_a_sample_from_an_install(installed, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "self-check passed" in done.stderr
     assert not list(tmp_path.iterdir())  # nothing written where it ran
+
+
+def test_version_and_python_m():
+    """`gmprof --version` and `python -m gmprof` work as the console script does."""
+    import subprocess
+    import sys
+
+    import gmprof
+
+    r = subprocess.run([sys.executable, "-m", "gmprof", "--version"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and r.stdout.strip() == f"gmprof {gmprof.__version__}"
+    r = subprocess.run([sys.executable, "-m", "gmprof"], capture_output=True, text=True)
+    assert r.returncode == 2 and "usage: gmprof" in r.stderr and "Traceback" not in r.stderr

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import json
 import shlex
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .model import APPROXIMATE, SAMPLED, ArrayStats, Report
+from .labels import APPROXIMATE, SAMPLED
+
+if TYPE_CHECKING:
+    from .model import ArrayStats, Report
 
 SCHEMA = "gmprof.run/1"
 KERNEL_SCHEMA = "gmprof.report/1"  # one kernel's part (what to_json returned before)
@@ -159,7 +163,7 @@ def document(reports, *, command=None, sample: dict | None = None,
     first = reports[0].run if reports else None
     if isinstance(command, (list, tuple)):
         command = shlex.join(["gmprof", *command])
-    from gmprof import __version__
+    from gmprof.version import __version__
 
     return {
         "schema": SCHEMA,

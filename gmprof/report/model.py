@@ -15,10 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-EXACT = "exact"
-THRESHOLDED = "thresholded"
-SAMPLED = "sampled"
-APPROXIMATE = "approximate"
+from .labels import APPROXIMATE, EXACT, SAMPLED, THRESHOLDED  # noqa: F401 (re-exported)
 
 
 @dataclass
@@ -182,6 +179,26 @@ class Report:
     # the code of the kernel and the device functions it calls (gmprof.report.source), for the
     # source view; None where the caller attached none
     source: list | None = None
+
+    def __str__(self) -> str:
+        """The summary `gmprof profile` prints, as text: print(k.report)."""
+        import io
+
+        from rich.console import Console
+
+        from .document import document
+        from .terminal import render
+
+        out = io.StringIO()
+        render(document([self]), Console(file=out, width=100, color_system=None,
+                                         force_terminal=False, highlight=False))
+        return out.getvalue().rstrip("\n")
+
+    def __repr__(self) -> str:
+        launches = max(1, len(self.launch_runs))
+        return (f"<gmprof.Report {self.run.kernel}: {len(self.arrays)} arrays, "
+                f"{len(self.sites)} sites, {launches} launch{'es' if launches > 1 else ''}, "
+                f"{self.run.mode} mode on {self.run.backend}>")
 
     def array(self, name: str) -> ArrayStats:
         for a in self.arrays:

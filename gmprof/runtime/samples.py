@@ -37,8 +37,9 @@ def sample_profiler(sample: Sample, backend: str = "auto") -> Profiler:
 def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: str = "auto",
                repeat: int = 0, seed: int = 0, profiler: Profiler | None = None,
                check: bool = True, max_profiled: int | None = None,
-               on_launch=None) -> SampleRun:
+               on_launch=None, select=None) -> SampleRun:
     """max_profiled: profile at most this many launches (the rest run natively).
+    select: a LaunchSelection (gmprof/selection.py); launches it does not take run natively.
     on_launch(index, launch, done): called before (done=False) and after (done=True) each
     launch, for a progress display."""
     if not isinstance(sample, Sample):
@@ -58,7 +59,8 @@ def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: st
         if on_launch is not None:
             on_launch(index, launch, False)
         args = [arrays[a] if isinstance(a, str) else a for a in launch.args]
-        if launch.profile and (max_profiled is None or profiled < max_profiled):
+        if launch.profile and (max_profiled is None or profiled < max_profiled) and \
+                (select is None or select.take(launch.kernel)):
             profiled += 1
             report = prof.launch(launch.kernel, launch.grid3, launch.block3, args,
                                  launch.shared_mem, mode=mode, repeat=repeat)

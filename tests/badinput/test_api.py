@@ -162,7 +162,7 @@ def test_a_read_only_array_for_a_const_parameter_is_fine(prof):
     (lambda: gmprof.RawKernel(TYPES, "types", options=(5,)), OptionError),
     (lambda: gmprof.RawKernel(TYPES, "types", options=("-D1x",)), OptionError),
     (lambda: gmprof.RawKernel(TYPES, "types", bogus=1), OptionError),
-    (lambda: gmprof.RawKernel(TYPES, "types", backend="cpu")(1, 64, None), ArgumentError),
+    (lambda: gmprof.RawKernel(TYPES, "types", device="cpu")(1, 64, None), ArgumentError),
 ])
 def test_api_entry_points(call, cls):
     with pytest.raises(cls):

@@ -49,7 +49,7 @@ def test_rawkernel_on_cupy_arrays():
     n = 1000
     x = cp.arange(n, dtype=cp.float32)
     y = cp.zeros(n, cp.float32)
-    k = gmprof.RawKernel(src, "scale", backend="gpu")
+    k = gmprof.RawKernel(src, "scale", device="gpu")
     k(((n + 255) // 256,), (256,), (y, x, np.int32(n)))
     np.testing.assert_array_equal(cp.asnumpy(y), 3 * np.arange(n, dtype=np.float32))
     assert k.report.array("x").counts.tolist() == [1] * n

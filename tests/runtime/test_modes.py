@@ -137,7 +137,7 @@ def test_profile_api_and_rawkernel_leave_outputs_as_the_kernel_does():
     np.testing.assert_array_equal(y, 2 * x + 1)
     assert report.array("x").counts.tolist() == [1] * n
     assert report.array("y").reads == n and report.array("y").writes == n
-    k = gmprof.RawKernel(src, "saxpy", backend="cpu")
+    k = gmprof.RawKernel(src, "saxpy", device="cpu")
     y2 = np.ones(n, np.float32)
     k((4,), (32,), (y2, x, np.float32(2.0), np.int32(n)))
     k((4,), (32,), (y2, x, np.float32(2.0), np.int32(n)))

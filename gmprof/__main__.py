@@ -1,0 +1,6 @@
+"""`python -m gmprof ...`: the same command line as `gmprof ...`."""
+import sys
+
+from gmprof.cli import main
+
+sys.exit(main())
