@@ -205,8 +205,17 @@ class Gen:
         if r.random() < 0.35:
             a = self.atom(thread_only=True)
             b = Num(r.randint(0, 40))
-            return Bin(op, a, b)
-        return Bin(op, self.expr(depth + 1), self.expr(depth + 1))
+            c = Bin(op, a, b)
+        else:
+            c = Bin(op, self.expr(depth + 1), self.expr(depth + 1))
+        if self._thread_only(c):
+            # a test of thread indices only, nested with any other condition (an enclosing
+            # `if`, a ternary, `&&`), is issue 11's first family: without it, no test is
+            # thread-only (the global index t stands in)
+            if not self.on("thread_and_cond"):
+                return Bin(op, Sym("t", "t"), Num(r.randint(0, 200)))
+            self.use("thread_and_cond")
+        return c
 
     @staticmethod
     def _thread_only(e: E) -> bool:
