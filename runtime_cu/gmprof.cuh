@@ -15,15 +15,28 @@
 //     never written outside its buffer, whatever address the kernel computes;
 //   * per access site, in the block's counter area, for the per-site execution counts.
 // Compile-time switches (the modes of the paper, set by gmprof):
-//   GMPROF_SM            shared-memory counters live in shared memory (flushed at block exit)
+//   GMPROF_SM            shared-memory counters live in shared memory (flushed at block exit);
+//                        2: chosen per launch (Launch::flags & FLAG_AREA_SHARED; whole programs,
+//                        whose code is compiled before the launch's shared memory is known)
 //   GMPROF_ATOMIC        0: non-atomic updates (the paper's NA; approximate)
 //   GMPROF_COUNTER_BITS  8, 16 or 32 (8 and 16 need a threshold)
 //   GMPROF_THRESHOLD     saturate counters at this value (the paper's TH); 0: none
 //   GMPROF_SAMPLING      1: count only sampled accesses (rate and sampler in the launch)
 //   GMPROF_TRACE         1: log every access to a buffer instead of counting (the test oracle)
 //   GMPROF_ENHANCED      1: live-range statistics per shared word (Algorithm 2)
+//   GMPROF_WHOLE_PROGRAM 1: everything here is local to the translation unit (an unnamed
+//                        namespace), so that instrumented files linked together with
+//                        -rdc=true each keep their own launch description and helpers
 #ifndef GMPROF_CUH
 #define GMPROF_CUH
+
+#if defined(GMPROF_WHOLE_PROGRAM) && GMPROF_WHOLE_PROGRAM
+#define GMPROF_TU_BEGIN namespace {
+#define GMPROF_TU_END }
+#else
+#define GMPROF_TU_BEGIN
+#define GMPROF_TU_END
+#endif
 
 #ifndef GMPROF_SM
 #define GMPROF_SM 1
@@ -60,6 +73,8 @@
 #error "gmprof: the threshold does not fit 16-bit counters"
 #endif
 
+GMPROF_TU_BEGIN
+
 namespace gmprof {
 
 #if GMPROF_COUNTER_BITS == 8
@@ -73,7 +88,7 @@ typedef unsigned int counter_t;
 // Object kinds, as the host writes them in Object::kind.
 enum { KIND_NONE = 0, KIND_DEVICE = 1, KIND_SHARED = 2 };
 // Launch::flags
-enum { FLAG_WARP_UNIFORM_OK = 1 };
+enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2 };
 // The leading words of the block's counter area (before the sites' and objects' counters).
 enum { AREA_EXITED = 0, AREA_CLOCK = 1, AREA_HEADER = 2 };
 // Enhanced mode: per-array live-range statistics in the counter area (after the objects):
@@ -167,6 +182,9 @@ extern __shared__ __align__(16) unsigned char __gmprof_dynamic_smem[];
 
 // Header and site counters are always 32-bit; object counters are counter_t.
 __device__ __forceinline__ unsigned *area_words() {
+#if GMPROF_SM == 2
+  if (!(L().flags & FLAG_AREA_SHARED)) return reinterpret_cast<unsigned *>(L().area_global);
+#endif
 #if GMPROF_SM
   return reinterpret_cast<unsigned *>(__gmprof_dynamic_smem + ((L().dyn_user_bytes + 15u) & ~15u));
 #else
@@ -667,6 +685,9 @@ __device__ __forceinline__ const void *shared_base(int slot) {
 // block is present; one barrier.
 __device__ __forceinline__ void enter() {
 #if GMPROF_SM && !GMPROF_TRACE
+#if GMPROF_SM == 2
+  if (!(L().flags & FLAG_AREA_SHARED)) return;  // the same for every thread: no barrier skipped alone
+#endif
   unsigned *a = area_words();
   const unsigned words = L().area_words;
   for (unsigned i = linear_tid(); i < words; i += n_threads()) a[i] = 0u;
@@ -719,6 +740,9 @@ __device__ __forceinline__ void close_live_ranges(unsigned first, unsigned strid
 // the block's area alone.
 __device__ __forceinline__ void leave() {
 #if GMPROF_SM && !GMPROF_TRACE
+#if GMPROF_SM == 2
+  if (!(L().flags & FLAG_AREA_SHARED)) return;
+#endif
   unsigned *a = area_words();
   __threadfence_block();
   const unsigned done = atomicAdd(a + AREA_EXITED, 1u) + 1u;
@@ -736,6 +760,9 @@ __device__ __forceinline__ void leave() {
 // alone is a long serial tail per block).
 __device__ __forceinline__ void leave_all() {
 #if GMPROF_SM && !GMPROF_TRACE
+#if GMPROF_SM == 2
+  if (!(L().flags & FLAG_AREA_SHARED)) return;
+#endif
   __syncthreads();
 #if GMPROF_ENHANCED
   close_live_ranges(linear_tid(), n_threads());
@@ -746,5 +773,7 @@ __device__ __forceinline__ void leave_all() {
 }
 
 }  // namespace gmprof
+
+GMPROF_TU_END
 
 #endif  // GMPROF_CUH
