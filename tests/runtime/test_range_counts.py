@@ -228,3 +228,13 @@ def test_narrow_and_thresholded_counters_without_ranges(prof, bits, thr):
     want = walk_counts(n, zip(ptr[:-1], ptr[1:]))
     np.testing.assert_array_equal(r.array("val").counts, np.minimum(want, thr))
     assert r.array("val").label == "thresholded"
+
+
+def test_weighted_site_in_a_one_statement_loop_body(prof):
+    col = np.array([5], np.int32)
+    a = np.arange(8, dtype=np.float32)
+    r = prof.launch("invariant_one_statement", (2,), (32,),
+                    [np.zeros(64, np.float32), col, a, np.int32(7)], mode=DEFAULT)
+    want = np.zeros(8, np.int64)
+    want[5] = 64 * 7
+    np.testing.assert_array_equal(r.array("a").counts, want)

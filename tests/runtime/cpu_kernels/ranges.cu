@@ -127,3 +127,14 @@ __global__ void written_index(float *y, int *idx, const float *x, int n)
         idx[t] = 0;
     y[t] = s;
 }
+
+// a loop-invariant read in a one-statement body: counted once with the trip count, which the
+// loop computes before the counts placed in front of that statement
+__global__ void invariant_one_statement(float *out, const int *col, const float *a, int n)
+{
+    int j = col[0];
+    float acc = 0.0f;
+    for (int k = 0; k < n; k++)
+        acc += a[j];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
