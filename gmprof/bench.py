@@ -354,7 +354,12 @@ def cmd_bench(args) -> int:
         return 0
     apps = None if not args.apps else [] if args.apps == "none" else \
         [a for a in args.apps.split(",") if a]
-    results = run_bench(Path(args.out), size=args.size, repeat=args.repeat,
+    size = args.size
+    if size is None:
+        from .runtime.backend import get_backend
+
+        size = "large" if get_backend(args.backend).name == "gpu" else "small"
+    results = run_bench(Path(args.out), size=size, repeat=args.repeat,
                         backend=args.backend, max_launches=args.max_launches, quick=args.quick,
                         apps=apps, cases=not args.no_cases, part=args.part)
     print(markdown(results))
@@ -365,12 +370,17 @@ def register(sub) -> None:
     from . import options as O
 
     p = sub.add_parser("bench", help="the paper's tables on this GPU (docs/results/)")
-    p.add_argument("--suite", default="paper")
+    p.add_argument("--suite", default="paper", choices=("paper",),
+                   help="what to measure: the GMProf paper's six applications (Tables 1-2, "
+                        "Figures 3-4)")
     p.add_argument("--out", default=str(Path("docs") / "results"),
                    help="results directory (default: docs/results under the current directory)")
-    p.add_argument("--size", default="large")
-    p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=5)
-    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
+    p.add_argument("--size", help="the samples' size (default: large on a GPU, small on the "
+                                  "CPU backend)")
+    p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=5,
+                   help="timed runs of each launch, native and instrumented (medians reported)")
+    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"),
+                   help="where kernels run (auto: the GPU if CuPy sees one, else the CPU)")
     p.add_argument("--max-launches", type=O.cli_type(O.count, "--max-launches", minimum=1),
                    default=3,
                    help="profile at most this many launches of a sample (the rest run natively)")

@@ -97,12 +97,16 @@ def _mode_options(p) -> None:
     p.add_argument("--threshold", type=O.cli_type(O.count, "--threshold", minimum=1,
                                                   maximum=2 ** 32 - 1),
                    help="saturate counters at N (TH)")
-    p.add_argument("--counter-bits", type=int, default=32, choices=(8, 16, 32))
+    p.add_argument("--counter-bits", type=int, default=32, choices=(8, 16, 32),
+                   help="counter width in bits (narrow counters saturate: their counts are "
+                        "labelled >=)")
     p.add_argument("--enhanced", action="store_true",
                    help="live-range statistics for shared arrays (Algorithm 2)")
     p.add_argument("--sampling", type=O.cli_type(O.rate, "--sampling"), metavar="RATE",
                    help="count a sample of accesses (a rate in (0, 1])")
-    p.add_argument("--sampler", default="rng", choices=("rng", "paper"))
+    p.add_argument("--sampler", default="rng", choices=("rng", "paper"),
+                   help="how --sampling picks accesses: a random draw per access (rng) or the "
+                        "paper's counter-based scheme (paper)")
 
 
 def _check_options(p) -> None:
@@ -475,7 +479,8 @@ def register(sub) -> None:
     p.add_argument("--shared-mem", type=O.cli_type(O.count, "--shared-mem"), default=0,
                    help="dynamic shared memory bytes")
     p.add_argument("--size", help="sample size (small/large; default: small on the CPU)")
-    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
+    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"),
+                   help="where kernels run (auto: the GPU if CuPy sees one, else the CPU backend)")
     p.add_argument("--json", action="store_true",
                    help="print the run as one JSON document (schema gmprof.run/1: every kernel "
                         "and launch) instead of tables")
@@ -494,26 +499,36 @@ def register(sub) -> None:
                    help="time native and instrumented runs (median of --repeat)")
     p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=0,
                    help="timed repetitions")
-    p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0)
+    p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0,
+                   help="seed of the random inputs (--arg ...:random, a sample's arrays)")
     _mode_options(p)
     _check_options(p)
     p.set_defaults(run=cmd_profile)
 
     p = sub.add_parser("compare", help="the paper's modes and sampling side by side")
     add_frontend_options(p)
-    p.add_argument("--kernel", required=True)
-    p.add_argument("--grid", required=True)
-    p.add_argument("--block", required=True)
-    p.add_argument("--arg", action="append", default=[], metavar="NAME=SPEC")
-    p.add_argument("--shared-mem", type=O.cli_type(O.count, "--shared-mem"), default=0)
+    p.add_argument("--kernel", required=True,
+                   help="kernel name or name expression (matmul<16>)")
+    p.add_argument("--grid", required=True, help="X[,Y,Z]")
+    p.add_argument("--block", required=True, help="X[,Y,Z]")
+    p.add_argument("--arg", action="append", default=[], metavar="NAME=SPEC",
+                   help="as for profile: n=1024 or in=float32[1024,1024]:random")
+    p.add_argument("--shared-mem", type=O.cli_type(O.count, "--shared-mem"), default=0,
+                   help="dynamic shared memory bytes")
     p.add_argument("--sampling", type=O.cli_type(O.rate_list, "--sampling"),
                    default=[0.1, 0.01, 0.001], help="rates in (0, 1], comma separated")
-    p.add_argument("--sampler", default="rng", choices=("rng", "paper"))
+    p.add_argument("--sampler", default="rng", choices=("rng", "paper"),
+                   help="how sampling picks accesses (rng or the paper's scheme)")
     p.add_argument("--threshold", type=O.cli_type(O.count, "--threshold", minimum=1,
-                                                  maximum=2 ** 32 - 1), default=255)
-    p.add_argument("--profile", default="both", choices=("shm", "dm", "both"))
-    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"))
-    p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=5)
-    p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0)
+                                                  maximum=2 ** 32 - 1), default=255,
+                   help="the TH modes' saturation threshold")
+    p.add_argument("--profile", default="both", choices=("shm", "dm", "both"),
+                   help="profile shared memory, device memory, or both")
+    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"),
+                   help="where kernels run (auto: the GPU if CuPy sees one, else the CPU backend)")
+    p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=5,
+                   help="timed runs per mode (medians reported)")
+    p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0,
+                   help="seed of the random inputs (--arg ...:random, a sample's arrays)")
     _check_options(p)
     p.set_defaults(run=cmd_compare)

@@ -120,6 +120,12 @@ class InstrumentSource:
             else:
                 head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
                 tail = f", (const void *)({base}){tail[0:]}"
+        elif sp.range is not None:
+            # counted once per entry of its loop, as the range it walks (ranges.py)
+            k = self.plan.loops[sp.range.loop]
+            head = f"::gmprof::dm_range<{site.id}, {obj_index}, {mode}>("
+            tail = (f", (__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
+                    f"(long long)({sp.range.stride}))")
         else:
             head = f"::gmprof::dm<{site.id}, {obj_index}, {mode}>("
         end_prefix = end_suffix = ""
@@ -229,7 +235,7 @@ class InstrumentSource:
     def _shared_base(self, site, slot) -> str:
         obj = site.object
         if obj is not None and obj in slot.objects:
-            return obj.name
+            return _address_of(obj)
         self.needs_shared_bases = True
         return f"::gmprof::shared_base({slot.index})"
 
@@ -251,10 +257,13 @@ class InstrumentSource:
         else:
             # a single statement: wrap it with its ';' (expression statements' nodes stop
             # before it)
+            # (spans + 2: outside the counts hoisted before that statement, which read the
+            # trip count this computes)
             statement = self._statement_span(body)
             length = statement.end - statement.start
-            self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ", length))
-            self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length))
+            self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ",
+                                              length + 2))
+            self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length + 2))
 
     def _statement_span(self, node):
         for facts in self.program.functions:
@@ -294,7 +303,15 @@ class InstrumentSource:
             self._add(statement.source,
                       Patch(statement.end, SUFFIX,
                             f" ::gmprof::register_shared({slot.index}, "
-                            f"(const void *)({obj.name}));", statement.end - statement.start))
+                            f"(const void *)({_address_of(obj)}));", statement.end - statement.start))
+
+
+def _address_of(obj) -> str:
+    """The first byte of a shared object: an array decays to it, a scalar (`__shared__ int s;`,
+    no dimensions) needs its address taken (its name is its value)."""
+    if obj.dims or obj.is_pointer:
+        return obj.name
+    return f"&({obj.name})"
 
 
 def _blank_keep_lines(text: str) -> str:

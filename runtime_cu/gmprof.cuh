@@ -371,7 +371,7 @@ __device__ __forceinline__ int find_device_object(const volatile void *addr) {
 enum { EACH = 0, WARP = 1, UNIFORM = 2, BLOCK = 3 };
 
 template <int MODE>
-__device__ __forceinline__ bool leader(unsigned *lanes) {
+__device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, unsigned inc) {
   if (MODE == BLOCK) {
     *lanes = n_threads();
     return linear_tid() == 0;
@@ -380,7 +380,24 @@ __device__ __forceinline__ bool leader(unsigned *lanes) {
     *lanes = 1;
     return true;
   }
-  const unsigned mask = __activemask();
+  // The lanes counted by one leader must share its address and increment. Converged lanes
+  // need not: after a per-lane `continue` (`if (j < t) continue; s += c[j];`) the lanes that
+  // meet at the site are in different iterations, at different j. So the group is the lanes
+  // of the active mask with the same address and the same increment (the fast path: all of
+  // them, checked with one vote).
+  unsigned mask = __activemask();
+  const unsigned long long a = (unsigned long long)p;
+#if defined(GMPROF_CPU)
+  // the CPU backend's lanes meet at a call site, not at an iteration: match directly (each
+  // collective is a fiber switch, so one less than the vote's three)
+  mask = __match_any_sync(mask, a) & __match_any_sync(mask, inc);
+#else
+  const int first = __ffs(mask) - 1;
+  const unsigned long long a0 = __shfl_sync(mask, a, first);
+  const unsigned inc0 = __shfl_sync(mask, inc, first);
+  if (!__all_sync(mask, a == a0 && inc == inc0))
+    mask = __match_any_sync(mask, a) & __match_any_sync(mask, inc);
+#endif
   *lanes = (unsigned)__popc(mask);
   return lane_id() == (unsigned)(__ffs(mask) - 1);
 }
@@ -398,14 +415,14 @@ __device__ __forceinline__ bool sampled(Sampler *s) {
 // Common part: decide who counts, count the site. Returns the increment this thread adds to
 // the element's counter (0: nothing to do).
 template <int SITE, int MODE>
-__device__ __forceinline__ unsigned who_counts(unsigned inc) {
+__device__ __forceinline__ unsigned who_counts(unsigned inc, const volatile void *p) {
   if (inc == 0u) return 0u;  // a weighted site outside its loops' first iteration
   if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
     count_site(SITE, inc);
     return inc;
   }
   unsigned lanes;
-  if (!leader<MODE>(&lanes)) return 0u;
+  if (!leader<MODE>(&lanes, p, inc)) return 0u;
   add_word(area_words() + AREA_HEADER + SITE, inc * lanes);
   return inc * lanes;
 }
@@ -417,7 +434,7 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   trace(SITE, OBJ, p, sizeof(T));
 #else
   if (!sampled(s)) return p;
-  const unsigned total = who_counts<SITE, MODE>(inc);
+  const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
   const int obj = OBJ >= 0 ? OBJ : find_device_object(p);
   if (obj < 0) { out_of_range(-1); return p; }
@@ -439,6 +456,92 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   return p;
 }
 
+// ---------------------------------------------------------------- range counting
+//
+// An access that walks p, p + D, ..., p + (N - 1) D (elements of T) over the N iterations of a
+// counted loop (passes/ranges.py) is counted once, in the loop's first iteration (N > 0; the
+// other iterations pass N = 0). A contiguous walk (D = +-1, one counter per element) is two
+// updates of the object's difference array, which follows its counters (n_counters + 1
+// entries; the host adds its prefix sum to the counters): +W at the first element, -W after the
+// last, in 32-bit modular arithmetic. Lanes of a warp whose strided walks interleave into one
+// contiguous run (D lanes starting at consecutive elements: `for (j = lo + lane; j < hi;
+// j += 32)`) are merged into one such run. Anything else counts its N elements one by one.
+
+// One access of BYTES bytes at A, W times (what dm() does after deciding who counts).
+__device__ __forceinline__ void count_element(const Object &o, int obj, unsigned long long a,
+                                              unsigned bytes, unsigned w) {
+  if (a < o.base || a - o.base >= o.bytes) { atomicAdd((unsigned *)o.oor, w); return; }
+  const unsigned long long e = o.unit_shift < 64u ? (a - o.base) >> o.unit_shift
+                                                  : (a - o.base) / o.unit;
+  counter_t *c = reinterpret_cast<counter_t *>(o.counters) + e;
+  const unsigned n = bytes <= o.unit ? 1u : (bytes + o.unit - 1) / o.unit;
+  for (unsigned k = 0; k < n; ++k) {
+    if (e + k < o.n_counters) add_to(c + k, w);
+    else atomicAdd((unsigned *)o.oor, w);
+  }
+  (void)obj;
+}
+
+// Elements [lo, hi) of the object, W times each, through the difference array.
+__device__ __forceinline__ void count_run(const Object &o, long long lo, long long hi, unsigned w) {
+  unsigned *diff = reinterpret_cast<unsigned *>(o.counters) + o.n_counters;
+  atomicAdd(diff + lo, w);
+  atomicAdd(diff + hi, 0u - w);
+}
+
+template <int SITE, int OBJ, int MODE, class T>
+__device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s = nullptr) {
+#if GMPROF_TRACE
+  trace(SITE, OBJ, p, sizeof(T));
+  (void)n; (void)d; (void)s;
+#else
+  (void)s;
+  if (n == 0u) return p;  // not the loop's first iteration
+  const unsigned total = who_counts<SITE, MODE>(n, p);
+  if (!total) return p;
+  const unsigned w = total / n;  // the lanes this thread counts for
+  const Object &o = L().obj[OBJ];
+  const unsigned long long a = (unsigned long long)p;
+  // the walk in elements of the object, when T is one element at an element boundary
+  const bool elements = sizeof(T) == o.unit && a >= o.base && a - o.base < o.bytes &&
+                        (o.unit_shift < 64u ? ((a - o.base) & (o.unit - 1)) == 0
+                                            : (a - o.base) % o.unit == 0);
+  const long long e0 = elements ? (long long)((a - o.base) / o.unit) : -1;
+  const long long last = e0 + (long long)(n - 1u) * d;
+  const bool inside = elements && last >= 0 && last < (long long)o.n_counters;
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GMPROF_CPU)
+  if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
+    const unsigned mask = __activemask();
+    if (__any_sync(mask, d > 1 && d <= 32)) {
+      bool ok = inside && d > 1 && d <= 32;
+      const unsigned first = __reduce_min_sync(mask, ok ? (unsigned)e0 : 0xffffffffu);
+      const unsigned dmin = __reduce_min_sync(mask, (unsigned)(ok ? d : 0));
+      const unsigned dmax = __reduce_max_sync(mask, (unsigned)(ok ? d : 0));
+      const unsigned elems = __reduce_add_sync(mask, n);
+      const long long r = e0 - (long long)first;
+      ok = ok && dmin == dmax && r >= 0 && r < d &&
+           (long long)n == ((long long)elems - r + d - 1) / d;
+      const unsigned bits = __reduce_or_sync(mask, ok ? (1u << (unsigned)r) : 0u);
+      if (__all_sync(mask, ok) && __popc(bits) == __popc(mask)) {
+        // the lanes' walks are exactly [first, first + elems), each element once
+        if (lane_id() == (unsigned)(__ffs(mask) - 1))
+          count_run(o, first, (long long)first + elems, w);
+        return p;
+      }
+    }
+  }
+#endif
+  if (inside && (d == 1 || d == -1)) {
+    count_run(o, d > 0 ? e0 : last, (d > 0 ? last : e0) + 1, w);
+    return p;
+  }
+  for (unsigned k = 0; k < n; ++k)
+    count_element(o, OBJ, a + (unsigned long long)((long long)k * d * (long long)sizeof(T)),
+                  (unsigned)sizeof(T), w);
+#endif
+  return p;
+}
+
 // Shared memory: BASE is the array's first byte (the declared array, in scope at the site).
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc = 1u,
@@ -448,7 +551,7 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
 #else
   if (!sampled(s)) return p;
-  const unsigned total = who_counts<SITE, MODE>(inc);
+  const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
   const Object &o = L().obj[OBJ];
   const long long off = (long long)((const volatile char *)p - (const volatile char *)base);

@@ -185,7 +185,10 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
         ls.oor = backend.zeros(1, np.uint32)
         o["oor"] = backend.address(ls.oor)
         if ls.kind == LY.KIND_DEVICE:
-            ls.counters = backend.zeros(max(ls.n_counters, 1), counter_t)
+            # a slot that range sites count into carries its difference array after its
+            # counters (n_counters + 1 entries, see gmprof.cuh's dm_range)
+            extra = ls.n_counters + 1 if ls.slot.ranges else 0
+            ls.counters = backend.zeros(max(ls.n_counters + extra, 1), counter_t)
             o["base"], o["bytes"] = ls.base, ls.bytes
             o["counters"] = backend.address(ls.counters)
         else:
@@ -227,12 +230,35 @@ def point_at(launch, slots, kernel: str, backend, args) -> None:
             launch["obj"][ls.slot.index]["base"] = backend.address(args[key[1]])
 
 
+def device_counts(raw, n: int, ranges: bool) -> np.ndarray:
+    """A device object's counts: its counters, plus (range sites) the prefix sum of its
+    difference array, in the device's 32-bit modular arithmetic (an entry's -W is 2^32 - W)."""
+    counts = np.asarray(raw)[:n].astype(np.int64)
+    if ranges:
+        diff = np.asarray(raw)[n:2 * n].astype(np.uint32)
+        runs = np.cumsum(diff, dtype=np.uint32)  # wraps as the device's atomics do
+        counts = (counts + runs.astype(np.int64)) & 0xFFFFFFFF
+    return counts
+
+
+def aim_at_module(slots, module) -> None:
+    """Aim the file-scope variables' slots at the instrumented module's own copies: its kernel
+    accesses those, not the native module's (whose addresses only gave the layout)."""
+    for key, ls in slots.items():
+        if key[0] == "slot" and ls.kind == LY.KIND_DEVICE:
+            try:
+                ls.base = module.get_global(ls.slot.object.name)[0]
+            except Exception as exc:
+                raise GmprofError(f"cannot find the file-scope variable "
+                                  f"{ls.slot.object.name} in the instrumented module: {exc}")
+
+
 def counter_bytes(slots, area_words: int, mode) -> int:
     size = LY.counter_dtype(mode.counter_bits).itemsize
     total = area_words * 4  # the device-memory copies of the area
     for ls in slots.values():
         if ls.kind == LY.KIND_DEVICE:
-            total += ls.n_counters * size + 4
+            total += (ls.n_counters * (2 if ls.slot.ranges else 1) + 1) * size + 4
     return total
 
 
@@ -265,7 +291,8 @@ def read_back(slots, buffers, backend, mode) -> dict:
     out["area_bytes"] = raw.view(np.uint8)
     for key, ls in slots.items():
         if ls.kind == LY.KIND_DEVICE:
-            out[key] = backend.to_host(ls.counters)[:ls.n_counters].astype(np.int64)
+            out[key] = device_counts(backend.to_host(ls.counters), ls.n_counters,
+                                     ls.slot.ranges)
         out[("oor",) + key] = int(backend.to_host(ls.oor)[0])
     if mode.trace:
         n = int(backend.to_host(buffers["trace_count"])[0])
@@ -279,5 +306,6 @@ def read_back(slots, buffers, backend, mode) -> dict:
 
 
 __all__ = ["SlotLayout", "Area", "layout_slots", "area", "place_area", "dynamic_shared_bytes",
-           "describe", "point_at", "counter_bytes", "check_guards", "read_back",
+           "describe", "point_at", "aim_at_module", "device_counts", "counter_bytes",
+           "check_guards", "read_back",
            "TRACE_CAPACITY", "CLOCK_CAPACITY"]

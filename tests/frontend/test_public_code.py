@@ -529,3 +529,50 @@ def test_a_pragma_once_header_included_twice_is_counted(tmp_path):
                        backend="cpu")
     np.testing.assert_array_equal(o, [0, 0])
     np.testing.assert_array_equal(r.array("p").counts, [2, 0, 0, 0])  # p->x, by two threads
+
+
+# -- shared scalars (`__shared__ float u1, sum;`) ------------------------------------------------
+
+SHARED_SCALARS = """\
+__device__ void bump(float *x) { *x += 1.0f; }
+__global__ void k(float *w, const float *p) {
+    __shared__ float unused, sum;
+    if (threadIdx.x == 0) {
+        sum = p[0];
+        bump(&sum);
+    }
+    __syncthreads();
+    w[threadIdx.x] = sum;
+}
+"""
+
+
+def test_shared_scalars_are_sites():
+    assert sites(SHARED_SCALARS, "k") == [(5, "sum", "write"), (5, "p", "read"),
+                                          (9, "w", "write"), (9, "sum", "read")]
+
+
+@pytest.mark.parametrize("mode", ["default", "basic"])
+def test_shared_scalars_counted(mode):
+    w = np.zeros(4, np.float32)
+    p = np.array([2.5], np.float32)
+    r = run(SHARED_SCALARS, "k", (1,), (4,), [w, p], mode=mode)
+    np.testing.assert_array_equal(w, [3.5] * 4)
+    # thread 0 writes sum, then bump reads and writes it through the pointer (one read-write
+    # access); all four threads read it
+    assert r.array("sum").counts.sum() == 1 + 1 + 4
+    assert (r.array("sum").reads, r.array("sum").writes) == (5, 2)
+    np.testing.assert_array_equal(r.array("w").counts, [1] * 4)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+@pytest.mark.parametrize("mode", ["default", "basic"])
+def test_shared_scalars_instrumented_compile_with_nvcc(mode, tmp_path):
+    pipeline = Pipeline()
+    program = pipeline.analyze(load(text=SHARED_SCALARS, name="s.cu"))
+    plan = pipeline.plan(program, Mode.parse(mode))
+    src = tmp_path / "s.cu"
+    src.write_text(pipeline.instrumented_source(program, plan, NVCC)[0])
+    r = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-o",
+                        str(tmp_path / "s.cubin"), str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[:2000]

@@ -1,0 +1,88 @@
+"""One device-machine call that runs several GPU checks in turn, each a subprocess with its own
+time limit, its output kept in OUT/<step>.log and a summary in OUT/session.json. Steps whose
+script is not in this checkout are reported as skipped, so one command serves as the work lands.
+
+    python3 bench/gpu_session.py --out $OUT --steps tests,counts,oracle --budget 560
+
+Steps (name: command):
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+
+# name -> (script that must exist, command, seconds it may take at most)
+STEPS = {
+    "tests": ("tests", [PY, "-m", "pytest", "-q", "-m", "gpu", "-p", "no:cacheprovider",
+                        "-o", "addopts="], 240),
+    "counts": ("bench/check_counts.py", [PY, "bench/check_counts.py", "--backend", "gpu"], 120),
+    "oracle": ("bench/oracle.py", [PY, "bench/oracle.py", "--backend", "gpu", "--count", "300"],
+               240),
+    "time": ("bench/time_to_answer.py", [PY, "bench/time_to_answer.py", "--out", "{out}/time"],
+             540),
+    "overheads": ("bench/overheads.py", [PY, "bench/overheads.py", "--backend", "gpu",
+                                         "--modes", "default:shm,default:dm,default:both",
+                                         "--repeat", "5"], 540),
+    "whole": ("bench/whole_programs.py", [PY, "bench/whole_programs.py", "--out",
+                                          "{out}/whole"], 540),
+}
+__doc__ += "".join(f"  {k}: {' '.join(v[1][1:])}\n" for k, v in STEPS.items())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/gmprof-gpu-session"))
+    ap.add_argument("--steps", default=",".join(STEPS), help="comma-separated, in order")
+    ap.add_argument("--budget", type=float, default=560,
+                    help="seconds for the whole call; a step gets what is left, at most its own "
+                         "limit")
+    ap.add_argument("--extra", action="append", default=[], metavar="STEP=ARGS",
+                    help="more arguments for a step, e.g. whole='--samples /x/cuda-samples'")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    extra = {}
+    for e in args.extra:
+        name, _, rest = e.partition("=")
+        extra.setdefault(name, []).extend(rest.split())
+    start = time.monotonic()
+    summary = []
+    for name in [s for s in args.steps.split(",") if s]:
+        needs, command, limit = STEPS[name]
+        left = args.budget - (time.monotonic() - start)
+        entry = {"step": name}
+        if not (ROOT / needs).exists():
+            entry["status"] = f"skipped: {needs} is not in this checkout"
+        elif left < 20:
+            entry["status"] = "skipped: the call's budget is spent"
+        else:
+            command = [c.format(out=out) for c in command] + extra.get(name, [])
+            t0 = time.monotonic()
+            log = out / f"{name}.log"
+            with open(log, "w") as f:
+                try:
+                    rc = subprocess.run(command, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT,
+                                        timeout=min(limit, left - 10)).returncode
+                except subprocess.TimeoutExpired:
+                    rc = "timeout"
+            entry.update(status=f"rc={rc}", seconds=round(time.monotonic() - t0, 1),
+                         command=" ".join(command))
+            tail = log.read_text(errors="replace").splitlines()[-15:]
+            print(f"== {name}: {entry['status']} in {entry['seconds']} s", flush=True)
+            print("\n".join(tail), flush=True)
+        summary.append(entry)
+        print(json.dumps(entry), flush=True)
+    (out / "session.json").write_text(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
