@@ -25,3 +25,47 @@ def test_gpu_session_skips_what_is_missing(tmp_path):
     assert r.returncode == 0, r.stderr
     (entry,) = json.loads((tmp_path / "session.json").read_text())
     assert entry == {"step": "counts", "status": "skipped: the call's budget is spent"}
+
+
+def _fake_suite(root: Path) -> Path:
+    """A suite laid out as cuda-samples is (written here, not copied): one sample that needs
+    only the CUDA runtime, one that links cuBLAS, one the suite skips."""
+    for name, links in (("hello", "CUDA::cudart"), ("blas", "CUDA::cublas"), ("gl", "")):
+        d = root / "Samples" / "0_Introduction" / name
+        d.mkdir(parents=True)
+        (d / "CMakeLists.txt").write_text(
+            f"project({name} LANGUAGES CXX CUDA)\nfind_package(CUDAToolkit REQUIRED)\n"
+            f"add_executable({name} {name}.cu)\n"
+            + (f"target_link_libraries({name} PRIVATE {links})\n" if links else "")
+            + "set_target_properties(x PROPERTIES CUDA_SEPARABLE_COMPILATION ON)\n")
+        (d / f"{name}.cu").write_text("int main() { return 0; }\n")
+        (d / "doc").mkdir()
+        (d / "doc" / "big.pdf").write_text("x")
+    (root / "Common").mkdir()
+    (root / "test_args.json").write_text(json.dumps({"gl": {"skip": True}}))
+    return root
+
+
+def test_whole_programs_plumbing(tmp_path):
+    sys.path.insert(0, str(ROOT / "bench"))
+    import whole_programs as W
+
+    suite = _fake_suite(tmp_path / "suite")
+    assert sorted(W.candidates(suite)) == ["gl", "hello"]
+    hello = suite / "Samples" / "0_Introduction" / "hello"
+    assert W.sources(hello) == ["hello.cu"] and W.cmake_flags(hello) == ["-rdc=true"]
+    assert W.test_args(suite, "gl") == ([], True)
+    assert W.normalise("time 1.5 ms\nvalue 3 at 0x7ffd12345678") == ["time # ms",
+                                                                    "value 3 at 0x#"]
+    W.trim(suite, tmp_path / "trimmed")
+    assert (tmp_path / "trimmed" / "Samples" / "0_Introduction" / "hello" / "hello.cu").is_file()
+    assert not (tmp_path / "trimmed" / "Samples" / "0_Introduction" / "blas").exists()
+    assert not list((tmp_path / "trimmed").rglob("*.pdf"))
+    r = subprocess.run([sys.executable, "bench/whole_programs.py", "--suite", str(suite),
+                        "--backend", "cpu", "--deadline", "-1", "--out", str(tmp_path / "o")],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "o" / "whole-programs.json").read_text())
+    assert [x["reason"] for x in doc["results"]] == ["not run (--deadline)"] * 2
+    assert doc["meta"]["finished"] and doc["meta"]["suite_rev"] == "(revision unknown)"
+    assert "| hello | - |" in (tmp_path / "o" / "whole-programs.md").read_text()

@@ -211,6 +211,11 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
         info.timing_note = "CPU-emulated times (not comparable with GPU times)"
     report, _ = decode(plan, facts.name, ka, slots, counters, static, frozenset(), info,
                        mode32, prof.tu.warnings)
+    # each recorded launch's own shape and time (the summed counters are one Report)
+    report.launch_runs = [
+        {"grid": list(x["grid"]), "block": list(x["block"]), "shared_mem": int(x["shared_mem"]),
+         "native_ms": None, "instrumented_ms": x.get("ms"), "timing_repeats": 1,
+         "outputs_identical": None} for x in group["launches"]]
     for a in report.arrays:
         rec = next((o for o in objects if plan.slots[o["slot"]].name == a.name), None)
         if rec is not None and rec["kind"] == OBJ_PARAM and not rec["known"]:

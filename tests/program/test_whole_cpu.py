@@ -143,6 +143,8 @@ def test_two_processes_merge(app_build):
     merged = report_of(app_build, *files)
     st = merged["kernels"]["stencil"]
     assert st["run"]["launches"] == 3
+    # one entry per launch (the first process's one, the second's two), as profile lists them
+    assert [x["grid"] for x in st["launches"]] == [[3, 2, 1]] * 3
     one = stencil_counts(40, 24)
     assert {a["name"]: a["accesses"] for a in st["arrays"]} == \
         {n: 3 * int((r + w).sum()) for n, (r, w) in one.items()}
