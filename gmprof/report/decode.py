@@ -73,7 +73,8 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
             raw = area_bytes[obj_base + ls.area_offset * size:
                              obj_base + (ls.area_offset + ls.n_counters) * size]
             counts = raw.view(LY.counter_dtype(mode.counter_bits)).astype(np.int64)
-        per_slot[ls.slot] = [ls, counts.copy(), counters[("oor",) + key], 0]
+        # read_back's arrays and the astype above are fresh copies, ours to add into
+        per_slot[ls.slot] = [ls, counts, counters[("oor",) + key], 0]
     site_exec = {}
     area = counters["area"]
     for sp in plan.sites.values():
