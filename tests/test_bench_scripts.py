@@ -25,3 +25,14 @@ def test_gpu_session_skips_what_is_missing(tmp_path):
     assert r.returncode == 0, r.stderr
     (entry,) = json.loads((tmp_path / "session.json").read_text())
     assert entry == {"step": "counts", "status": "skipped: the call's budget is spent"}
+
+
+def test_host_overhead_runs_a_sample_without_its_kernels(tmp_path):
+    out = tmp_path / "rows.json"
+    r = subprocess.run([sys.executable, "bench/host_overhead.py", "--size", "small",
+                        "--json", str(out), "matmul_naive"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(out.read_text())
+    assert [row["sample"] for row in rows] == ["matmul_naive"]
+    assert rows[0]["cpu_s"] > 0 and rows[0]["size"] == "small"
