@@ -31,6 +31,11 @@ STEPS = {
     "overheads": ("bench/overheads.py", [PY, "bench/overheads.py", "--backend", "gpu",
                                          "--modes", "default:shm,default:dm,default:both",
                                          "--repeat", "5"], 540),
+    # range and gather counting (issue 17): the dm column with and without them, same run
+    "ranges": ("bench/overheads.py", [PY, "bench/overheads.py", "--backend", "gpu",
+                                      "--samples", "co,spmv", "--modes",
+                                      "default:dm,default/noranges:dm,default:both",
+                                      "--repeat", "5"], 300),
     "whole": ("bench/whole_programs.py", [PY, "bench/whole_programs.py", "--out",
                                           "{out}/whole"], 540),
 }

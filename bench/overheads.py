@@ -5,6 +5,9 @@ and the case studies).
     python3 bench/overheads.py [--samples co,em_v1,...] [--modes default:shm,default:dm,...]
                                [--size large] [--repeat 5] [--max-launches 2] [--backend gpu]
 
+A mode may end in `/noranges` (`default/noranges:dm`): the same mode without range and gather
+counting (passes/ranges.py, passes/gathers.py), to measure what they save in the same run.
+
 Prints one row per (sample, mode): native and instrumented ms (medians of --repeat runs, summed
 over the profiled launches), overhead = instrumented / native - 1, where the counters lived and
 whether the outputs were bit-identical to the uninstrumented kernel's. The device is named in the
@@ -24,6 +27,8 @@ SIX = "co,em_v1,bo_v2,jcb_v1,spmv,dxtc"
 
 
 def main() -> int:
+    import dataclasses
+
     from gmprof.driver import load_sample
     from gmprof.mode import Mode
     from gmprof.runtime.samples import run_sample, sample_profiler
@@ -40,7 +45,13 @@ def main() -> int:
     modes = []
     for spec in args.modes.split(","):
         name, _, profile = spec.partition(":")
-        modes.append(Mode.parse(name, profile=profile or "both"))
+        name, _, variant = name.partition("/")
+        mode = Mode.parse(name, profile=profile or "both")
+        if variant == "noranges":
+            mode = dataclasses.replace(mode, ranges=False)
+        elif variant:
+            ap.error(f"unknown mode variant /{variant} (known: /noranges)")
+        modes.append(mode)
     first = True
     for name in args.samples.split(","):
         sample = load_sample(ROOT / "samples" / name)
@@ -54,14 +65,14 @@ def main() -> int:
             if first:
                 print(f"device: {reps[0].run.device} ({reps[0].run.backend}); size {args.size}; "
                       f"medians of {args.repeat}; first {args.max_launches} launches profiled")
-                print(f"{'sample':10} {'mode':18} {'profile':7} {'native ms':>10} "
+                print(f"{'sample':10} {'mode':20} {'profile':7} {'native ms':>10} "
                       f"{'instr ms':>10} {'overhead':>9}  counters  identical  wall s")
                 first = False
             native = sum(r.run.native_ms or 0 for r in reps)
             inst = sum(r.run.instrumented_ms or 0 for r in reps)
             where = "/".join(sorted({r.run.counters_in.split()[0] for r in reps}))
             same = all(r.run.outputs_identical for r in reps)
-            print(f"{name:10} {mode.name:18} {mode.profile:7} {native:10.3f} {inst:10.3f} "
+            print(f"{name:10} {mode.name:20} {mode.profile:7} {native:10.3f} {inst:10.3f} "
                   f"{inst / native - 1 if native else float('nan'):8.2f}x  {where:8}  "
                   f"{str(same):9}  {wall:6.1f}", flush=True)
     return 0

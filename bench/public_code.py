@@ -21,10 +21,14 @@ four suites on 2 cores):
 
     python3 bench/public_code.py samples=/tmp/cuda-samples rodinia=/tmp/rodinia \\
         shoc=/tmp/shoc polybench=/tmp/PolyBench-ACC [--jobs 2] [--limit N] [--no-compile]
+
+NAME=DIR@K runs nvcc on every K-th file of that suite only (a sample, labelled so in the
+output); every file is still read.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import shutil
@@ -41,15 +45,30 @@ sys.path.insert(0, str(ROOT))
 
 _BLANKABLE = re.compile(r'//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 _DEFINE_LINE = re.compile(r"^[ \t]*#[ \t]*define\b(?:[^\n\\]|\\\n?)*", re.M)
-_KERNEL = re.compile(r"\b__global__\b[^;{}]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\{")
+# the name is the identifier right before the parameter list, the parenthesised group that the
+# body follows (so `__global__ void LAUNCH_BOUNDS(256, 2) k(...) {` names k)
+_KERNEL = re.compile(r"\b__global__\b[^;{}]*?\b([A-Za-z_]\w*)\s*"
+                     r"\((?:[^;{}()]|\([^;{}()]*\))*\)[^;{}()]*\{")
+_ACCESS_TEXT = re.compile(r"[\w\])]\s*\[|->|[=(,;{}]\s*\*\s*[\w(]")
 _INCLUDE_NAMES = {"common", "include", "inc", "util", "utils", "utilities"}
 MODES = ("default", "basic")
 
 
-def text_kernels(text: str) -> list[str]:
-    """Names of the `__global__` definitions in a text, by regex (independent of gmprof)."""
-    code = _DEFINE_LINE.sub(" ", _BLANKABLE.sub(" ", text))
-    return [m.group(1) for m in _KERNEL.finditer(code)]
+def text_kernels(text: str) -> list[tuple[str, int]]:
+    """Names and offsets of the `__global__` definitions in a text, by regex (independent of
+    gmprof)."""
+    code = _DEFINE_LINE.sub(lambda m: " " * len(m.group()),
+                            _BLANKABLE.sub(lambda m: " " * len(m.group()), text))
+    return [(m.group(1), m.start()) for m in _KERNEL.finditer(code)]
+
+
+def _inactive(tu, source, offset: int) -> bool:
+    """Is the offset in code that gmprof's #if evaluation left out (the other branch of
+    `#if __CUDA_ARCH__ >= 120`)? Such kernels are not counted: nvcc does not compile them."""
+    for seg in tu.segments.get(source, ()):
+        if seg.start <= offset < seg.end:
+            return not tu.active.get(seg, True)
+    return False
 
 
 def include_dirs(root: Path, path: Path) -> list[Path]:
@@ -71,36 +90,52 @@ def include_dirs(root: Path, path: Path) -> list[Path]:
     return out
 
 
-def nvcc(src: Path, includes: list[Path], out_dir: Path) -> str | None:
-    """None if it compiles, else the first error line."""
-    cmd = ["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-w", "-o", str(out_dir / "o.cubin"),
-           str(src)] + [f"-I{d}" for d in includes]
+CACHE = Path(os.environ.get("GMPROF_PUBLIC_CACHE", "/tmp/gmprof-public-code-cache"))
+
+
+def nvcc(src: Path, includes: list[Path], out_dir: Path, depends: list[str] = ()) -> str | None:
+    """None if it compiles, else the first error line. Results are cached (GMPROF_PUBLIC_CACHE,
+    default /tmp/gmprof-public-code-cache) by the command, the source's text and the texts of
+    the local headers it reads (`depends`)."""
+    flags = ["-cubin", "-arch=sm_90", "-std=c++17", "-w"] + [f"-I{d}" for d in includes]
+    cmd = ["nvcc", *flags, "-o", str(out_dir / "o.cubin"), str(src)]
+    key = hashlib.sha256("\0".join([" ".join(flags), src.read_text(errors="replace"),
+                                     *depends]).encode()).hexdigest()
+    cached = CACHE / key
+    if cached.exists():
+        text = cached.read_text()
+        return text or None
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return "nvcc timed out"
     if r.returncode == 0:
-        return None
-    lines = [ln for ln in (r.stderr + r.stdout).splitlines() if "error" in ln]
-    return (lines[0] if lines else (r.stderr or r.stdout).strip()[-200:]).strip()
+        result = None
+    else:
+        lines = [ln for ln in (r.stderr + r.stdout).splitlines() if "error" in ln]
+        result = (lines[0] if lines else (r.stderr or r.stdout).strip()[-200:]).strip()
+        result = result.replace(str(out_dir) + "/", "") or "nvcc failed"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    cached.write_text(result or "")
+    return result
 
 
 def one_file(args) -> dict:
     root, path, compile_ = args
     from gmprof.errors import GmprofError
-    from gmprof.frontend.program import load
-    from gmprof.passes.pipeline import analyze
-    from gmprof.passes.plan import Mode, plan_counters
-    from gmprof.passes.rewrite import emit, instrument
+    from gmprof.mode import Mode
+    from gmprof.passes.pipeline import Pipeline
+    from gmprof.passes.targets import NVCC, NVRTC
 
     rel = str(path.relative_to(root))
     includes = include_dirs(root, path)
     rec = {"file": rel, "functions": [], "warnings": Counter(), "error": None,
-           "silent": [], "original": None, "instrumented": {}, "seconds": 0.0}
+           "silent": [], "no_sites": [], "inactive_kernels": 0, "original": None, "instrumented": {}, "seconds": 0.0}
     t0 = time.perf_counter()
     try:
-        tu = load(path, include_dirs=includes)
-        program = analyze(tu)
+        pipeline = Pipeline()
+        tu = pipeline.load(path, include_dirs=includes)
+        program = pipeline.analyze(tu)
     except GmprofError as exc:
         rec["error"] = exc.render().splitlines()[0]
         tu = None
@@ -118,18 +153,33 @@ def one_file(args) -> dict:
                                      fn.parsed is not None, fn.error.message if fn.error else ""))
             if fn.parsed is None and f"{fn.name}:" not in named:
                 rec["silent"].append(f"{fn.name}: not parsed, no warning")
+        # parsed functions with no access site although their text shows a subscript, `->` or
+        # a dereference: each is either right (a local array, a member call) or a lost access
+        sites = {id(facts.function): len(facts.sites) for facts in program.functions}
+        for fn in tu.functions:
+            if fn.parsed is None or sites.get(id(fn), 0) or f"{fn.name}:" in named:
+                continue
+            body = _BLANKABLE.sub(" ", fn.view)
+            body = body[body.find("{"):]
+            if _ACCESS_TEXT.search(body):
+                rec["no_sites"].append(f"{fn.name} ({os.path.basename(fn.source.name)}:"
+                                       f"{fn.source.line_col(fn.segment.start)[0]})")
         seen = Counter(f.name.rsplit("::", 1)[-1] for f in tu.functions if f.is_kernel)
-        for f in tu.files:
-            for name in text_kernels(f.text):
+        for f in dict.fromkeys(tu.files):  # a header included twice (guarded) is read once
+            for name, offset in text_kernels(f.text):
                 if seen[name] > 0:
                     seen[name] -= 1
+                elif _inactive(tu, f, offset):
+                    rec["inactive_kernels"] += 1
                 elif name not in named:
                     rec["silent"].append(f"{name} ({f.name}): in the text, not read, no warning")
+    rec["compiled"] = compile_
     if not compile_ or shutil.which("nvcc") is None:
         return rec
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        rec["original"] = nvcc(path, includes, tmp)
+        depends = [f.text for f in tu.files] if tu is not None else []
+        rec["original"] = nvcc(path, includes, tmp, depends)
         if tu is None:
             return rec
         device_only = rec["original"] is not None
@@ -137,33 +187,35 @@ def one_file(args) -> dict:
             # host code that no longer compiles (cudaThreadSynchronize, missing host libraries):
             # compare the device code alone, as gmprof profile compiles it (host code blanked)
             src = tmp / f"native_{path.name}"
-            src.write_text(emit(program, {}, device_only=True, header=False))
-            rec["device_original"] = nvcc(src, includes, tmp)
+            src.write_text(pipeline.emit(program, None, NVRTC, header=False))
+            rec["device_original"] = nvcc(src, includes, tmp, depends)
             if rec["device_original"] is not None:
                 return rec
         for mode in MODES:
             try:
-                plan = plan_counters(program, Mode.parse(mode))
-                patches, rw = instrument(plan)
-                defines = plan.mode.defines() | {"GMPROF_SHARED_BASES":
-                                                 int(rw.needs_shared_bases)}
-                text = emit(program, patches, device_only=device_only, defines=defines)
+                plan = pipeline.plan(program, Mode.parse(mode))
+                text, _ = pipeline.instrumented_source(program, plan,
+                                                       NVRTC if device_only else NVCC)
             except Exception as exc:  # noqa: BLE001
                 rec["instrumented"][mode] = f"gmprof: {exc.__class__.__name__}: {exc}"
                 continue
             src = tmp / f"inst_{mode}_{path.name}"
             src.write_text(text)
-            rec["instrumented"][mode] = nvcc(src, includes, tmp)
+            rec["instrumented"][mode] = nvcc(src, includes, tmp, depends)
     return rec
 
 
-def run_suite(name: str, root: Path, jobs: int, limit: int | None, compile_: bool) -> list:
+def run_suite(name: str, root: Path, jobs: int, limit: int | None, compile_: bool,
+              every: int = 1) -> list:
+    """every: compile only every `every`-th file (in sorted order, from the first); all are
+    read."""
     files = sorted(root.rglob("*.cu"))[:limit] if limit else sorted(root.rglob("*.cu"))
     with ProcessPoolExecutor(jobs) as pool:
-        return list(pool.map(one_file, [(root, f, compile_) for f in files]))
+        return list(pool.map(one_file, [(root, f, compile_ and i % every == 0)
+                                        for i, f in enumerate(files)]))
 
 
-def render(name: str, root: Path, recs: list, compile_: bool) -> str:
+def render(name: str, root: Path, recs: list, compile_: bool, every: int = 1) -> str:
     out = [f"## {name} (`{root}`)\n"]
     funcs = {}
     for r in recs:
@@ -187,18 +239,29 @@ def render(name: str, root: Path, recs: list, compile_: bool) -> str:
     out.append(f"| .cu files read without a whole-file error | {len(recs) - len(errors)} | "
                f"{len(recs)} | {_rate(len(recs) - len(errors), len(recs))} |")
     if compile_:
-        ok = [r for r in recs if r["original"] is None and r["error"] is None]
-        dev = [r for r in recs if r["original"] is not None and r["error"] is None
+        # a file gmprof cannot read counts against it (it is not instrumented at all)
+        compiled = [r for r in recs if r.get("compiled")]
+        if len(compiled) < len(recs):
+            out.append(f"| (nvcc run on a sample: every {every}-th file in sorted order) | "
+                       f"{len(compiled)} | {len(recs)} | {_rate(len(compiled), len(recs))} |")
+        ok = [r for r in compiled if r["original"] is None]
+        dev = [r for r in compiled if r["original"] is not None and r["error"] is None
                and r.get("device_original", "no") is None]
         for label, sel, what in (
                 ("files whose original compiles (nvcc -cubin -arch=sm_90)", ok, "whole file"),
                 ("other files whose device code alone compiles", dev, "device code")):
-            out.append(f"| {label} | {len(sel)} | {len(recs)} | {_rate(len(sel), len(recs))} |")
+            out.append(f"| {label} | {len(sel)} | {len(compiled)} | "
+                       f"{_rate(len(sel), len(compiled))} |")
             for mode in MODES:
-                good = sum(1 for r in sel if r["instrumented"].get(mode) is None)
+                good = sum(1 for r in sel if r["error"] is None and
+                           r["instrumented"].get(mode, "") is None)
                 out.append(f"| of those, {what} compiles instrumented ({mode}) | {good} | "
                            f"{len(sel)} | {_rate(good, len(sel))} |")
     out.append(f"| silently uninstrumented (no warning names them) | {len(silent)} | | |")
+    inactive = sum(r["inactive_kernels"] for r in recs)
+    if inactive:
+        out.append(f"| (kernels in `#if` branches nvcc's device pass leaves out, not counted) "
+                   f"| {inactive} | | |")
     kinds = Counter()
     for r in recs:
         kinds.update(r["warnings"])
@@ -220,6 +283,12 @@ def render(name: str, root: Path, recs: list, compile_: bool) -> str:
             out.append(f"\nInstrumented files that do not compile ({len(bad)}):\n")
             for f, m, e in bad:
                 out.append(f"- `{f}` [{m}]: {e}")
+    no_sites = sorted({(r["file"].rsplit("/", 1)[0], s) for r in recs for s in r["no_sites"]})
+    if no_sites:
+        out.append(f"\nParsed, no site, no warning, though the text shows `[`, `->` or `*` "
+                   f"({len(no_sites)}):\n")
+        for d, s in no_sites:
+            out.append(f"- `{d}`: {s}")
     if silent:
         out.append(f"\nSilently uninstrumented ({len(silent)}):\n")
         for f, s in silent:
@@ -243,12 +312,14 @@ def main(argv=None) -> int:
     print("# gmprof on public CUDA code\n")
     for spec in args.suites:
         name, _, directory = spec.partition("=")
+        directory, _, every = directory.partition("@")
+        every = int(every or 1)
         root = Path(directory or name)
         if not root.is_dir():
             print(f"public_code: {root}: no such directory", file=sys.stderr)
             return 2
-        recs = run_suite(name, root, args.jobs, args.limit, not args.no_compile)
-        print(render(name, root, recs, not args.no_compile), flush=True)
+        recs = run_suite(name, root, args.jobs, args.limit, not args.no_compile, every)
+        print(render(name, root, recs, not args.no_compile, every), flush=True)
     return 0
 
 

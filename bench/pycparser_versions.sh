@@ -8,6 +8,10 @@
 #
 #   bash bench/pycparser_versions.sh                 # the releases below
 #   bash bench/pycparser_versions.sh 3.12 2.22       # some of them
+#   PYCPARSER_WHEELS=/tmp/pyc bash bench/pycparser_versions.sh
+#        # without a network: wheels already downloaded, $PYCPARSER_WHEELS/<version>/*.whl
+#
+# The installed release (3.0 here) is what the test suite runs with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 versions=("$@")
@@ -16,8 +20,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
 for v in "${versions[@]}"; do
-    python3 -m pip download --quiet --no-deps "pycparser==$v" -d "$work/$v" >/dev/null 2>&1 || {
-        echo "pycparser $v: cannot download"; status=1; continue; }
+    if [ -n "${PYCPARSER_WHEELS:-}" ]; then
+        mkdir -p "$work/$v"
+        cp "$PYCPARSER_WHEELS/$v"/pycparser-*.whl "$work/$v"/ 2>/dev/null || {
+            echo "pycparser $v: no wheel in $PYCPARSER_WHEELS/$v"; status=1; continue; }
+    else
+        python3 -m pip download --quiet --no-deps "pycparser==$v" -d "$work/$v" >/dev/null 2>&1 || {
+            echo "pycparser $v: cannot download"; status=1; continue; }
+    fi
     python3 -m zipfile -e "$work/$v"/pycparser-*.whl "$work/$v"
     got=$(PYTHONPATH="$work/$v" python3 -c 'import pycparser; print(pycparser.__version__)')
     if out=$(PYTHONPATH="$work/$v" python3 -m pytest -q -p no:cacheprovider tests/frontend 2>&1); then

@@ -3,6 +3,7 @@
     gmprof parse|analyze|instrument|profile|compare FILE.cu ...   (cli_commands.py)
     gmprof report|diff RUN.json ...                              (cli_report.py)
     gmprof bench ...                                             (bench.py)
+    gmprof nvcc|run ...                                          (program/cli.py)
 
 A GmprofError (a user's mistake) is printed as `file:line:col: error: ...` with the source line
 and a caret, never with a traceback. Exit statuses (docs/errors.md): 0 success, 1 a failed check
@@ -23,6 +24,7 @@ import threading
 import traceback
 
 from . import bench, cli_commands, cli_report
+from .program import cli as program_cli
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
                      EXIT_USAGE, CheckFailed, GmprofError)
 from .version import __version__
@@ -35,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_commands.register(sub)
     cli_report.register(sub)
     bench.register(sub)
+    program_cli.register(sub)
     return parser
 
 
@@ -65,7 +68,10 @@ def _sigterm_unwinds():
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        from .program.cli import raw_command  # nvcc and run take their arguments raw
+
+        args = raw_command(sys.argv[1:] if argv is None else list(argv)) or \
+            parser.parse_args(argv)
     except SystemExit as e:  # argparse: --help (0), or a usage error it has printed (2)
         return e.code if isinstance(e.code, int) else EXIT_USAGE
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the run document records it
@@ -104,6 +110,12 @@ def main(argv: list[str] | None = None) -> int:
         print("gmprof: internal error: this is a bug in gmprof, not in your input; please "
               "report it with the traceback above", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def nvcc_main() -> int:
+    """The `gmprof-nvcc` executable: `gmprof nvcc` as one program, for build systems that take
+    a compiler path only (CMAKE_CUDA_COMPILER=gmprof-nvcc)."""
+    return main(["nvcc", *sys.argv[1:]])
 
 
 if __name__ == "__main__":  # pragma: no cover

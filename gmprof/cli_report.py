@@ -1,12 +1,16 @@
-"""Subcommands report and diff: saved runs re-rendered and compared (argument parsing and
-output only).
+"""Subcommands report and diff: saved runs re-rendered and compared, whole programs' report
+files decoded and merged (argument parsing and output only).
 
     gmprof profile samples/em_v1 --json > v1.json
     gmprof report v1.json [--source] [--html v1.html] [--csv v1.csv]
+    gmprof report report-*.json [--json]        (files written by programs built with gmprof nvcc)
     gmprof diff v1.json v2.json
 
-Both read gmprof.run/1 documents (`--json` of profile); a file that is not one is a usage error
-(status 2) located where it stops being one. Outputs go through gmprof.outputs like profile's.
+Both read gmprof.run/1 documents (`--json` of profile); `report` also reads the raw report files
+(gmprof.raw/1) that whole programs write at exit, one per process: several of them are decoded
+and merged into one run document (totals per kernel, and a per-process and per-device
+breakdown under "program"). A file that is neither is a usage error (status 2) located where it
+stops being one. Outputs go through gmprof.outputs like profile's.
 """
 from __future__ import annotations
 
@@ -17,13 +21,18 @@ def cmd_report(args) -> int:
     from .report import csvout, terminal
     from .report.document import dumps, load
 
-    outs = Outputs(inputs=[args.file] if args.file != "-" else [])
+    outs = Outputs(inputs=[f for f in args.files if f != "-"])
     files = {"json": outs.reserve("-" if args.json else None, "--json"),
              "csv": outs.reserve(args.csv, "--csv"),
              "html": outs.reserve(args.html, "--html")}
-    doc = load(args.file)
+    doc = _load_documents(args.files, load, args.argv)
     if not any(o is not None and o.kind == "stdout" for o in files.values()):
-        terminal.render(doc, _console(), source=args.source)
+        if "program" in doc:
+            from .program.cli import render_program
+
+            render_program(doc, _console(), source=args.source)
+        else:
+            terminal.render(doc, _console(), source=args.source)
     outs.put(files["json"], dumps(doc) if args.json else "")
     if files["csv"] is not None:
         outs.put(files["csv"], csvout.csv_text(doc))
@@ -33,6 +42,41 @@ def cmd_report(args) -> int:
         outs.put(files["html"], html_text(doc))
     outs.commit()
     return 0
+
+
+def _load_documents(paths: list, load, argv) -> dict:
+    """One run document from the files: a saved run as it is; whole programs' raw report
+    files decoded and merged into one."""
+    from .errors import InputError
+    from .program.records import RAW_SCHEMA
+
+    raw = [p for p in paths if p != "-" and _schema_of(p) == RAW_SCHEMA]
+    saved = [p for p in paths if p not in raw]
+    if raw and not saved:
+        from .program.cli import program_document
+        from .program.records import decode
+
+        return program_document(decode(raw), command=argv)
+    if len(saved) == 1 and not raw:
+        return load(saved[0])
+    for p in saved:
+        load(p)  # a file that is neither kind is reported as such first
+    raise InputError(f"{saved[-1] if raw else saved[1]}: `gmprof report` reads one saved run, "
+                     "or any number of report files written by programs built with gmprof "
+                     "nvcc (merged); compare two saved runs with `gmprof diff A.json B.json`")
+
+
+def _schema_of(path: str):
+    """The "schema" of a JSON file, read from its start (None when it has none)."""
+    import re
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    m = re.match(r'\s*\{\s*"schema"\s*:\s*"([^"]*)"', head)
+    return m.group(1) if m else None
 
 
 def cmd_diff(args) -> int:
@@ -52,9 +96,12 @@ def cmd_diff(args) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("report", help="print or convert a saved run (gmprof profile --json)")
-    p.add_argument("file", help="a saved run: gmprof.run/1 JSON from `gmprof profile --json` "
-                                "(- for standard input)")
+    p = sub.add_parser("report", help="print or convert a saved run (gmprof profile --json), "
+                                      "or merge whole programs' report files")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="a saved run: gmprof.run/1 JSON from `gmprof profile --json` (- for "
+                        "standard input); or report files written by programs built with "
+                        "gmprof nvcc (report-%%p.json), decoded and merged")
     p.add_argument("--source", action="store_true",
                    help="also print each kernel's source lines with their counts")
     p.add_argument("--html", "--out", dest="html", metavar="FILE.html",

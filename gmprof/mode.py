@@ -31,6 +31,9 @@ class Mode:
     # False: no site is left to a formula (every site gets a hook; loop-invariant sites are
     # weighted). The soundness tests use it to check the loop-invariance claims on their own.
     static_counts: bool = True
+    # range counting (passes/ranges.py): a device access that walks a range in a loop is
+    # counted once per entry of the loop. False: per access (to measure what ranges save).
+    ranges: bool = True
 
     @property
     def exact(self) -> bool:
@@ -50,10 +53,12 @@ class Mode:
         if self.threshold is not None:
             parts.append("TH")
         base = "-".join(parts) or "basic"
-        if self == Mode(profile=self.profile):
+        if Mode(**{**self.__dict__, "ranges": True}) == Mode(profile=self.profile):
             base = "default"
         if not self.static_counts:
             base += " (no static counts)"
+        if not self.ranges:
+            base += " (no ranges)"
         extra = []
         if self.counter_bits != 32:
             extra.append(f"{self.counter_bits}-bit")

@@ -131,7 +131,10 @@ class Outputs:
     def put(self, out: _Output | None, data: str | bytes) -> None:
         if out is None:
             return
-        out.data = data.encode() if isinstance(data, str) else bytes(data)
+        # surrogateescape: a source's bytes that are not UTF-8 (in its comments) go back as
+        # they were read
+        out.data = data.encode("utf-8", "surrogateescape") if isinstance(data, str) \
+            else bytes(data)
 
     def commit(self) -> None:
         """Write every output that was given data; on any failure none is changed."""

@@ -28,6 +28,7 @@ from gmprof.frontend import cxx_ast as X
 from . import symbolic as S
 from .address import Address, AddressOf
 from .control import ControlGuards, Guard
+from .geometric import geometric_domain
 from .loops import Loop
 from .scopes import LOCAL
 from .value_domain import BID, TID, Value
@@ -49,6 +50,22 @@ class Frame:
     @property
     def loops(self) -> list[Loop]:
         return self.values.loops.of(self.node)
+
+    def header_loops(self) -> dict:
+        """{Loop: 'condition' | 'step'} for the loops whose condition or step holds the node:
+        a condition runs once more than the body (once when the body never runs), a step runs
+        after the body's end; neither is an iteration of the body."""
+        out = {}
+        parents = self.facts.parents or {}
+        child, parent = self.node, parents.get(self.node)
+        while parent is not None:
+            if isinstance(parent, (c_ast.For, c_ast.While)) and child is not parent.stmt and \
+                    child is not getattr(parent, "init", None):
+                loop = self.values.loops.by_node.get(parent)
+                if loop is not None:
+                    out[loop] = "condition" if child is parent.cond else "step"
+            child, parent = parent, parents.get(parent)
+        return out
 
 
 @dataclass
@@ -133,9 +150,14 @@ class Classifier:
         self.frames = frames  # innermost (the site's function) first
         self.inner = frames[0]
 
-    def classify(self, site, chain=()) -> SiteClass:
+    def classify(self, site, chain=(), base=None) -> SiteClass:
+        """base: where the site's object starts relative to the object its counts go to, when
+        the object is a helper's pointer parameter (`put(a + 16, t)`: 16 * sizeof(float)); a
+        Value in the callers' terms, so the address says what the pointer depends on too."""
         values = self.inner.values
         address = AddressOf(values).site(site)
+        if base is not None and address.reason is None:
+            address = Address(values._arith("+", base, address.offset), address.access_type)
         result = SiteClass(site, chain, address)
         offset = address.offset
         deps = offset.deps
@@ -219,11 +241,15 @@ class Classifier:
         frame = self.inner
         loops = frame.loops  # innermost first
         guards = frame.guards.all(frame.node)
+        header = frame.header_loops()
         for k, loop in enumerate(loops):
             fact = LoopFact(loop, False, "")
             fact.trip, fact.trip_text = self._trip(frame, loop)
             inner_loops = loops[:k]  # loops between this one and the site
-            if not known_object:
+            if loop in header:
+                fact.reason = (f"in the {header[loop]} of {loop.label}, which does not run "
+                               "once per iteration of its body")
+            elif not known_object:
                 fact.reason = "the address is not known"
             elif offset.deps & _OPAQUE_DEPS:
                 fact.reason = "the index is not analysable"
@@ -310,6 +336,13 @@ class Classifier:
             why = "; ".join(dict.fromkeys(offset.reasons)) or _deps_sentence(offset.deps)
             result.static_reason = f"not static: the index is not an affine function ({why})"
             return
+        for frame in self.frames:
+            header = frame.header_loops()
+            if header:
+                loop, part = next(iter(header.items()))
+                result.static_reason = (f"not static: in the {part} of {loop.label} (it runs "
+                                        "once more than the body, or after it)")
+                return
         all_loops = [loop for f in self.frames for loop in f.loops]
         loop_ids = {loop: k for k, loop in enumerate(reversed(all_loops))}
         domains = []
@@ -352,6 +385,8 @@ class Classifier:
         return None
 
     def _loop_domain(self, frame, loop: Loop, loop_ids):
+        if loop.geometric is not None and loop.iterator is None:
+            return geometric_domain(frame.values, loop)
         if loop.iterator is None or loop.bound is None:
             return None, f"{loop.label} has no iterator with a bound"
         if loop.has_early_exit or loop.continues:

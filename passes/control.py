@@ -103,6 +103,9 @@ class ControlGuards:
                                  loop=self.loops.enclosing.get(ex)))
                 continue
             if isinstance(ex, c_ast.Return):
+                if es.start <= span.start and span.end <= es.end and \
+                        not self._in_enclosing_loop(ex, node_loops):
+                    continue  # the return holds the node (`return p[k];`): it runs first
                 if es.start >= span.start and not self._in_enclosing_loop(ex, node_loops):
                     continue  # a return after the node (and not in a loop around it)
             else:

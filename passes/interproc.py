@@ -17,8 +17,8 @@ from pycparser import c_ast
 
 from .classify import Classifier, Frame, SiteClass
 from .control import ControlGuards
-from .symbols import DEVICE
-from .value_domain import Context
+from .symbols import DEVICE, LOCAL_ARRAY
+from .value_domain import UNKNOWN_VALUE, Context
 from .values import ValueAnalysis
 
 _MAX_CALL_DEPTH = 6
@@ -38,6 +38,9 @@ class KernelAnalysis:
     classes: list[SiteClass] = field(default_factory=list)
     targets: dict = field(default_factory=dict)  # SiteClass -> (MemoryObject | None, Value|None)
     calls: list = field(default_factory=list)  # (chain, callee FunctionFacts)
+    # calls gmprof cannot see into that may access profiled memory: (call node, callee name,
+    # objects it is handed, or None: any object (a function of the file left unparsed))
+    opaque_calls: list = field(default_factory=list)
 
     def of_site(self, site) -> list[SiteClass]:
         return [c for c in self.classes if c.site is site]
@@ -65,7 +68,7 @@ class ClassifyKernels:
         guards = facts.guards
         for site in facts.sites:
             frames = [Frame(facts, values, guards, site.node)] + caller_frames
-            sc = Classifier(frames).classify(site, chain)
+            sc = Classifier(frames).classify(site, chain, self._base(site, bindings))
             result.classes.append(sc)
             result.targets[sc] = self._target(site, sc, bindings, values)
         if len(chain) >= _MAX_CALL_DEPTH:
@@ -73,6 +76,7 @@ class ClassifyKernels:
         for call in self._calls(facts):
             callee = self._callee(facts, call)
             if callee is None:
+                self._opaque(result, facts, call, bindings, values)
                 continue
             args = call.args.exprs if call.args is not None else []
             params = {}
@@ -112,6 +116,30 @@ class ClassifyKernels:
             self._function(result, callee, callee_values, [frame] + caller_frames,
                            chain + (call,), new_bindings)
 
+    def _opaque(self, result, facts, call, bindings, values) -> None:
+        """Record a call gmprof cannot see into when it may touch profiled memory: a function
+        of this file that could not be parsed (it may reach any object), or any function handed
+        a pointer to a profiled object by an argument that is not itself an access site (an
+        atomic's or a load intrinsic's address is counted as one)."""
+        from gmprof.frontend import cxx_ast as X
+
+        name = call.name.name if isinstance(call.name, (c_ast.ID, X.TemplateId)) else None
+        fn = self.program.tu.function(name) if isinstance(name, str) else None
+        if fn is not None and fn.parsed is None:
+            result.opaque_calls.append((call, name, None))
+            return
+        sites = [X.span(site.node) for site in facts.sites]
+        objects = []
+        for arg in (call.args.exprs if call.args is not None else []):
+            span = X.span(arg)
+            if any(span.start <= sp.start < span.end for sp in sites):
+                continue
+            target = self._pointer_target(facts, arg, bindings, values)
+            if target is not None and target[0] is not None and target[0].space != LOCAL_ARRAY:
+                objects.append(target[0])
+        if objects:
+            result.opaque_calls.append((call, name or "(an expression)", objects))
+
     def _pointer_target(self, facts, expr, bindings, values):
         """(kernel-level object, extra offset) a caller's pointer expression refers to."""
         from .accesses import FindAccesses
@@ -125,15 +153,27 @@ class ClassifyKernels:
             return b.object, b.offset
         return obj, None
 
+    @staticmethod
+    def _base(site, bindings):
+        """The offset of a helper's pointer parameter from the caller's object it is bound
+        to; unknown (UNKNOWN_VALUE: nothing is claimed of the address) when the parameter is
+        bound to no object, since the pointer may then differ from thread to thread."""
+        obj = site.object
+        if obj is None:
+            return None
+        if obj in bindings:
+            return bindings[obj].offset
+        if obj.space == DEVICE and not site.function.is_kernel:
+            return UNKNOWN_VALUE
+        return None
+
     def _target(self, site, sc: SiteClass, bindings, values):
         obj = site.object
         if obj is None:
             return (None, None)
         if obj in bindings:
-            b = bindings[obj]
-            offset = values._arith("+", b.offset, sc.address.offset) if b.offset is not None \
-                else sc.address.offset
-            return (b.object, offset)
+            # sc's address already holds the binding's offset (_base)
+            return (bindings[obj].object, sc.address.offset)
         if obj.space == DEVICE and not site.function.is_kernel:
             return (None, None)  # a callee's pointer parameter we could not bind
         return (obj, sc.address.offset)

@@ -41,10 +41,13 @@ class Loop:
     returns: list = field(default_factory=list)
     gotos: list = field(default_factory=list)
     children: list = field(default_factory=list)
+    # a `for` whose iterator is divided, not stepped (`s >>= 1`): Geometric
+    geometric: object = None
 
     @property
     def label(self) -> str:
-        name = self.iterator.name if self.iterator is not None else ""
+        name = self.iterator.name if self.iterator is not None else \
+            self.geometric.iterator.name if self.geometric is not None else ""
         span = X.span(self.node)
         where = f"{span.line}:{span.column}" if span else "?"
         return f"'{self.kind} {name}'".replace(" '", "'") + f" at {where}" if name else \
@@ -52,7 +55,8 @@ class Loop:
 
     @property
     def short(self) -> str:
-        name = self.iterator.name if self.iterator is not None else ""
+        name = self.iterator.name if self.iterator is not None else \
+            self.geometric.iterator.name if self.geometric is not None else ""
         return f"{self.kind} {name}".strip()
 
     @property
@@ -163,6 +167,8 @@ class FindLoops:
             elif loop.kind in ("while", "do"):
                 step = self._body_step(loop, sym)
             if step is None:
+                if loop.kind == "for" and loop.geometric is None:
+                    loop.geometric = geometric_loop(node, sym, op, bound, self.names)
                 continue
             sign, amount, step_node = step
             loop.iterator = sym
@@ -233,6 +239,39 @@ def _step_of(expr, sym, names):
                 return (1 if r.op == "+" else -1, r.right, expr)
             if r.op == "+" and isinstance(r.right, c_ast.ID) and names[r.right] is sym:
                 return (1, r.left, expr)
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class Geometric:
+    """`for (int s = C; s CMP B; s >>= k)`: the iterator divided, not stepped (geometric.py)."""
+
+    iterator: object  # Symbol
+    op: str  # '>>' or '/'
+    amount: c_ast.Node
+    compare: str  # with the iterator on the left
+    bound: c_ast.Node
+    init: c_ast.Node
+    step_node: c_ast.Node
+
+
+def geometric_loop(node, sym, compare, bound, names) -> Geometric | None:
+    """The loop's geometric step, when its increment divides the iterator."""
+    init = None
+    if isinstance(node.init, c_ast.DeclList):
+        for decl in node.init.decls:
+            if names.declared.get(decl) is sym:
+                init = decl.init
+    step = node.next
+    if init is None or step is None or not isinstance(step, c_ast.Assignment) or \
+            not isinstance(step.lvalue, c_ast.ID) or names[step.lvalue] is not sym:
+        return None
+    if step.op in (">>=", "/="):
+        return Geometric(sym, step.op[:-1], step.rvalue, compare, bound, init, step)
+    r = step.rvalue
+    if step.op == "=" and isinstance(r, c_ast.BinaryOp) and r.op in (">>", "/") and \
+            isinstance(r.left, c_ast.ID) and names[r.left] is sym:
+        return Geometric(sym, r.op, r.right, compare, bound, init, step)
     return None
 
 

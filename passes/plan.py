@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from gmprof.errors import GmprofError
 from gmprof.mode import Mode
 
+from .gathers import plan_gathers
+from .ranges import find_range
 from .symbols import CONSTANT, DEVICE, GLOBAL_VAR, LOCAL_ARRAY, SHARED, SHARED_DYNAMIC
 
 STATIC = "static"
@@ -44,6 +46,8 @@ class Slot:
     kernel: str | None = None  # the kernel whose parameter it is (None: any kernel)
     dynamic: bool = False  # dynamic shared memory
     live_ranges: bool = False  # enhanced mode keeps live-range statistics for it
+    ranges: bool = False  # a range site counts into it: its counters carry a difference array
+    gather: tuple | None = None  # a pseudo-slot (gathers.py): (the gathered slot, the index's)
 
 
 @dataclass(eq=False)
@@ -56,6 +60,8 @@ class SitePlan:
     reason: str = ""
     classes: list = field(default_factory=list)  # SiteClass per context
     lr_end_of: Slot | None = None  # enhanced: this device write ends a live range of that slot
+    range: object = None  # ranges.Range: counted once per entry of its loop, as a range
+    gather: tuple | None = None  # (pseudo-slot, index SitePlan): counted from its index's range
 
 
 @dataclass
@@ -99,6 +105,8 @@ class PlanCounters:
         for facts in self.program.functions:
             for site in facts.sites:
                 self.plan.sites[site] = self._site(site, by_site.get(site, []))
+        if any(sp.range is not None for sp in self.plan.sites.values()):
+            plan_gathers(self.plan, Slot)
         return self.plan
 
     # -- objects -------------------------------------------------------------------------
@@ -161,9 +169,8 @@ class PlanCounters:
                             reason=f"not profiled (--profile {mode.profile})")
         if not contexts:
             return SitePlan(site, NONE, slot=slot, reason="not reachable from any kernel")
-        if is_shared and slot is None:
-            return SitePlan(site, NONE, reason="a shared-memory pointer gmprof cannot follow; "
-                            "its accesses are not counted")
+        # a pointer gmprof cannot follow (to one of several shared arrays, or unknown) is not
+        # left uncounted: its hook finds the object from the address at run time
         plan = SitePlan(site, HOOK, "EACH", slot, classes=classes)
         if mode.enhanced and slot is not None and slot.live_ranges:
             lr = site.function and self.program.facts(site.function.name).liveranges
@@ -201,6 +208,8 @@ class PlanCounters:
         # in enhanced mode a live-ranged array's counts must be per occurrence: a weighted
         # count in the first iteration would be charged to that iteration's live range
         weights = [] if keeps_live_ranges else self._weight_loops(site, classes)
+        if not weights and self._ranges_apply(plan):
+            self._range(plan, classes)
         if weights:
             plan.weight_loops = weights
             for loop in weights:
@@ -208,6 +217,29 @@ class PlanCounters:
             plan.reason += "; counted once with the trip count of " + \
                 ", ".join(loop.label for loop in weights)
         return plan
+
+    def _ranges_apply(self, plan) -> bool:
+        """Range counting (ranges.py) needs exact 32-bit atomic counters without a threshold
+        (a difference array's entries go negative) and every access counted (no sampling)."""
+        m = self.mode
+        return (plan.slot is not None and plan.slot.kind == "device" and plan.lr_end_of is None
+                and m.ranges and not m.trace and not m.na and m.sampling is None
+                and m.threshold is None and m.counter_bits == 32
+                and all(not sc.static or plan.site.id in self.demoted for sc in plan.classes))
+
+    def _range(self, plan, classes) -> None:
+        site = plan.site
+        facts = self.program.facts(site.function.name)
+        if facts is None:
+            return
+        found, _why = find_range(self.program, facts, site, classes)
+        if found is None:
+            return
+        plan.range = found
+        plan.slot.ranges = True
+        self.plan.loops.setdefault(found.loop, len(self.plan.loops))
+        plan.reason += "; counted once per entry of " + found.loop.label + " as " + \
+            "the range it walks (stride " + found.stride + ")"
 
     def _weight_loops(self, site, classes) -> list:
         """Loops the site is invariant in, in every context, whose trip count the device can

@@ -120,8 +120,26 @@ class InstrumentSource:
             else:
                 head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
                 tail = f", (const void *)({base}){tail[0:]}"
+        elif sp.gather is not None:
+            # counted from the range its index walks (gathers.py)
+            pseudo, index = sp.gather
+            k = self.plan.loops[index.range.loop]
+            head = f"::gmprof::dm_gather<{site.id}, {obj_index}, {pseudo.index}, {mode}>("
+            tail = (f", &({X.span(index.site.node).text}), "
+                    f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
+                    f"(long long)({index.range.stride}))")
+        elif sp.range is not None:
+            # counted once per entry of its loop, as the range it walks (ranges.py)
+            k = self.plan.loops[sp.range.loop]
+            head = f"::gmprof::dm_range<{site.id}, {obj_index}, {mode}>("
+            tail = (f", (__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
+                    f"(long long)({sp.range.stride}))")
         else:
             head = f"::gmprof::dm<{site.id}, {obj_index}, {mode}>("
+            if slot is None and any(s.kind == "shared" for s in self.plan.slots):
+                # an unresolved pointer may point into a shared array: the hook finds it by
+                # address among the registered bases
+                self.needs_shared_bases = True
         end_prefix = end_suffix = ""
         if sp.lr_end_of is not None:
             end_prefix = f"(::gmprof::lr_clock({sp.lr_end_of.index}, 1), "
@@ -250,9 +268,10 @@ class InstrumentSource:
             self._insert_before_brace(body, bottom)
         else:
             # a single statement: wrap it with its ';' (expression statements' nodes stop
-            # before it)
+            # before it); outermost at its offsets (span + 2), so counts hoisted before the
+            # statement (span + 1) run after the trip count is computed
             statement = self._statement_span(body)
-            length = statement.end - statement.start
+            length = statement.end - statement.start + 2
             self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ", length))
             self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length))
 
@@ -266,6 +285,14 @@ class InstrumentSource:
     def _kernel(self, facts) -> None:
         body = facts.function.funcdef.body
         prologue = " ::gmprof::enter();"
+        if self.needs_shared_bases:
+            # file-scope shared arrays are in scope here (the hooks' sites are all planned:
+            # needs_shared_bases is final)
+            for slot in self.plan.slots:
+                obj = slot.object
+                if slot.kind == "shared" and obj.function is None:
+                    prologue += (f" ::gmprof::register_shared({slot.index}, "
+                                 f"(const void *)({_address_of(obj)}));")
         if self.plan.mode.sampling is not None:
             prologue += " ::gmprof::Sampler __gmprof_sampler;"
         self._insert_after_brace(body, prologue)
@@ -326,7 +353,12 @@ def emit(program, patches: dict, target: Target = NVCC, *, header: bool = True,
     out.append(_emit_file(tu, tu.main, patches, target, set()))
     if extra:
         out.append("\n" + extra)
-    return "".join(out)
+    text = "".join(out)
+    if target.device_only:
+        # NVRTC and g++ take UTF-8 text: a byte that is not UTF-8 (only ever in a comment,
+        # frontend/source.py) becomes U+FFFD; for nvcc it is written back as it was
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text
 
 
 def _emit_file(tu, source, patches, target, seen) -> str:

@@ -306,6 +306,8 @@ def _var_text(v) -> str:
         tag, a, b = v
         if tag in ("qmin", "qmax"):
             return f"{tag[1:]}({a.describe()}, {b.describe()})"
+        if tag == "qtab":
+            return f"({', '.join(map(str, b[1:]))})[{a.describe()}]"
         return f"({a.describe()} {'/' if tag == 'qdiv' else '%'} {_paren(b)})"
     return f"iter{v[1]}"
 
@@ -318,8 +320,9 @@ def _var_text(v) -> str:
 #   ('qdiv', A, s)  C division (toward zero) of the Affine A by the launch-known Sym s
 #   ('qmod', A, s)  the matching remainder
 #   ('qmin', A, B) / ('qmax', A, B)  min and max of two Affines
+#   ('qtab', A, ('table', v0, v1, ...))  the A-th value of a list (a geometric loop's iterator)
 # A base variable is a thread or block index or a loop iteration number.
-DERIVED = ("qdiv", "qmod", "qmin", "qmax")
+DERIVED = ("qdiv", "qmod", "qmin", "qmax", "qtab")
 
 
 def is_derived(v) -> bool:

@@ -27,6 +27,7 @@ from gmprof.frontend import cxx_ast as X
 
 from . import symbolic as S
 from .dataflow import Def, Reaching
+from .geometric import geometric_value
 from .loops import Loop, Loops
 from .value_domain import (_BLOCK_UNIFORM_FUNCTIONS, _BUILTIN_FIELDS, _PURE_FUNCTIONS,
                            _PURE_INT_FUNCTIONS, _WARP_FUNCTIONS, BID, TID, UNKNOWN_VALUE,
@@ -185,7 +186,8 @@ class ValueAnalysis:
                 # that definition's value, a function of this iteration's indices
                 v = self._def_value(next(iter(defs)))
                 return self._strip_foreign_iters(v, enclosing)
-            induction = self._induction(loop, sym, defs, node)
+            induction = self._induction(loop, sym, defs, node) or \
+                geometric_value(self, loop, sym, node)
             if induction is not None:
                 return induction
             merged = join([self._def_value(d) for d in defs] +

@@ -15,15 +15,28 @@
 //     never written outside its buffer, whatever address the kernel computes;
 //   * per access site, in the block's counter area, for the per-site execution counts.
 // Compile-time switches (the modes of the paper, set by gmprof):
-//   GMPROF_SM            shared-memory counters live in shared memory (flushed at block exit)
+//   GMPROF_SM            shared-memory counters live in shared memory (flushed at block exit);
+//                        2: chosen per launch (Launch::flags & FLAG_AREA_SHARED; whole programs,
+//                        whose code is compiled before the launch's shared memory is known)
 //   GMPROF_ATOMIC        0: non-atomic updates (the paper's NA; approximate)
 //   GMPROF_COUNTER_BITS  8, 16 or 32 (8 and 16 need a threshold)
 //   GMPROF_THRESHOLD     saturate counters at this value (the paper's TH); 0: none
 //   GMPROF_SAMPLING      1: count only sampled accesses (rate and sampler in the launch)
 //   GMPROF_TRACE         1: log every access to a buffer instead of counting (the test oracle)
 //   GMPROF_ENHANCED      1: live-range statistics per shared word (Algorithm 2)
+//   GMPROF_WHOLE_PROGRAM 1: everything here is local to the translation unit (an unnamed
+//                        namespace), so that instrumented files linked together with
+//                        -rdc=true each keep their own launch description and helpers
 #ifndef GMPROF_CUH
 #define GMPROF_CUH
+
+#if defined(GMPROF_WHOLE_PROGRAM) && GMPROF_WHOLE_PROGRAM
+#define GMPROF_TU_BEGIN namespace {
+#define GMPROF_TU_END }
+#else
+#define GMPROF_TU_BEGIN
+#define GMPROF_TU_END
+#endif
 
 #ifndef GMPROF_SM
 #define GMPROF_SM 1
@@ -60,6 +73,8 @@
 #error "gmprof: the threshold does not fit 16-bit counters"
 #endif
 
+GMPROF_TU_BEGIN
+
 namespace gmprof {
 
 #if GMPROF_COUNTER_BITS == 8
@@ -73,7 +88,7 @@ typedef unsigned int counter_t;
 // Object kinds, as the host writes them in Object::kind.
 enum { KIND_NONE = 0, KIND_DEVICE = 1, KIND_SHARED = 2 };
 // Launch::flags
-enum { FLAG_WARP_UNIFORM_OK = 1 };
+enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2 };
 // The leading words of the block's counter area (before the sites' and objects' counters).
 enum { AREA_EXITED = 0, AREA_CLOCK = 1, AREA_HEADER = 2 };
 // Enhanced mode: per-array live-range statistics in the counter area (after the objects):
@@ -83,7 +98,7 @@ enum { LR_BINS = 12, LR_STRIDE = 2 + LR_BINS };
 // Layout shared with the host (gmprof/runtime/layout.py): plain 4- and 8-byte fields only.
 struct Object {
   unsigned long long base;        // device objects: address of the first byte
-  unsigned long long bytes;       // device objects: size of the allocation
+  unsigned long long bytes;       // size of the allocation (device) or the array (shared)
   unsigned long long counters;    // device objects: address of the shadow counters
   unsigned long long oor;         // address of this object's out-of-range counter
   unsigned int kind;              // KIND_*
@@ -167,6 +182,9 @@ extern __shared__ __align__(16) unsigned char __gmprof_dynamic_smem[];
 
 // Header and site counters are always 32-bit; object counters are counter_t.
 __device__ __forceinline__ unsigned *area_words() {
+#if GMPROF_SM == 2
+  if (!(L().flags & FLAG_AREA_SHARED)) return reinterpret_cast<unsigned *>(L().area_global);
+#endif
 #if GMPROF_SM
   return reinterpret_cast<unsigned *>(__gmprof_dynamic_smem + ((L().dyn_user_bytes + 15u) & ~15u));
 #else
@@ -182,6 +200,37 @@ __device__ __forceinline__ counter_t *area_counters() {
 
 // ---------------------------------------------------------------- counter updates
 
+#if GMPROF_COUNTER_BITS != 32
+// Compare-and-swap of one narrow (8/16-bit) counter; returns its old value. Only the counter's
+// own bytes are read or written where the hardware allows it: on the CPU backend (one OS thread,
+// no fiber switch inside a hook: a plain read-modify-write) and for 16-bit counters on a GPU
+// (atomicCAS on unsigned short, sm_70+). CUDA has no byte-wide CAS, so an 8-bit counter on a GPU
+// goes through a CAS of its aligned 32-bit word, which leaves the neighbours' bytes as it found
+// them and stays inside the buffer: every counter buffer is a whole number of 32-bit words (the
+// block's area is words; device counter arrays are padded to a word, runtime/counters.py).
+__device__ __forceinline__ unsigned counter_cas(counter_t *c, unsigned assumed, unsigned nv) {
+#if defined(GMPROF_CPU)
+  const unsigned old = *(volatile counter_t *)c;
+  if (old == assumed) *(volatile counter_t *)c = (counter_t)nv;
+  return old;
+#elif GMPROF_COUNTER_BITS == 16 && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700)
+  return atomicCAS((unsigned short *)c, (unsigned short)assumed, (unsigned short)nv);
+#else
+  unsigned *word = (unsigned *)((unsigned long long)c & ~3ull);
+  const unsigned shift = (unsigned)((unsigned long long)c & 3ull) * 8u;
+  const unsigned mask = ((1u << GMPROF_COUNTER_BITS) - 1u) << shift;
+  unsigned old = *(volatile unsigned *)word;
+  for (;;) {
+    const unsigned cur = (old & mask) >> shift;
+    if (cur != assumed) return cur;
+    const unsigned prev = atomicCAS(word, old, (old & ~mask) | (nv << shift));
+    if (prev == old) return cur;
+    old = prev;
+  }
+#endif
+}
+#endif
+
 template <class C>
 __device__ __forceinline__ void add_to(C *c, unsigned inc) {
 #if GMPROF_COUNTER_BITS == 32
@@ -195,26 +244,37 @@ __device__ __forceinline__ void add_to(C *c, unsigned inc) {
   *(volatile unsigned *)c = *(volatile unsigned *)c + inc;
 #endif
 #else
-  // 8/16-bit saturating counters: atomic through a CAS on the aligned 32-bit word.
-#if GMPROF_ATOMIC
-  unsigned *word = (unsigned *)((unsigned long long)c & ~3ull);
-  const unsigned shift = (unsigned)((unsigned long long)c & 3ull) * 8u;
-  const unsigned mask = ((1u << GMPROF_COUNTER_BITS) - 1u) << shift;
-  unsigned old = *(volatile unsigned *)word, assumed;
-  do {
-    unsigned cur = (old & mask) >> shift;
-    if (cur >= (unsigned)GMPROF_THRESHOLD) return;
-    unsigned nv = cur + inc;
-    if (nv > (unsigned)GMPROF_THRESHOLD) nv = GMPROF_THRESHOLD;
-    assumed = old;
-    old = atomicCAS(word, assumed, (old & ~mask) | (nv << shift));
-  } while (old != assumed);
-#else
+  // 8/16-bit saturating counters (a threshold is required), updated at their own width
   unsigned cur = *(volatile C *)c;
+#if GMPROF_ATOMIC
+  for (;;) {
+    if (cur >= (unsigned)GMPROF_THRESHOLD) return;
+    const unsigned nv = inc >= (unsigned)GMPROF_THRESHOLD - cur ? (unsigned)GMPROF_THRESHOLD
+                                                                : cur + inc;
+    const unsigned prev = counter_cas(c, cur, nv);
+    if (prev == cur) return;
+    cur = prev;
+  }
+#else
   if (cur >= (unsigned)GMPROF_THRESHOLD) return;
-  cur += inc;
-  *(volatile C *)c = (C)(cur > (unsigned)GMPROF_THRESHOLD ? GMPROF_THRESHOLD : cur);
+  *(volatile C *)c = (C)(inc >= (unsigned)GMPROF_THRESHOLD - cur ? (unsigned)GMPROF_THRESHOLD
+                                                                 : cur + inc);
 #endif
+#endif
+}
+
+// Set a counter, returning its old value (a live range's start, enhanced mode), at its width: a
+// 32-bit exchange on a narrow counter cleared its neighbours.
+__device__ __forceinline__ unsigned exchange_counter(counter_t *c, unsigned v) {
+#if GMPROF_COUNTER_BITS == 32
+  return atomicExch((unsigned *)c, v);
+#else
+  unsigned cur = *(volatile counter_t *)c;
+  for (;;) {
+    const unsigned prev = counter_cas(c, cur, v);
+    if (prev == cur) return cur;
+    cur = prev;
+  }
 #endif
 }
 
@@ -328,6 +388,56 @@ __device__ __forceinline__ bool in_global(const volatile void *p) {
 #endif
 }
 
+#ifndef GMPROF_SHARED_BASES
+#define GMPROF_SHARED_BASES 0
+#endif
+#if GMPROF_SHARED_BASES
+// Where each shared array starts, for accesses through pointers in device functions (the array
+// itself is not in scope there). Every thread stores the same value: a benign write.
+__shared__ unsigned long long __gmprof_shared_bases[GMPROF_MAX_OBJECTS];
+#endif
+
+__device__ __forceinline__ void register_shared(int slot, const volatile void *p) {
+#if GMPROF_SHARED_BASES
+  __gmprof_shared_bases[slot] = (unsigned long long)p;
+#else
+  (void)slot; (void)p;
+#endif
+}
+
+__device__ __forceinline__ const void *shared_base(int slot) {
+#if GMPROF_SHARED_BASES
+  return (const void *)__gmprof_shared_bases[slot];
+#else
+  (void)slot;
+  return nullptr;
+#endif
+}
+
+// Find a shared array by address (pointers gmprof could not resolve at compile time, which may
+// point into shared memory): the slot whose registered base (this block's) and size hold it,
+// or -1. *off: the byte offset within it.
+__device__ __forceinline__ int find_shared_object(const volatile void *addr, long long *off) {
+#if GMPROF_SHARED_BASES
+#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
+  if (!__isShared((const void *)addr)) return -1;  // one instruction spares the scan
+#endif
+  const unsigned long long a = (unsigned long long)addr;
+  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+    const Object &o = L().obj[k];
+    if (o.kind != KIND_SHARED) continue;
+    const unsigned long long b = __gmprof_shared_bases[k];
+    if (b && a >= b && a - b < o.bytes) {
+      *off = (long long)(a - b);
+      return k;
+    }
+  }
+#else
+  (void)addr; (void)off;
+#endif
+  return -1;
+}
+
 // Find a device object by address (pointers gmprof could not resolve at compile time).
 __device__ __forceinline__ int find_device_object(const volatile void *addr) {
   const unsigned long long a = (unsigned long long)addr;
@@ -409,15 +519,41 @@ __device__ __forceinline__ unsigned who_counts(unsigned inc, const volatile void
   return inc * lanes;
 }
 
+// Add `total` to each 4-byte word of shared object `obj` that an access of `size` bytes at byte
+// offset `off` covers.
+__device__ __forceinline__ void add_shared_words(int obj, long long off, unsigned size,
+                                                 unsigned total) {
+  const Object &o = L().obj[obj];
+  const long long w0 = off >> 2;
+  const long long w1 = (off + (long long)size - 1) >> 2;
+  // an access starting past the array's last byte is outside it, even within its last
+  // counter word (the padding bytes of a char array)
+  const bool inside = off >= 0 && (unsigned long long)off < o.bytes;
+  counter_t *area = area_counters() + o.area_offset;
+  for (long long w = w0; w <= w1; ++w) {
+    if (inside && w >= 0 && w < (long long)o.n_counters) add_to(area + w, total);
+    else out_of_range(obj);
+  }
+}
+
+// Device memory, or (OBJ < 0: a pointer gmprof could not resolve) whatever the address holds: a
+// shared array (counted as sm would), a device object, or local memory (not profiled).
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) {
-  if (OBJ < 0 && !in_global(p)) return p;  // not a device-memory access after all
+  long long shared_off = 0;
+  const int shared_obj = OBJ < 0 ? find_shared_object(p, &shared_off) : -1;
+  if (OBJ < 0 && shared_obj < 0 && !in_global(p)) return p;  // local memory
 #if GMPROF_TRACE
-  trace(SITE, OBJ, p, sizeof(T));
+  if (shared_obj >= 0) trace(SITE, shared_obj, (const void *)shared_off, sizeof(T));
+  else trace(SITE, OBJ, p, sizeof(T));
 #else
   if (!sampled(s)) return p;
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
+  if (shared_obj >= 0) {
+    add_shared_words(shared_obj, shared_off, (unsigned)sizeof(T), total);
+    return p;
+  }
   const int obj = OBJ >= 0 ? OBJ : find_device_object(p);
   if (obj < 0) { out_of_range(-1); return p; }
   const Object &o = L().obj[obj];
@@ -438,6 +574,108 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   return p;
 }
 
+// ---------------------------------------------------------------- range counting
+//
+// An access that walks p, p + D, ..., p + (N - 1) D (elements of T) over the N iterations of a
+// counted loop (passes/ranges.py) is counted once, in the loop's first iteration (N > 0; the
+// other iterations pass N = 0). A contiguous walk (D = +-1, one counter per element) is two
+// updates of the object's difference array, which follows its counters (n_counters + 1
+// entries; the host adds its prefix sum to the counters): +W at the first element, -W after the
+// last, in 32-bit modular arithmetic. Lanes of a warp whose strided walks interleave into one
+// contiguous run (D lanes starting at consecutive elements: `for (j = lo + lane; j < hi;
+// j += 32)`) are merged into one such run. Anything else counts its N elements one by one.
+
+// One access of BYTES bytes at A, W times (what dm() does after deciding who counts).
+__device__ __forceinline__ void count_element(const Object &o, int obj, unsigned long long a,
+                                              unsigned bytes, unsigned w) {
+  if (a < o.base || a - o.base >= o.bytes) { atomicAdd((unsigned *)o.oor, w); return; }
+  const unsigned long long e = o.unit_shift < 64u ? (a - o.base) >> o.unit_shift
+                                                  : (a - o.base) / o.unit;
+  counter_t *c = reinterpret_cast<counter_t *>(o.counters) + e;
+  const unsigned n = bytes <= o.unit ? 1u : (bytes + o.unit - 1) / o.unit;
+  for (unsigned k = 0; k < n; ++k) {
+    if (e + k < o.n_counters) add_to(c + k, w);
+    else atomicAdd((unsigned *)o.oor, w);
+  }
+  (void)obj;
+}
+
+// Elements [lo, hi) of the object, W times each, through the difference array.
+__device__ __forceinline__ void count_run(const Object &o, long long lo, long long hi, unsigned w) {
+  unsigned *diff = reinterpret_cast<unsigned *>(o.counters) + o.n_counters;
+  atomicAdd(diff + lo, w);
+  atomicAdd(diff + hi, 0u - w);
+}
+
+template <int SITE, int OBJ, int MODE, class T>
+__device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s = nullptr) {
+#if GMPROF_TRACE
+  trace(SITE, OBJ, p, sizeof(T));
+  (void)n; (void)d; (void)s;
+#else
+  (void)s;
+  if (n == 0u) return p;  // not the loop's first iteration
+  const unsigned total = who_counts<SITE, MODE>(n, p);
+  if (!total) return p;
+  const unsigned w = total / n;  // the lanes this thread counts for
+  const Object &o = L().obj[OBJ];
+  const unsigned long long a = (unsigned long long)p;
+  // the walk in elements of the object, when T is one element at an element boundary
+  const bool elements = sizeof(T) == o.unit && a >= o.base && a - o.base < o.bytes &&
+                        (o.unit_shift < 64u ? ((a - o.base) & (o.unit - 1)) == 0
+                                            : (a - o.base) % o.unit == 0);
+  const long long e0 = elements ? (long long)((a - o.base) / o.unit) : -1;
+  const long long last = e0 + (long long)(n - 1u) * d;
+  const bool inside = elements && last >= 0 && last < (long long)o.n_counters;
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GMPROF_CPU)
+  if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
+    const unsigned mask = __activemask();
+    if (__any_sync(mask, d > 1 && d <= 32)) {
+      bool ok = inside && d > 1 && d <= 32;
+      const unsigned first = __reduce_min_sync(mask, ok ? (unsigned)e0 : 0xffffffffu);
+      const unsigned dmin = __reduce_min_sync(mask, (unsigned)(ok ? d : 0));
+      const unsigned dmax = __reduce_max_sync(mask, (unsigned)(ok ? d : 0));
+      const unsigned elems = __reduce_add_sync(mask, n);
+      const long long r = e0 - (long long)first;
+      ok = ok && dmin == dmax && r >= 0 && r < d &&
+           (long long)n == ((long long)elems - r + d - 1) / d;
+      const unsigned bits = __reduce_or_sync(mask, ok ? (1u << (unsigned)r) : 0u);
+      if (__all_sync(mask, ok) && __popc(bits) == __popc(mask)) {
+        // the lanes' walks are exactly [first, first + elems), each element once
+        if (lane_id() == (unsigned)(__ffs(mask) - 1))
+          count_run(o, first, (long long)first + elems, w);
+        return p;
+      }
+    }
+  }
+#endif
+  if (inside && (d == 1 || d == -1)) {
+    count_run(o, d > 0 ? e0 : last, (d > 0 ? last : e0) + 1, w);
+    return p;
+  }
+  for (unsigned k = 0; k < n; ++k)
+    count_element(o, OBJ, a + (unsigned long long)((long long)k * d * (long long)sizeof(T)),
+                  (unsigned)sizeof(T), w);
+#endif
+  return p;
+}
+
+// A gather x[idx[j]] whose index idx[j] walks a range (passes/gathers.py): the walk over idx is
+// counted in the pseudo-object POBJ (idx's memory, counters of its own); the host turns it into
+// x's counts from idx's contents. Where the host found idx's memory shared with another array
+// of the launch (Object::reserved[0] & 1), every access is counted into x instead.
+template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
+__device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
+#if GMPROF_TRACE
+  (void)idx; (void)n; (void)d;
+  return dm<SITE, OBJ, MODE>(p, 1u);
+#else
+  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE>(p, 1u);
+  dm_range<SITE, POBJ, MODE>(idx, n, d);
+  return p;
+#endif
+}
+
 // Shared memory: BASE is the array's first byte (the declared array, in scope at the site).
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc = 1u,
@@ -449,15 +687,8 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
   if (!sampled(s)) return p;
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
-  const Object &o = L().obj[OBJ];
-  const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
-  const long long w0 = off >> 2;
-  const long long w1 = (off + (long long)sizeof(T) - 1) >> 2;
-  counter_t *area = area_counters() + o.area_offset;
-  for (long long w = w0; w <= w1; ++w) {
-    if (w >= 0 && w < (long long)o.n_counters) add_to(area + w, total);
-    else out_of_range(OBJ);
-  }
+  add_shared_words(OBJ, (long long)((const volatile char *)p - (const volatile char *)base),
+                   (unsigned)sizeof(T), total);
 #endif
   return p;
 }
@@ -505,10 +736,11 @@ __device__ __forceinline__ T *lr_start(T *p, const volatile void *base) {
   const Object &o = L().obj[OBJ];
   count_site(SITE, 1u);
   const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
+  const bool inside = off >= 0 && (unsigned long long)off < o.bytes;
   for (long long w = off >> 2; w <= (off + (long long)sizeof(T) - 1) >> 2; ++w) {
-    if (w < 0 || w >= (long long)o.n_counters) { out_of_range(OBJ); continue; }
+    if (!inside || w < 0 || w >= (long long)o.n_counters) { out_of_range(OBJ); continue; }
     counter_t *c = area_counters() + o.area_offset + w;
-    lr_close(o, atomicExch((unsigned *)c, 1u));
+    lr_close(o, exchange_counter(c, 1u));
   }
   return p;
 }
@@ -533,41 +765,27 @@ __device__ __forceinline__ unsigned trips(long long i, long long b, long long s,
   return (unsigned)n;
 }
 
-#ifndef GMPROF_SHARED_BASES
-#define GMPROF_SHARED_BASES 0
-#endif
-#if GMPROF_SHARED_BASES
-// Where each shared array starts, for accesses through pointers in device functions (the array
-// itself is not in scope there). Every thread stores the same value: a benign write.
-__shared__ unsigned long long __gmprof_shared_bases[GMPROF_MAX_OBJECTS];
-#endif
-
-__device__ __forceinline__ void register_shared(int slot, const volatile void *p) {
-#if GMPROF_SHARED_BASES
-  __gmprof_shared_bases[slot] = (unsigned long long)p;
-#else
-  (void)slot; (void)p;
-#endif
-}
-
-__device__ __forceinline__ const void *shared_base(int slot) {
-#if GMPROF_SHARED_BASES
-  return (const void *)__gmprof_shared_bases[slot];
-#else
-  (void)slot;
-  return nullptr;
-#endif
-}
 
 // ---------------------------------------------------------------- block entry and exit
 
 // Zero the block's counter area (SM mode), at the top of the kernel, where every thread of the
 // block is present; one barrier.
 __device__ __forceinline__ void enter() {
+#if GMPROF_SHARED_BASES
+  // no stale base (shared memory starts undefined; a CPU module's statics keep the last
+  // launch's): an unregistered slot must not match an address in find_shared_object
+  for (unsigned i = linear_tid(); i < GMPROF_MAX_OBJECTS; i += n_threads())
+    __gmprof_shared_bases[i] = 0ull;
+#endif
 #if GMPROF_SM && !GMPROF_TRACE
+#if GMPROF_SM == 2
+  if (!(L().flags & FLAG_AREA_SHARED)) return;  // the same for every thread: no barrier skipped alone
+#endif
   unsigned *a = area_words();
   const unsigned words = L().area_words;
   for (unsigned i = linear_tid(); i < words; i += n_threads()) a[i] = 0u;
+#endif
+#if (GMPROF_SM && !GMPROF_TRACE) || GMPROF_SHARED_BASES
   __syncthreads();
 #endif
 }
@@ -617,6 +835,9 @@ __device__ __forceinline__ void close_live_ranges(unsigned first, unsigned strid
 // the block's area alone.
 __device__ __forceinline__ void leave() {
 #if GMPROF_SM && !GMPROF_TRACE
+#if GMPROF_SM == 2
+  if (!(L().flags & FLAG_AREA_SHARED)) return;
+#endif
   unsigned *a = area_words();
   __threadfence_block();
   const unsigned done = atomicAdd(a + AREA_EXITED, 1u) + 1u;
@@ -634,6 +855,9 @@ __device__ __forceinline__ void leave() {
 // alone is a long serial tail per block).
 __device__ __forceinline__ void leave_all() {
 #if GMPROF_SM && !GMPROF_TRACE
+#if GMPROF_SM == 2
+  if (!(L().flags & FLAG_AREA_SHARED)) return;
+#endif
   __syncthreads();
 #if GMPROF_ENHANCED
   close_live_ranges(linear_tid(), n_threads());
@@ -644,5 +868,7 @@ __device__ __forceinline__ void leave_all() {
 }
 
 }  // namespace gmprof
+
+GMPROF_TU_END
 
 #endif  // GMPROF_CUH

@@ -204,6 +204,7 @@ class _Loader:
             if tok.kind == "comment" and tok.text.startswith("/*") and \
                     (len(tok.text) < 4 or not tok.text.endswith("*/")):
                 raise GmprofError("unterminated comment", source.location(tok.start))
+        self._check_encoding(source, toks)
         tu.oracle.scan_tokens(toks)
         segs = S.segment(source, toks)
         tu.segments[source] = segs
@@ -393,6 +394,25 @@ class _Loader:
         included = read_source(target, display_name=display, included_from=where)
         tu.includes.append(Include(seg, source, included, name))
         self.walk_file(included, depth + 1)
+
+
+    def _check_encoding(self, source: SourceFile, toks) -> None:
+        """Bytes that are not UTF-8 are allowed in comments (nvcc ignores them there), kept as
+        they are, with a warning; anywhere else the file is an error."""
+        bad = source.not_utf8()
+        if not bad:
+            return
+        comments = [(t.start, t.end) for t in toks if t.kind == "comment"]
+        i = 0
+        for offset in bad:
+            while i < len(comments) and comments[i][1] <= offset:
+                i += 1
+            if not (i < len(comments) and comments[i][0] <= offset):
+                raise source.not_utf8_error(offset)
+        byte = ord(source.text[bad[0]]) - 0xDC00
+        self.tu.warnings.append(Diagnostic(
+            "encoding", f"{source.name} is not UTF-8 (byte 0x{byte:02x}, {len(bad)} such "
+            "bytes, all in comments); they are kept as they are", source.location(bad[0])))
 
 
 def _system_dir(directory: Path) -> bool:

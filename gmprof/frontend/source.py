@@ -6,6 +6,7 @@ the file's contents (newlines untouched, so spans patch the original bytes back)
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..errors import GmprofError, Location
@@ -34,7 +35,9 @@ class SourceFile:
         starts = self.lines.starts
         start = starts[line - 1]
         end = starts[line] - 1 if line < len(starts) else len(self.text)
-        return self.text[start:end]
+        # for display: a byte that is not UTF-8 shows as U+FFFD (one character, so the caret
+        # under a later column stays in place)
+        return self.text[start:end].encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
     def location(self, offset: int) -> Location:
         line, col = self.line_col(offset)
@@ -46,11 +49,24 @@ class SourceFile:
     def __repr__(self) -> str:
         return f"SourceFile({self.name!r}, {len(self.text)} chars)"
 
+    def not_utf8(self) -> list[int]:
+        """Offsets of the bytes that are not UTF-8 (read as lone surrogates)."""
+        return [m.start() for m in _UNDECODED.finditer(self.text)]
+
+    def not_utf8_error(self, offset: int) -> GmprofError:
+        byte = ord(self.text[offset]) - 0xDC00
+        return GmprofError(f"{self.path or self.name} is not UTF-8 text (byte 0x{byte:02x})",
+                           self.location(offset))
+
+
+_UNDECODED = re.compile("[\udc80-\udcff]")
+
 
 def read_source(path: str | Path, *, display_name: str | None = None,
                 included_from: Location | None = None) -> SourceFile:
-    """Read a .cu/.cuh file as UTF-8. Missing, unreadable or non-UTF-8 files are GmprofErrors,
-    located at the #include that named them when there is one."""
+    """Read a .cu/.cuh file as UTF-8. Missing or unreadable files are GmprofErrors, located at
+    the #include that named them when there is one; bytes that are not UTF-8 are kept as lone
+    surrogates for the loader to judge."""
     path = Path(path)
     name = display_name or str(path)
     try:
@@ -63,11 +79,12 @@ def read_source(path: str | Path, *, display_name: str | None = None,
         raise GmprofError(f"cannot read {path}: {exc.strerror}", included_from) from None
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise GmprofError(f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x})",
-                          Location(name, line, col)) from None
+    except UnicodeDecodeError:
+        # Old code has Latin-1 or cp1252 in its comments (`heart\x92s`), which nvcc accepts.
+        # Each byte that is not UTF-8 becomes one lone surrogate (U+DC80..U+DCFF), so offsets
+        # stay one character per byte and writing back with "surrogateescape" restores the
+        # bytes; the loader allows them only in comments (not_utf8, below).
+        text = data.decode("utf-8", "surrogateescape")
     if text.startswith("\ufeff"):
         # Keep the byte-order mark in the text so offsets and round trips stay exact; the lexers
         # treat it as white space.

@@ -18,41 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from gmprof.passes.plan import HOOK, LR_START, NONE, STATIC
+from gmprof.passes.plan import HOOK, LR_START
 from gmprof.runtime import layout as LY
 from gmprof.runtime.counters import CLOCK_CAPACITY, TRACE_CAPACITY
 
-from .model import APPROXIMATE, EXACT, SAMPLED, THRESHOLDED, ArrayStats, Report, SiteStats
-
-
-def site_in_kernel(site, kernel: str, ka) -> bool:
-    """Whether a site runs in a kernel: in its body or in a device function it calls."""
-    return site.function.name == kernel or any(
-        callee.function is site.function for _, callee in ka.calls)
-
-
-def count_label(mode) -> str:
-    if mode.sampling is not None:
-        return SAMPLED
-    if mode.na:
-        return APPROXIMATE
-    if mode.threshold is not None:
-        return THRESHOLDED
-    return EXACT
-
-
-def _how(sp, mode) -> str:
-    if sp.strategy == STATIC:
-        return "static"
-    if sp.strategy == NONE:
-        return "not counted"
-    if mode.sampling is not None:
-        return "sampled"
-    if mode.threshold is not None:
-        return "thresholded"
-    if mode.na:
-        return "approximate"
-    return "measured"
+from .labels import (count_label, measured_slots, site_how, site_in_kernel, slot_label,
+                     uncounted_slots)
+from .model import ArrayStats, Report, SiteStats
 
 
 def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, demoted,
@@ -63,8 +35,8 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
     size = LY.counter_dtype(mode.counter_bits).itemsize
     area_bytes = counters["area_bytes"]
     obj_base = (LY.AREA_HEADER + len(plan.sites)) * 4
-    scale = 1.0 / mode.sampling if mode.sampling is not None else None
-    label = count_label(mode)
+    # only sampled counts are scaled by 1/rate: a static formula's counts are added after
+    scale = 1.0 / mode.sampling if mode.sampling is not None and not mode.trace else None
     per_slot: dict = {}
     for key, ls in slots.items():
         if ls.kind == LY.KIND_DEVICE:
@@ -73,8 +45,11 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
             raw = area_bytes[obj_base + ls.area_offset * size:
                              obj_base + (ls.area_offset + ls.n_counters) * size]
             counts = raw.view(LY.counter_dtype(mode.counter_bits)).astype(np.int64)
-        # read_back's arrays and the astype above are fresh copies, ours to add into
-        per_slot[ls.slot] = [ls, counts, counters[("oor",) + key], 0]
+        # read_back's arrays (device_counts) and the astype above are fresh copies, ours to add
+        # into: another copy of a 16M-element array per launch is seconds over 50 launches
+        per_slot[ls.slot] = [ls, counts, counters[("oor",) + key], 0,
+                             np.zeros(len(counts), np.int64)]
+    _fold_gathers(slots, counters, per_slot)
     site_exec = {}
     area = counters["area"]
     for sp in plan.sites.values():
@@ -91,18 +66,18 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         if slot is None or slot not in per_slot:
             continue
         entry = per_slot[slot]
-        n = min(len(entry[1]), len(count.counts))
-        entry[1][:n] += count.counts[:n]
+        n = min(len(entry[4]), len(count.counts))
+        entry[4][:n] += count.counts[:n]
         entry[2] += count.out_of_range
         entry[3] += count.executions
         static_exec[sc.site] = static_exec.get(sc.site, 0) + count.executions
     site_exec.update(static_exec)
-    _arrays(report, plan, per_slot, site_exec, area, info, mode, label, scale)
+    _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale)
     for sp in plan.site_list:
         site = sp.site
         if not site_in_kernel(site, kernel, ka):
             continue
-        how = _how(sp, mode)
+        how = site_how(sp, mode)
         n = site_exec.get(site, 0)
         if scale is not None and how == "sampled":
             n = int(round(n * scale))
@@ -114,28 +89,59 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
     return report, trace
 
 
-def _arrays(report, plan, per_slot, site_exec, area, info, mode, label, scale) -> None:
+def _fold_gathers(slots, counters, per_slot) -> None:
+    """A gather's pseudo-slot (passes/gathers.py) holds how often each element of its index
+    array was read by the gather's index: the gathered array's element idx[e] was accessed
+    that often. Added to the gathered array's counts; the pseudo-slot is no array of its own."""
+    for key, ls in slots.items():
+        if key[0] != "gather":
+            continue
+        walk = per_slot.pop(ls.slot)[1]
+        values = counters.get(("values",) + key)
+        target = per_slot.get(ls.slot.gather[0])
+        if values is None or target is None:
+            continue  # counted per access (aliased index memory): nothing to fold
+        tl = target[0]
+        n = min(len(walk), len(values))
+        hit = walk[:n] > 0
+        offsets = values[:n][hit].astype(np.int64) * tl.elem_size
+        counts, oor = LY.count_units(offsets, tl.elem_size, tl.n_counters, tl.unit,
+                                     per_word=False, touched=-(-tl.elem_size // tl.unit),
+                                     weights=walk[:n][hit])
+        target[1] += counts  # counted at run time (scaled as the target's counters are)
+        target[2] += oor
+
+
+def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale) -> None:
+    measured = measured_slots(plan, kernel, ka)
+    uncounted = uncounted_slots(plan, ka)
     reads: dict = {}
     writes: dict = {}
     for sp in plan.sites.values():
         if sp.slot is None or sp.site not in site_exec:
             continue
         n = site_exec[sp.site]
+        if scale is not None and sp.strategy in (HOOK, LR_START):
+            n = int(round(n * scale))
         if sp.site.kind in ("read", "read-write"):
             reads[sp.slot] = reads.get(sp.slot, 0) + n
         if sp.site.kind in ("write", "read-write"):
             writes[sp.slot] = writes.get(sp.slot, 0) + n
-    for slot, (ls, counts, oor, static_execs) in per_slot.items():
+    for slot, (ls, counts, oor, static_execs, static_counts) in per_slot.items():
         obj = slot.object
         if scale is not None:
             counts = np.rint(counts * scale).astype(np.int64)
+        counts = counts + static_counts
+        label, note = slot_label(slot, mode, measured, uncounted)
+        if note and note not in report.notes:
+            report.notes.append(note)
         arr = ArrayStats(
             name=slot.name, space=obj.space, elem_type=obj.elem_type, shape=ls.shape,
             elem_size=ls.elem_size, unit=ls.unit, counts=counts,
-            reads=int(reads.get(slot, 0) * (scale or 1)),
-            writes=int(writes.get(slot, 0) * (scale or 1)), out_of_range=oor,
-            label=label, threshold=mode.threshold,
-            sampling=mode.sampling, declared_at=str(obj.location),
+            reads=reads.get(slot, 0), writes=writes.get(slot, 0), out_of_range=oor,
+            label=label, threshold=mode.threshold if label != "exact" else None,
+            sampling=mode.sampling if label == "sampled" else None,
+            declared_at=str(obj.location),
             where=("shared memory (SM)" if info.counters_in == "shared memory"
                    else "device memory") if ls.kind == LY.KIND_SHARED else "device memory")
         total = max(int(counts.sum()), 1)
@@ -185,16 +191,21 @@ def decode_trace(plan, rec, per_slot, site_exec):
     for slot, entry in per_slot.items():
         ls = entry[0]
         if ls.kind == LY.KIND_DEVICE:
-            mask = (addrs >= ls.base) & (addrs < ls.base + ls.bytes) if ls.base else \
+            # the records of its sites, and any (an unresolved pointer's) inside it
+            inside = (addrs >= ls.base) & (addrs < ls.base + ls.bytes) if ls.base else \
                 np.zeros(len(addrs), bool)
-            offsets = (addrs[mask] - np.uint64(ls.base)).astype(np.int64)
-            entry[1], _ = LY.count_units(offsets, sizes[mask], ls.n_counters, ls.unit)
+            mask = inside | (objs == slot.index)
+            offsets = addrs[mask].astype(np.int64) - np.int64(ls.base)
+            entry[1], entry[2] = LY.count_units(offsets, sizes[mask], ls.n_counters, ls.unit,
+                                                nbytes=ls.bytes)
         else:
             # the hooks record shared accesses as byte offsets within the array
             mask = objs == slot.index
             offsets = addrs[mask].astype(np.int64)
-            entry[1], _ = LY.count_units(offsets, sizes[mask], ls.n_counters, 4)
+            entry[1], entry[2] = LY.count_units(offsets, sizes[mask], ls.n_counters, 4,
+                                                nbytes=ls.bytes)
     return (sites, objs, sizes, addrs, rec[:, 2], rec[:, 3])
 
 
-__all__ = ["decode", "decode_trace", "site_in_kernel", "count_label"]
+__all__ = ["decode", "decode_trace", "site_in_kernel", "count_label", "measured_slots",
+           "uncounted_slots"]

@@ -39,7 +39,8 @@ def label_text(label: str, threshold=None, sampling=None) -> str:
     if label == SAMPLED:
         parts.append(f"sampled at rate {sampling:g} (counts scaled by 1/rate)")
     if label == APPROXIMATE:
-        parts.append("approximate (non-atomic counters: concurrent updates may be lost)")
+        parts.append("approximate (non-atomic counters may lose concurrent updates, or code "
+                     "gmprof cannot see may access it: the notes say which)")
     if threshold is not None:
         parts.append(f"thresholded (counts at or above {threshold} shown as >={threshold})")
     return "; ".join(parts) or "exact"

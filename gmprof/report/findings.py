@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from gmprof.errors import Diagnostic
 
-from .decode import site_in_kernel
+from .labels import site_in_kernel
 
 
 def _sites_of(plan, kernel, ka, name):

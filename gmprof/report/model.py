@@ -6,7 +6,8 @@ that is not:
   exact        counted atomically at run time, or proven by a static formula
   thresholded  saturated at THR (counts >= THR are shown as `>=THR`)
   sampled      counted for a sample of accesses and scaled by 1/rate
-  approximate  counted with non-atomic updates (the paper's NA): concurrent updates may be lost
+  approximate  counted with non-atomic updates (the paper's NA): concurrent updates may be lost;
+               or code gmprof cannot see may access the array (lower bounds, with a note)
 """
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .labels import APPROXIMATE, EXACT, SAMPLED, THRESHOLDED  # noqa: F401 (re-exported)
+
+# merging two launches' counts keeps the weaker label (a sum is exact only if both parts are)
+_LABEL_RANK = {EXACT: 0, THRESHOLDED: 1, APPROXIMATE: 2, SAMPLED: 3}
 
 
 @dataclass
@@ -247,6 +251,11 @@ class Report:
                         "writes those of every launch")
                 if note not in self.notes:
                     self.notes.append(note)
+            # a sum is exact only when every part is: the least exact label wins
+            if _LABEL_RANK[a.label] > _LABEL_RANK[mine.label]:
+                mine.label = a.label
+            mine.threshold = mine.threshold if mine.threshold is not None else a.threshold
+            mine.sampling = mine.sampling if mine.sampling is not None else a.sampling
             mine.reads += a.reads
             mine.writes += a.writes
             mine.out_of_range += a.out_of_range

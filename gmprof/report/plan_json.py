@@ -20,6 +20,9 @@ def plan_json(plan, defines: dict, output: str) -> dict:
             "kernel": slot.kernel, "elem_type": obj.elem_type, "dims": list(obj.dims),
             "dynamic": slot.dynamic, "live_ranges": slot.live_ranges,
             "declared_at": str(obj.location),
+            "difference_array": slot.ranges,
+            "gather_of": ({"gathered": slot.gather[0].index, "index": slot.gather[1].index}
+                          if slot.gather else None),
         })
     sites = []
     for sp in plan.site_list:
@@ -37,6 +40,10 @@ def plan_json(plan, defines: dict, output: str) -> dict:
             "slot": sp.slot.index if sp.slot is not None else None,
             "kind": site.kind, "strategy": sp.strategy, "mode": sp.mode,
             "weight_loops": [plan.loops[loop] for loop in sp.weight_loops],
+            "range": ({"loop": plan.loops[sp.range.loop], "stride": sp.range.stride}
+                      if sp.range is not None else None),
+            "gather": ({"pseudo_slot": sp.gather[0].index, "index_site": sp.gather[1].site.id}
+                       if sp.gather is not None else None),
             "reason": sp.reason, "static_formulas": formulas if sp.strategy == "static" else [],
         })
     loops = [{"id": k, "location": str(X.span(loop.node)), "loop": loop.short}
@@ -65,7 +72,12 @@ def plan_json(plan, defines: dict, output: str) -> dict:
         },
         "device_counters": "per device object: a counter_t array, one per element "
                            "(Object.unit bytes), at Object.counters; out-of-range accesses "
-                           "in the u32 at Object.oor",
+                           "in the u32 at Object.oor; an object with difference_array has "
+                           "n_counters + 1 more u32 after its counters (range sites: add their "
+                           "prefix sum); a gather_of pseudo-slot's counts are how often each "
+                           "element of the index array was read by the gather's index, to be "
+                           "turned into the gathered array's counts with the index array's "
+                           "contents (Object.reserved[0] & 1: counted per access instead)",
         "static_counts": "sites with strategy 'static' have no code: evaluate their formulas "
                          "with the launch's values (gmprof/runtime/static_counts.py)",
     }

@@ -41,6 +41,7 @@ class SlotLayout:
     lr_offset: int = 0
     counters: object = None  # device array (device objects)
     oor: object = None
+    fallback: bool = False  # a gather's pseudo-slot whose index memory is aliased
 
 
 @dataclass
@@ -77,8 +78,15 @@ def layout_slots(program, plan, li, native) -> dict:
             elem = env.elem_size(obj.elem_type, arr)
             unit = max(elem, 4)
             nbytes = int(arr.nbytes)
-            out[("param", idx)] = SlotLayout(slot, LY.KIND_DEVICE, -(-nbytes // unit), unit,
-                                             elem, tuple(arr.shape), 0, nbytes)
+            ls = SlotLayout(slot, LY.KIND_DEVICE, -(-nbytes // unit), unit, elem,
+                            tuple(arr.shape), 0, nbytes)
+            if slot.gather is not None:
+                # a gather's pseudo-slot over the index array (passes/gathers.py): counted per
+                # access instead when that memory is also another argument's
+                ls.fallback = _aliased(li.args, idx)
+                out[("gather", idx, slot.index)] = ls
+            else:
+                out[("param", idx)] = ls
         elif slot.kind == "device" and slot.kernel is None:
             if not any(sp.slot is slot and sp.site.function.name in reachable
                        for sp in plan.sites.values()):
@@ -112,6 +120,34 @@ def layout_slots(program, plan, li, native) -> dict:
                 nbytes = elem * int(np.prod(shape)) if shape else elem
             out[("slot", slot.index)] = SlotLayout(slot, LY.KIND_SHARED, -(-nbytes // 4), 4,
                                                    elem, shape, 0, nbytes)
+    return out
+
+
+def _aliased(args, idx: int) -> bool:
+    """Whether argument idx's memory overlaps another array argument's."""
+    def span(a):
+        ptr = getattr(getattr(a, "data", None), "ptr", None)
+        if ptr is None:
+            ptr = a.__array_interface__["data"][0]
+        return int(ptr), int(ptr) + int(a.nbytes)
+
+    lo, hi = span(args[idx])
+    for k, a in enumerate(args):
+        if k != idx and hasattr(a, "nbytes") and hasattr(a, "shape"):
+            a_lo, a_hi = span(a)
+            if a_lo < hi and lo < a_hi:
+                return True
+    return False
+
+
+def gather_values(slots, li, backend) -> dict:
+    """For each gather pseudo-slot, the index array's contents (never written by the kernel:
+    what the gather's index reads read), keyed like its counters with 'values' in front."""
+    out = {}
+    for key, ls in slots.items():
+        if key[0] == "gather" and not ls.fallback:
+            arr = li.args[key[1]]
+            out[("values",) + key] = np.asarray(backend.to_host(arr)).reshape(-1)
     return out
 
 
@@ -158,6 +194,18 @@ def dynamic_shared_bytes(a: Area, shared_mem: int) -> int:
     return ((shared_mem + 15) & ~15) + a.words * 4 if a.sm else shared_mem
 
 
+def padded_counters(n: int, counter_t, backend_name: str = "gpu") -> int:
+    """Counters to allocate for n: on a GPU a whole number of 32-bit words (at least one),
+    because an 8-bit counter there is updated through a CAS of its aligned word (gmprof.cuh
+    counter_cas), which must not reach past the buffer. The CPU backend's updates touch only
+    the counter's own bytes: no padding, so its red zones (poisoned under AddressSanitizer)
+    start right after the last counter."""
+    size = np.dtype(counter_t).itemsize
+    if backend_name == "cpu":
+        return max(n, 1)
+    return -(-max(n, 1) * size // 4) * 4 // size
+
+
 def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
     """(the launch description, its buffers): counters allocated, zeroed, their addresses in
     the description."""
@@ -185,12 +233,21 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
         ls.oor = backend.zeros(1, np.uint32)
         o["oor"] = backend.address(ls.oor)
         if ls.kind == LY.KIND_DEVICE:
-            ls.counters = backend.zeros(max(ls.n_counters, 1), counter_t)
+            # a slot that range sites count into carries its difference array after its
+            # counters (n_counters + 1 entries, see gmprof.cuh's dm_range); padding after both
+            extra = ls.n_counters + 1 if ls.slot.ranges else 0
+            # (plan.py plans ranges with 32-bit counters only: the entries wrap as uint32)
+            assert not extra or np.dtype(counter_t).itemsize == 4, \
+                "range sites with narrow counters"
+            ls.counters = backend.zeros(
+                padded_counters(ls.n_counters + extra, counter_t, backend.name), counter_t)
             o["base"], o["bytes"] = ls.base, ls.bytes
+            o["reserved"][0] = 1 if ls.fallback else 0
             o["counters"] = backend.address(ls.counters)
         else:
             o["area_offset"] = ls.area_offset
             o["lr_offset"] = ls.lr_offset
+            o["bytes"] = ls.bytes  # the hooks' range check (the last word may be padding)
     if mode.trace:
         buffers["trace"] = backend.zeros(4 * TRACE_CAPACITY, np.uint64)
         buffers["trace_count"] = backend.zeros(1, np.uint64)
@@ -227,6 +284,17 @@ def point_at(launch, slots, kernel: str, backend, args) -> None:
             launch["obj"][ls.slot.index]["base"] = backend.address(args[key[1]])
 
 
+def device_counts(raw, n: int, ranges: bool) -> np.ndarray:
+    """A device object's counts: its counters, plus (range sites) the prefix sum of its
+    difference array, in the device's 32-bit modular arithmetic (an entry's -W is 2^32 - W)."""
+    counts = np.asarray(raw)[:n].astype(np.int64)
+    if ranges:
+        diff = np.asarray(raw)[n:2 * n].astype(np.uint32)
+        runs = np.cumsum(diff, dtype=np.uint32)  # wraps as the device's atomics do
+        counts = (counts + runs.astype(np.int64)) & 0xFFFFFFFF
+    return counts
+
+
 def aim_at_module(slots, module) -> None:
     """Aim the file-scope variables' slots at the instrumented module's own copies: its kernel
     accesses those, not the native module's (whose addresses only gave the layout)."""
@@ -244,7 +312,10 @@ def counter_bytes(slots, area_words: int, mode) -> int:
     total = area_words * 4  # the device-memory copies of the area
     for ls in slots.values():
         if ls.kind == LY.KIND_DEVICE:
-            total += ls.n_counters * size + 4
+            extra = ls.n_counters + 1 if ls.slot.ranges else 0
+            total += padded_counters(ls.n_counters + extra,
+                                     LY.counter_dtype(mode.counter_bits)) * \
+                size + 4  # (as a GPU allocates them)
     return total
 
 
@@ -277,7 +348,8 @@ def read_back(slots, buffers, backend, mode) -> dict:
     out["area_bytes"] = raw.view(np.uint8)
     for key, ls in slots.items():
         if ls.kind == LY.KIND_DEVICE:
-            out[key] = backend.to_host(ls.counters)[:ls.n_counters].astype(np.int64)
+            out[key] = device_counts(backend.to_host(ls.counters), ls.n_counters,
+                                     ls.slot.ranges)
         out[("oor",) + key] = int(backend.to_host(ls.oor)[0])
     if mode.trace:
         n = int(backend.to_host(buffers["trace_count"])[0])
@@ -291,5 +363,7 @@ def read_back(slots, buffers, backend, mode) -> dict:
 
 
 __all__ = ["SlotLayout", "Area", "layout_slots", "area", "place_area", "dynamic_shared_bytes",
-           "describe", "point_at", "aim_at_module", "counter_bytes", "check_guards", "read_back",
+           "describe", "padded_counters", "point_at", "aim_at_module", "gather_values",
+           "device_counts", "counter_bytes",
+           "check_guards", "read_back",
            "TRACE_CAPACITY", "CLOCK_CAPACITY"]

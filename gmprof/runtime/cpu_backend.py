@@ -83,7 +83,8 @@ class CpuBackend:
         return guarded.copy_of(array)
 
     def zeros(self, n, dtype):
-        return guarded.zeros(int(n), dtype)
+        # gmprof's own buffers (counters, the trace): red zones poisoned under ASan
+        return guarded.zeros(int(n), dtype, poison=True)
 
     def to_host(self, array):
         return np.asarray(array)

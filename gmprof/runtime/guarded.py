@@ -40,11 +40,34 @@ _MAP_FAILED = ctypes.c_void_p(-1).value
 _PROT_NONE = 0
 
 
+def _asan_poisoning():
+    """(poison, unpoison) from AddressSanitizer's runtime when this process has loaded it
+    (LD_PRELOAD, as tests/runtime/test_asan.py runs), else None."""
+    try:
+        process = ctypes.CDLL(None)
+        poison = process.__asan_poison_memory_region
+        unpoison = process.__asan_unpoison_memory_region
+    except (AttributeError, OSError):
+        return None
+    for fn in (poison, unpoison):
+        fn.restype = None
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    return poison, unpoison
+
+
+_ASAN = _asan_poisoning()
+
+
 class Region:
     """One mapping holding one array; numpy arrays made from it keep it alive (as their base)."""
 
-    def __init__(self, nbytes: int):
+    def __init__(self, nbytes: int, poison: bool = False):
         self.nbytes = int(nbytes)
+        # gmprof's own buffers (counters): under AddressSanitizer their red zones are poisoned,
+        # so that any read or write past a counter buffer, even one that leaves the bytes as
+        # they were (a word-wide CAS around a narrow counter), is reported. The user's arrays'
+        # red zones are not: a kernel's stray writes there are reported by damage() instead.
+        self.poisoned = poison and _ASAN is not None
         inner = -(-(self.nbytes + RED_ZONE + ALIGN) // PAGE) * PAGE
         self.size = inner + 2 * PAGE
         addr = _libc.mmap(None, self.size, mmap.PROT_READ | mmap.PROT_WRITE,
@@ -64,16 +87,26 @@ class Region:
         # numpy takes the buffer through this interface and keeps `self` as its base
         self.__array_interface__ = {"data": (addr + self.start, False), "shape": (self.nbytes,),
                                     "typestr": "|u1", "version": 3}
+        self._poison(True)
+
+    def _poison(self, on: bool) -> None:
+        if not getattr(self, "poisoned", False):
+            return
+        fn = _ASAN[0 if on else 1]
+        fn(self.addr + self.lo, self.start - self.lo)
+        fn(self.addr + self.end, self.hi - self.end)
 
     def damage(self):
         """(bytes written before the data, (first, last) offsets past its end written, or
         None), relative to the data's start; or None when both red zones are intact."""
+        self._poison(False)  # (numpy reads them; nothing here is instrumented, but be plain)
         before = (ctypes.c_ubyte * (self.start - self.lo)).from_address(self.addr + self.lo)
         after = (ctypes.c_ubyte * (self.hi - self.end)).from_address(self.addr + self.end)
         b = np.frombuffer(before, np.uint8)
         a = np.frombuffer(after, np.uint8)
         bad_b = np.flatnonzero(b != PATTERN)
         bad_a = np.flatnonzero(a != PATTERN)
+        self._poison(True)
         if not len(bad_b) and not len(bad_a):
             return None
         lo = None
@@ -86,27 +119,31 @@ class Region:
 
     def repair(self) -> None:
         """Put the pattern back (after a report), so the next launch's writes are seen."""
+        self._poison(False)  # memset is checked by the sanitizer
         ctypes.memset(self.addr + self.lo, PATTERN, self.start - self.lo)
         ctypes.memset(self.addr + self.end, PATTERN, self.hi - self.end)
+        self._poison(True)
 
     def __del__(self):
-        addr, self.addr = getattr(self, "addr", None), None
+        addr = getattr(self, "addr", None)
         if addr:
+            self._poison(False)  # the pages may be mapped again for anything
+            self.addr = None
             _libc.munmap(addr, self.size)
 
 
-def empty(shape, dtype) -> np.ndarray:
+def empty(shape, dtype, poison: bool = False) -> np.ndarray:
     dtype = np.dtype(dtype)
     shape = tuple(int(s) for s in (shape if isinstance(shape, tuple) else (shape,)))
     nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
-    raw = np.asarray(Region(nbytes))
+    raw = np.asarray(Region(nbytes, poison))
     if dtype.itemsize == 0:
         return np.empty(shape, dtype)
     return raw.view(dtype).reshape(shape)
 
 
-def zeros(shape, dtype) -> np.ndarray:
-    return empty(shape, dtype)  # a fresh anonymous mapping reads as zeros
+def zeros(shape, dtype, poison: bool = False) -> np.ndarray:
+    return empty(shape, dtype, poison)  # a fresh anonymous mapping reads as zeros
 
 
 def copy_of(array) -> np.ndarray:

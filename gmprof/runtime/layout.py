@@ -72,7 +72,8 @@ def fold_replicas(raw: np.ndarray, replicas: int, area_words: int, n_sites: int,
 
 
 def count_units(offsets, sizes, n_units: int, unit: int, *, per_word: bool = True,
-                touched: int | None = None, weights=None) -> tuple[np.ndarray, int]:
+                touched: int | None = None, weights=None,
+                nbytes: int | None = None) -> tuple[np.ndarray, int]:
     """Accesses per counter unit, from accesses' byte offsets into an object: the arithmetic
     every count shares (gmprof.cuh's hooks, the static formulas, the trace decoder).
 
@@ -80,10 +81,31 @@ def count_units(offsets, sizes, n_units: int, unit: int, *, per_word: bool = Tru
     with per_word, in every unit up to `(o + size - 1) // unit` (shared memory's 4-byte words,
     and the trace's records); otherwise in `touched` units (device arrays' elements). `sizes`
     is one number or one per offset; `weights` (one per offset) count an access that many
-    times. Returns (counts per unit, accesses to units outside [0, n_units), weighted)."""
+    times. `nbytes`: the object's size; an access that starts at or past it (in the padding of
+    the last counter unit: bytes 70 and 71 of a 70-byte array) is out of range, as the hooks
+    see it (a device access once; a shared one once per word it covers). Returns (counts per
+    unit, accesses to units outside [0, n_units) or outside the object, weighted)."""
     offsets = np.asarray(offsets)
     counts = np.zeros(n_units, np.int64)
     out_of_range = 0
+    if nbytes is not None and len(offsets):
+        outside = (offsets < 0) | (offsets >= nbytes)
+        if outside.any():
+            w_out = weights[outside] if weights is not None else np.ones(int(outside.sum()),
+                                                                          np.int64)
+            if per_word:
+                sz = sizes[outside] if np.ndim(sizes) else sizes
+                o = offsets[outside]
+                w_out = w_out * ((o + sz - 1) // unit - o // unit + 1)
+            out_of_range += int(w_out.sum())
+            keep = ~outside
+            offsets = offsets[keep]
+            if np.ndim(sizes):
+                sizes = np.asarray(sizes)[keep]
+            if weights is not None:
+                weights = weights[keep]
+    if not len(offsets):
+        return counts, out_of_range
     firsts = offsets // unit
     if per_word:
         lasts = (offsets + sizes - 1) // unit

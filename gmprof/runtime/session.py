@@ -28,6 +28,7 @@ from . import counters as C
 from .backend import get_backend
 from .launch_input import kernel_facts, launch_input, run_options, timeout_option
 from .modules import Modules
+from .layout import KIND_DEVICE
 from .runs import run_native, run_profiled
 from .static_launch import StaticLaunchCounts
 
@@ -108,6 +109,11 @@ class Profiler:
         C.aim_at_module(slots, module)
 
         # 3. buffers and the launch description
+        for key, ls in slots.items():
+            if key[0] == "slot" and ls.kind == KIND_DEVICE:
+                # a file-scope variable: the instrumented module's own copy is the one its
+                # kernel accesses (the native module's address was only for the layout)
+                ls.base = module.get_global(ls.slot.object.name)[0]
         launch, buffers = C.describe(backend, plan, slots, area, mode, li.grid, li.block,
                                      shared_mem)
 
@@ -119,6 +125,8 @@ class Profiler:
         runs = run_profiled(backend, li, native(), module,
                             C.dynamic_shared_bytes(area, shared_mem), launch, slots,
                             self.modules.global_names(), opts, read_counters)
+        if runs.counters is not None:
+            runs.counters.update(C.gather_values(slots, li, backend))
         info = RunInfo(name_expression, backend.name, backend.device, mode.name, li.grid,
                        li.block, shared_mem)
         info.outputs_identical = not runs.differ

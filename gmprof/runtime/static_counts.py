@@ -76,6 +76,8 @@ def _var(v, env):
     if tag in ("qmin", "qmax"):
         bt, bc = _affine(b, env)
         return (tag, left, (tuple(sorted(bt.items(), key=str)), bc))
+    if tag == "qtab":
+        return (tag, left, tuple(b[1:]))
     den = _ival(b, env)
     if den == 0:
         raise S.Unknown("division by zero in an index")
@@ -100,18 +102,21 @@ def _bases(terms) -> set:
 
 
 def count_static(formula, env, grid, block, n_units: int, unit: int, access_size: int,
-                 per_word: bool) -> StaticCount:
+                 per_word: bool, nbytes: int | None = None) -> StaticCount:
     """Accesses per counter unit for one static site in one launch.
 
     unit: bytes per counter (4 for shared words; the element size for device arrays).
+    nbytes: the object's size; accesses past it are out of range even inside the last counter
+    unit (the padding of a byte array's last word).
     per_word: shared memory, where an access touches every 4-byte word it covers; for device
     arrays it touches every element it covers.
     """
     return count_prepared(prepare(formula, env, grid, block, n_units, unit, access_size,
-                                  per_word))
+                                  per_word, nbytes))
 
 
-def prepare(formula, env, grid, block, n_units, unit, access_size, per_word) -> tuple:
+def prepare(formula, env, grid, block, n_units, unit, access_size, per_word,
+            nbytes=None) -> tuple:
     """The formula evaluated at a launch: plain ints, strings, tuples and dicts, all that
     count_prepared reads (and a key for static_cache.py)."""
     addr_terms, addr_const = _affine(formula.address, env)
@@ -122,20 +127,16 @@ def prepare(formula, env, grid, block, n_units, unit, access_size, per_word) -> 
         loops.append((cmp, it, ic, bt, bc, _ival(step, env) * sign))
     return (addr_terms, addr_const, tuple(loops), _prepare(formula.constraints, env),
             tuple(int(g) for g in grid), tuple(int(b) for b in block), int(n_units), int(unit),
-            int(access_size), bool(per_word))
+            int(access_size), bool(per_word), None if nbytes is None else int(nbytes))
 
 
 def count_prepared(inputs: tuple) -> StaticCount:
     addr_terms, addr_const, loops, constraint, grid, block, n_units, unit, access_size, \
-        per_word = inputs
+        per_word, nbytes = inputs
     loops = list(loops)
-    ranges = {}
-    for name, k in _VAR_DIMS.items():
-        ranges[name] = int(block[k])
-    for name, k in _BLOCK_DIMS.items():
-        ranges[name] = int(grid[k])
+    ranges = {**{name: int(block[k]) for name, k in _VAR_DIMS.items()},
+              **{name: int(grid[k]) for name, k in _BLOCK_DIMS.items()}}
     touched = max(1, -(-access_size // unit)) if not per_word else None
-
     derived = any(_derived(v) for v in addr_terms) or \
         any(_derived(v) for _, it, _, bt, _, _ in loops for v in list(it) + list(bt)) or \
         any(_derived(v) for v in _constraint_vars(constraint))
@@ -145,16 +146,19 @@ def count_prepared(inputs: tuple) -> StaticCount:
                  for cmp, _, ic, _, bc, step in loops]
         for k in range(len(loops)):
             ranges[("iter", k)] = trips[k]
-        # conditions on one variable (`if (tid < K)`) shrink that variable's range instead
-        constraint, addr_const, ranges = _tighten(constraint, addr_terms, addr_const, ranges)
-        if constraint is None:
+        # conditions on one variable (`if (tid < K)`) shrink that variable's range instead;
+        # the tightened (shifted) ranges, address and conditions serve the box alone: when
+        # other conditions remain undecided, the enumeration below takes the launch's own
+        # ranges and the whole condition (`threadIdx.x < R && g >= R`)
+        tight, box_const, box_ranges = _tighten(constraint, addr_terms, addr_const, ranges)
+        if tight is None:
             return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
-        verdict = _always(constraint, ranges, loops, trips)
+        verdict = _always(tight, box_ranges, loops, trips)
         if verdict is False:
             return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
         if verdict is True:
-            return _box(addr_terms, addr_const, ranges, n_units, unit, access_size, per_word,
-                        touched)
+            return _box(addr_terms, box_const, box_ranges, n_units, unit, access_size, per_word,
+                        touched, nbytes)
     # Thread and block indices the formula never uses only multiply the counts: enumerate one
     # value of each (a shared-memory site usually does not depend on blockIdx: one block stands
     # for all of them).
@@ -181,7 +185,7 @@ def count_prepared(inputs: tuple) -> StaticCount:
     if factor == 0:
         return StaticCount(np.zeros(n_units, np.int64), 0, 0, "enumerate")
     result = _enumerate(None, addr_terms, addr_const, loops_e, constraint, tuple(grid_e),
-                        tuple(block_e), n_units, unit, access_size, per_word, touched)
+                        tuple(block_e), n_units, unit, access_size, per_word, touched, nbytes)
     if factor != 1:
         result = StaticCount(result.counts * factor, result.out_of_range * factor,
                              result.executions * factor, result.method)
@@ -406,7 +410,8 @@ def _shift(c, lo):
 
 # -- box ------------------------------------------------------------------------------
 
-def _box(terms, const, ranges, n_units, unit, access_size, per_word, touched) -> StaticCount:
+def _box(terms, const, ranges, n_units, unit, access_size, per_word, touched,
+         nbytes=None) -> StaticCount:
     for v, n in ranges.items():
         if n <= 0 and v in terms:
             return StaticCount(np.zeros(n_units, np.int64), 0, 0, "box")
@@ -438,7 +443,7 @@ def _box(terms, const, ranges, n_units, unit, access_size, per_word, touched) ->
     positions = lo + g * np.arange(span_units, dtype=np.int64)
     nz = np.nonzero(hist)[0]
     return _to_units(positions[nz], hist[nz], n_units, unit, access_size, per_word, touched,
-                     executions, "box")
+                     executions, "box", nbytes)
 
 
 def _strided_box_sum(hist: np.ndarray, a: int, n: int) -> np.ndarray:
@@ -459,7 +464,7 @@ def _strided_box_sum(hist: np.ndarray, a: int, n: int) -> np.ndarray:
 # -- enumeration ----------------------------------------------------------------------
 
 def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, n_units, unit,
-               access_size, per_word, touched) -> StaticCount:
+               access_size, per_word, touched, nbytes=None) -> StaticCount:
     threads = int(block[0]) * int(block[1]) * int(block[2])
     blocks = int(grid[0]) * int(grid[1]) * int(grid[2])
     if blocks * threads > POINTS_BUDGET:
@@ -502,7 +507,7 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
         executions += len(addr)
         if executions > ENUMERATION_BUDGET:
             raise S.Unknown(f"more than {ENUMERATION_BUDGET} executions to enumerate")
-        c, o = _units_of(addr, n_units, unit, access_size, per_word, touched)
+        c, o = _units_of(addr, n_units, unit, access_size, per_word, touched, nbytes)
         counts += c
         oor += o
     return StaticCount(counts, oor, executions, "enumerate")
@@ -526,6 +531,8 @@ def _point_values(v, pts):
         other = bc + _lin(dict(bt), pts)
         return np.minimum(a, other) if tag == "qmin" else np.maximum(a, other)
     a = np.asarray(a, np.int64)
+    if tag == "qtab":  # a geometric loop's iterator: its iteration's value
+        return np.asarray(b, np.int64)[a]
     q = np.abs(a) // abs(b)  # C division truncates toward zero
     q = np.where((a < 0) != (b < 0), -q, q)
     return q if tag == "qdiv" else a - q * b
@@ -578,12 +585,13 @@ def _eval_constraint(c, pts):
 
 # -- from addresses to counters ------------------------------------------------------------
 
-def _units_of(addr, n_units, unit, access_size, per_word, touched):
-    return LY.count_units(addr, access_size, n_units, unit, per_word=per_word, touched=touched)
+def _units_of(addr, n_units, unit, access_size, per_word, touched, nbytes=None):
+    return LY.count_units(addr, access_size, n_units, unit, per_word=per_word, touched=touched,
+                          nbytes=nbytes)
 
 
 def _to_units(positions, weights, n_units, unit, access_size, per_word, touched, executions,
-              method) -> StaticCount:
+              method, nbytes=None) -> StaticCount:
     counts, oor = LY.count_units(positions, access_size, n_units, unit, per_word=per_word,
-                                 touched=touched, weights=weights)
+                                 touched=touched, weights=weights, nbytes=nbytes)
     return StaticCount(counts, oor, executions, method)

@@ -90,7 +90,8 @@ class StaticLaunchCounts:
                     nbytes = global_size(obj.name)
             n_units, per_word = -(-nbytes // unit), False
         size = int(S.evaluate(sc.formula.access_size, env))
-        inputs = prepare(sc.formula, env, li.grid, li.block, n_units, unit, size, per_word)
+        inputs = prepare(sc.formula, env, li.grid, li.block, n_units, unit, size, per_word,
+                         nbytes)
         # the same launch in the next process (a sample run again) reads the counts back
         return static_cache.cached(inputs, lambda: count_prepared(inputs))
 

@@ -46,6 +46,11 @@
 #include <new>
 #include <type_traits>
 #include <utility>
+#if defined(GMPROF_CPU_PROGRAM)
+// whole programs include the C++ library after this header: libstdc++'s shared_ptr spells
+// __attribute__((__noinline__)), which the macro below would break
+#include <memory>
+#endif
 // the runtime's (gmprof_cpu_runtime.cpp), here for the same reason
 #include <dlfcn.h>
 #include <fenv.h>
@@ -140,6 +145,7 @@ void spin_yield(const char *file, int line, const char *what);
 [[noreturn]] void trap_at(const char *file, int line);
 [[noreturn]] void assert_failed(const char *expr, const char *file, int line);
 __attribute__((format(printf, 1, 2))) int device_printf(const char *fmt, ...);
+bool in_kernel();  // whether a kernel's thread is running (whole programs' host code is not)
 
 // ---------------------------------------------------------------- glue helpers
 //
@@ -247,8 +253,21 @@ static int describe(void (*)(P...), ParamInfo *out, int cap) {
 #define atomicExch(...) ::gmprof_cpu::atomic_exch(__FILE__, __LINE__, __VA_ARGS__)
 #define atomicExch_block(...) ::gmprof_cpu::atomic_exch(__FILE__, __LINE__, __VA_ARGS__)
 #define atomicExch_system(...) ::gmprof_cpu::atomic_exch(__FILE__, __LINE__, __VA_ARGS__)
+#if defined(GMPROF_CPU_PROGRAM)
+// Whole programs: host code is in the same translation unit and shares these names; outside a
+// kernel they are the C library's, and `std::printf(...)` must still compile.
+int gmprof_cpu_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+clock_t gmprof_cpu_clock();
+namespace std {
+using ::gmprof_cpu_clock;
+using ::gmprof_cpu_printf;
+}  // namespace std
+#define printf(...) gmprof_cpu_printf(__VA_ARGS__)
+#define clock() gmprof_cpu_clock()
+#else
 #define printf(...) ::gmprof_cpu::device_printf(__VA_ARGS__)
 #define clock() ((clock_t)::gmprof_cpu::clock64_now())
+#endif
 #define clock64() ((long long)::gmprof_cpu::clock64_now())
 
 #endif  // GMPROF_CPU_H

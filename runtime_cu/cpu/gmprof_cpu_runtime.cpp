@@ -149,26 +149,39 @@ static void print_append(const char *s, size_t n) {
   g_plen += n;
 }
 
-int device_printf(const char *fmt, ...) {
+static int device_vprintf(const char *fmt, va_list ap) {
+  // outside a kernel (a whole program's host code shares the name): the C library's printf
+  if (!g_cur) return vprintf(fmt, ap);
   char small[512];
-  va_list ap;
-  va_start(ap, fmt);
+  va_list again;
+  va_copy(again, ap);
   int n = vsnprintf(small, sizeof small, fmt, ap);
-  va_end(ap);
-  if (n < 0) return n;
-  if ((size_t)n < sizeof small) {
-    print_append(small, (size_t)n);
+  if (n < 0 || (size_t)n < sizeof small) {
+    va_end(again);
+    if (n >= 0) print_append(small, (size_t)n);
     return n;
   }
   char *big = (char *)malloc((size_t)n + 1);
-  if (!big) return -1;
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
+  if (!big) {
+    va_end(again);
+    return -1;
+  }
+  vsnprintf(big, (size_t)n + 1, fmt, again);
+  va_end(again);
   print_append(big, (size_t)n);
   free(big);
   return n;
 }
+
+int device_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = device_vprintf(fmt, ap);
+  va_end(ap);
+  return n;
+}
+
+bool in_kernel() { return g_cur != nullptr; }
 
 static void print_flush() {
   fflush(stdout);
@@ -242,6 +255,10 @@ static void set_error(int code, const char *file, int line, const char *fmt, ...
 }
 
 void trap_at(const char *file, int line) {
+  if (!g_cur) {  // host code of a whole program
+    fprintf(stderr, "%s:%d: __trap() called outside a kernel\n", file, line);
+    abort();
+  }
   char who[160];
   block_thread_text(who, sizeof who, g_cur);
   set_error(TRAP, file, line, "__trap() called in %s", who);
@@ -249,6 +266,11 @@ void trap_at(const char *file, int line) {
 }
 
 void assert_failed(const char *expr, const char *file, int line) {
+  if (!g_cur) {  // host code of a whole program: as the C library's assert
+    fflush(stdout);
+    fprintf(stderr, "%s:%d: Assertion `%s' failed.\n", file, line, expr);
+    abort();
+  }
   char who[160];
   block_thread_text(who, sizeof who, g_cur);
   set_error(ASSERT_FAILED, file, line, "assertion `%s` failed in %s", expr, who);
@@ -646,5 +668,20 @@ extern "C" [[noreturn]] void __assert_fail(const char *expr, const char *file, u
                                           const char *) noexcept {
   gmprof_cpu::assert_failed(expr, file, (int)line);
 }
+
+#if defined(GMPROF_CPU_PROGRAM)
+int gmprof_cpu_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = gmprof_cpu::device_vprintf(fmt, ap);
+  va_end(ap);
+  return n;
+}
+
+clock_t gmprof_cpu_clock() {
+  // (::clock): the name in parentheses is not the macro above
+  return gmprof_cpu::in_kernel() ? (clock_t)gmprof_cpu::clock64_now() : (::clock)();
+}
+#endif
 
 #pragma GCC visibility pop

@@ -112,10 +112,10 @@ def test_missing_and_non_utf8_files_are_plain_errors(tmp_path):
     with pytest.raises(GmprofError, match="no such file"):
         load(tmp_path / "nope.cu")
     bad = tmp_path / "latin1.cu"
-    bad.write_bytes(b"// caf\xe9\n__global__ void k() {}\n")
+    bad.write_bytes(b"__global__ void k() {}\nconst char *s = \"caf\xe9\";\n")
     with pytest.raises(GmprofError) as info:
         load(bad)
-    assert "not UTF-8" in info.value.message and info.value.location.line == 1
+    assert "not UTF-8" in info.value.message and info.value.location.line == 2
     with pytest.raises(GmprofError, match="no such directory"):
         load(text="", name="x.cu", include_dirs=[tmp_path / "missing"])
 

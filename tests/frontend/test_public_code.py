@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import gmprof
+from gmprof.errors import GmprofError
 from gmprof.frontend.program import load
 from gmprof.mode import Mode
 from gmprof.passes.pipeline import Pipeline, analyze
 from gmprof.passes.targets import NVCC
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def sites(text, function, **kw):
@@ -529,3 +534,97 @@ def test_a_pragma_once_header_included_twice_is_counted(tmp_path):
                        backend="cpu")
     np.testing.assert_array_equal(o, [0, 0])
     np.testing.assert_array_equal(r.array("p").counts, [2, 0, 0, 0])  # p->x, by two threads
+
+
+# -- shared scalars (`__shared__ float u1, sum;`) ------------------------------------------------
+
+SHARED_SCALARS = """\
+__device__ void bump(float *x) { *x += 1.0f; }
+__global__ void k(float *w, const float *p) {
+    __shared__ float unused, sum;
+    if (threadIdx.x == 0) {
+        sum = p[0];
+        bump(&sum);
+    }
+    __syncthreads();
+    w[threadIdx.x] = sum;
+}
+"""
+
+
+def test_shared_scalars_are_sites():
+    assert sites(SHARED_SCALARS, "k") == [(5, "sum", "write"), (5, "p", "read"),
+                                          (9, "w", "write"), (9, "sum", "read")]
+
+
+@pytest.mark.parametrize("mode", ["default", "basic"])
+def test_shared_scalars_counted(mode):
+    w = np.zeros(4, np.float32)
+    p = np.array([2.5], np.float32)
+    r = run(SHARED_SCALARS, "k", (1,), (4,), [w, p], mode=mode)
+    np.testing.assert_array_equal(w, [3.5] * 4)
+    # thread 0 writes sum, then bump reads and writes it through the pointer (one read-write
+    # access); all four threads read it
+    assert r.array("sum").counts.sum() == 1 + 1 + 4
+    assert (r.array("sum").reads, r.array("sum").writes) == (5, 2)
+    np.testing.assert_array_equal(r.array("w").counts, [1] * 4)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+@pytest.mark.parametrize("mode", ["default", "basic"])
+def test_shared_scalars_instrumented_compile_with_nvcc(mode, tmp_path):
+    pipeline = Pipeline()
+    program = pipeline.analyze(load(text=SHARED_SCALARS, name="s.cu"))
+    plan = pipeline.plan(program, Mode.parse(mode))
+    src = tmp_path / "s.cu"
+    src.write_text(pipeline.instrumented_source(program, plan, NVCC)[0])
+    r = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-o",
+                        str(tmp_path / "s.cubin"), str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[:2000]
+
+
+# -- bytes that are not UTF-8 in comments (Latin-1, cp1252) ---------------------------------------
+
+LATIN1 = (b"// the heart\x92s model (cp1252)\n"
+          b"__global__ void k(float *a) { /* caf\xe9 */ a[threadIdx.x] *= 2.0f; }\n")
+
+
+def test_latin1_in_comments_loads_with_a_warning(tmp_path):
+    src = tmp_path / "l.cu"
+    src.write_bytes(LATIN1)
+    tu = load(src)
+    assert [(w.kind, w.location.line, w.location.col) for w in tu.warnings] == \
+        [("encoding", 1, 13)]
+    assert "0x92" in tu.warnings[0].message
+    facts = analyze(tu, upto="accesses").facts("k")
+    assert [(s.location.line, s.object_name, s.kind) for s in facts.sites] == \
+        [(2, "a", "read-write")]
+
+
+def test_latin1_in_comments_instrumented_keeps_the_bytes(tmp_path):
+    src = tmp_path / "l.cu"
+    src.write_bytes(LATIN1)
+    out = tmp_path / "o.cu"
+    r = subprocess.run([sys.executable, "-m", "gmprof.cli", "instrument", str(src), "-o",
+                        str(out)], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    data = out.read_bytes()
+    assert b"heart\x92s" in data and b"caf\xe9" in data
+
+
+def test_latin1_in_comments_counted(tmp_path):
+    src = tmp_path / "l.cu"
+    src.write_bytes(LATIN1)
+    a = np.arange(4, dtype=np.float32)
+    r = gmprof.profile(src, "k", grid=(1,), block=(4,), args=[a], backend="cpu")
+    np.testing.assert_array_equal(a, np.arange(4) * 2)
+    np.testing.assert_array_equal(r.array("a").counts, [1] * 4)
+
+
+def test_latin1_outside_comments_is_an_error(tmp_path):
+    src = tmp_path / "l.cu"
+    src.write_bytes(b"__global__ void k(char *a) { a[0] = '\xe9'; }\n")
+    with pytest.raises(GmprofError) as info:
+        load(src)
+    assert "not UTF-8" in info.value.message and "0xe9" in info.value.message
+    assert (info.value.location.line, info.value.location.col) == (1, 38)

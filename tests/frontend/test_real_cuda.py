@@ -311,7 +311,9 @@ def test_parse_rate_counts_and_survives_bad_files(tmp_path):
         "__global__ void ok(float *p) { p[0] = twice(p[1]); }\n"
         "__global__ void bad(float *p) { p[0] = = 1; }\n"
         "__global__ void proto(float *p);\n")
-    (plain / "latin1.cu").write_bytes(b"// caf\xe9\n__global__ void k(int *p) { p[0] = 1; }\n")
+    # not UTF-8 outside a comment (in a comment it would load, with a warning)
+    (plain / "latin1.cu").write_bytes(b"const char *s = \"caf\xe9\";\n"
+                                      b"__global__ void k(int *p) { p[0] = 1; }\n")
     coop = tmp_path / "Samples" / "coop"
     coop.mkdir(parents=True)
     (coop / "c.cu").write_text('#include "util.cuh"\n#include <cooperative_groups.h>\n'

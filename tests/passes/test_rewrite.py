@@ -101,8 +101,12 @@ def test_golden(case):
         else "default"
     text, _ = instrumented(case / "input.cu", {}, [case], variant, header=False)
     expected_path = case / "expected.cu"
-    if os.environ.get("GMPROF_REGEN_GOLDEN") or not expected_path.exists():
+    # golden files are made on purpose (GMPROF_REGEN_GOLDEN=1), never because one is missing
+    if os.environ.get("GMPROF_REGEN_GOLDEN"):
         expected_path.write_text(text)
+    if not expected_path.exists():
+        pytest.fail(f"{expected_path} is missing: write it on purpose with "
+                    "GMPROF_REGEN_GOLDEN=1 and check it by hand")
     expected = expected_path.read_text()
     if text != expected:
         diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),

@@ -1,0 +1,183 @@
+"""`gmprof nvcc` on the CPU backend: an nvcc command line carried out with g++.
+
+Stage: whole programs, build. Takes a parsed nvcc command (gmprof/program/nvcc.py) and runs it
+as nvcc would, but with g++: each .cu file is translated (cpu=True: every launch goes through the
+host runtime, which runs kernels on the CPU backend's fibers) and compiled as C++17 against
+gmprof's CUDA runtime emulation; host .cpp files are compiled against it too; executables link
+the emulation, the scheduler and the host runtime. nvcc's device options (-arch, -gencode,
+-rdc, ...) mean nothing here and are dropped; host options (-I -D -U -O -g -std -Xcompiler
+-Xlinker -L -l) are kept. A call outside the emulated subset is a plain error naming it.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from . import build as B
+from .nvcc_args import CPU_DROP_LIBS, NO_VALUE_EXCEPT, WITH_VALUE, links
+
+_KEEP_WITH_VALUE = {"-I": "-I", "--include-path": "-I", "-D": "-D", "--define-macro": "-D",
+                    "-U": "-U", "--undefine-macro": "-U", "-include": "-include",
+                    "--pre-include": "-include", "-isystem": "-isystem",
+                    "--system-include": "-isystem"}
+_LINK_WITH_VALUE = {"-L": "-L", "--library-path": "-L", "-l": "-l", "--library": "-l"}
+
+
+def host_flags(cmd) -> tuple[list[str], list[str], list[str]]:
+    """(compile flags, link flags, link inputs) for g++ from the nvcc arguments."""
+    comp, link, inputs = [], [], []
+    args = cmd.args
+    std = opt = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        takes = a in WITH_VALUE and a not in NO_VALUE_EXCEPT
+        value = args[i + 1] if takes and i + 1 < len(args) else None
+        if a in _KEEP_WITH_VALUE and value is not None:
+            comp += [_KEEP_WITH_VALUE[a], value]
+        elif a in _LINK_WITH_VALUE and value is not None:
+            if not (_LINK_WITH_VALUE[a] == "-l" and value in CPU_DROP_LIBS):
+                link += [_LINK_WITH_VALUE[a] + value]
+        elif a.startswith(("-I", "-D", "-U")) and len(a) > 2 and not a.startswith("-Xc"):
+            comp.append(a)
+        elif a.startswith("-L") and len(a) > 2:
+            link.append(a)
+        elif a.startswith("-l") and len(a) > 2:
+            if a[2:] not in B_DROP_LIBS():
+                link.append(a)
+        elif a in ("-std", "--std") and value is not None:
+            std = f"-std={value}"
+        elif a.startswith(("-std=", "--std=")):
+            std = "-std=" + a.split("=", 1)[1]
+        elif re.fullmatch(r"-O[0-3sgz]?|--optimize=?\d?", a):
+            opt = a if a.startswith("-O") and not a.startswith("--") else "-O" + a[-1]
+        elif a in ("-g", "--debug"):
+            comp.append("-g")
+        elif a in ("-Xcompiler", "--compiler-options") and value is not None:
+            comp += [v for v in value.split(",") if v]
+        elif a.startswith(("-Xcompiler=", "--compiler-options=")):
+            comp += [v for v in a.split("=", 1)[1].split(",") if v]
+        elif a in ("-Xlinker", "--linker-options") and value is not None:
+            link += ["-Wl," + value]
+        elif a in ("-m64", "-w", "-pthread", "-fopenmp"):
+            comp.append(a)
+            if a in ("-pthread", "-fopenmp"):
+                link.append(a)
+        elif not a.startswith("-") and re.search(r"\.(o|a|so(\.\d+)*)$", a):
+            inputs.append(a)
+        if takes:
+            i += 2
+            continue
+        i += 1
+    # nvcc compiles C++17 by default; kernels on fibers want optimisation (docs/cpu-backend.md)
+    return [std or "-std=c++17", opt or "-O2", *comp], link, inputs
+
+
+_UNDECLARED = re.compile(r"^(?P<loc>[^\s:][^:]*:\d+:\d+): error: '(?P<name>\w+)' was not "
+                         r"declared in this scope", re.M)
+_NO_MEMBER = re.compile(r"^(?P<loc>[^\s:][^:]*:\d+:\d+): error: '(?:struct )?(?P<type>cuda\w+)' "
+                        r"has no member named '(?P<name>\w+)'", re.M)
+_NO_HEADER = re.compile(r"^(?P<loc>[^\s:][^:]*:\d+:\d+): fatal error: (?P<name>[\w/.]+): No such "
+                        r"file or directory", re.M)
+_CUDA_HEADERS = ("cuda.h", "cudaGL.h", "cuda_gl_interop.h", "cooperative_groups", "cublas",
+                 "cufft", "curand", "cusparse", "cusolver", "nvrtc", "npp", "cuda_fp16",
+                 "cuda_bf16", "cuda_fp8", "mma.h", "cub/", "thrust/", "cuda/", "nvml")
+
+
+def explain(stderr: str) -> str | None:
+    """A plain error for a program that uses CUDA outside the CPU backend's subset."""
+    text = stderr.replace("\u2018", "'").replace("\u2019", "'")
+    m = _UNDECLARED.search(text)
+    if m and m.group("name").startswith(("cuda", "cu", "CU", "make_cuda", "tex", "surf")):
+        return (f"{m.group('loc')}: error: {m.group('name')} is not part of the CUDA runtime "
+                "subset that the CPU backend emulates (docs/whole-programs.md lists it); build "
+                "for a GPU, or leave the call out")
+    m = _NO_MEMBER.search(text)
+    if m:
+        return (f"{m.group('loc')}: error: {m.group('type')}.{m.group('name')} is not emulated "
+                "by the CPU backend (docs/whole-programs.md)")
+    m = _NO_HEADER.search(text)
+    if m and m.group("name").startswith(_CUDA_HEADERS):
+        return (f"{m.group('loc')}: error: {m.group('name')}: the CPU backend emulates the CUDA "
+                "runtime API only, not this library or header (build for a GPU)")
+    return None
+
+
+def _compile(src_for_gxx: str, original: str, obj: str, cflags, language: str) -> int:
+    cmd = [B.CXX, *cflags, *B.CPU_FLAGS, *B.cpu_includes(),
+           "-I", str(Path(original).resolve().parent), "-x", language, "-c", src_for_gxx,
+           "-o", obj]
+    if language == "c":
+        cmd = [B.CXX.replace("g++", "gcc"), *[f for f in cflags if not f.startswith("-std=c++")],
+               "-c", src_for_gxx, "-o", obj]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        plain = explain(proc.stderr)
+        if plain:
+            print(plain, file=sys.stderr)
+        else:
+            sys.stderr.write(proc.stderr)
+        return proc.returncode
+    sys.stderr.write(proc.stderr)
+    return 0
+
+
+def cpu_build(cmd, opts, mode, tmp: Path, translate_file) -> int:
+    """translate_file(path, cmd, opts, mode, cpu=True) -> Translation or None (nvcc.py's)."""
+    cflags, lflags, inputs = host_flags(cmd)
+    args = cmd.args
+    objects = []
+    for idx in sorted(cmd.sources + cmd.host_sources):
+        src = args[idx]
+        if idx in cmd.sources:
+            t = translate_file(src, cmd, opts, mode, cpu=True)
+            if t is None and mode is not None:
+                t = translate_file(src, cmd, opts, None, cpu=True)
+            if t is None:
+                return 2
+            gen = tmp / f"{len(objects)}_{Path(src).stem}.cpp"
+            gen.write_text(t.text)
+            compiled, language = str(gen), "c++"
+        else:
+            compiled, language = src, "c" if src.endswith(".c") else "c++"
+        if cmd.compile_only:
+            obj = cmd.output if cmd.output and len(cmd.sources + cmd.host_sources) == 1 else \
+                Path(src).with_suffix(".o").name
+        else:
+            obj = str(tmp / f"{len(objects)}_{Path(src).stem}.o")
+        status = _compile(compiled, src, obj, cflags, language)
+        if status:
+            return status
+        objects.append(obj)
+    if not links(cmd):
+        return 0
+    out = cmd.output or "a.out"
+    runtime = B.runtime_objects("cpu")
+    link = [B.CXX, *([f for f in cflags if f.startswith("-O")] or []), *objects, *inputs,
+            *runtime, *lflags, *B.CPU_LIBS, "-o", out]
+    if cmd.shared:
+        link.insert(1, "-shared")
+    proc = subprocess.run(link, capture_output=True, text=True)
+    sys.stderr.write(proc.stderr)
+    return proc.returncode
+
+
+def cpu_other_step(cmd) -> int:
+    """-E, -M, --version and the like, for the CPU backend."""
+    args = cmd.args
+    if any(a in ("--version", "-V") for a in args):
+        print(f"gmprof nvcc (CPU backend): {B.CXX} against gmprof's CUDA runtime emulation")
+        return 0
+    cflags, _, _ = host_flags(cmd)
+    passthrough = [a for a in args if a in ("-E", "-M", "-MM", "-MD", "-MMD") or
+                   a.startswith(("-MF", "-MT"))]
+    sources = [args[i] for i in cmd.sources + cmd.host_sources]
+    if not sources:
+        print("gmprof nvcc: error: the CPU backend cannot do this step without sources "
+              f"({' '.join(args)})", file=sys.stderr)
+        return 2
+    extra = ["-o", cmd.output] if cmd.output else []
+    return subprocess.call([B.CXX, *cflags, *B.CPU_FLAGS, *B.cpu_includes(), *passthrough,
+                            "-x", "c++", *sources, *extra])

@@ -1,0 +1,254 @@
+"""Decode one group of a whole program's launches into a Report, with the single-launch decoder.
+
+Stage: report (whole programs). Takes the analysed source of a module (a Profiler: the same
+frontend, analysis and plan that built the instrumented copy) and one group of the raw report
+file (gmprof/program/records.py): launches of one kernel with one counter layout, their shapes
+and parameter values, and their counters summed. Returns a Report, made by the decoder that
+`gmprof profile` uses (gmprof/report/decode.py), so a kernel gives the same counts both ways:
+
+  * static sites: their formulas evaluated per launch with the recorded grid, block, dynamic
+    shared memory and scalar arguments (as `gmprof profile` evaluates them), summed; a pointer
+    argument that points into its allocation at an offset shifts its counts by that offset,
+    since the object is the allocation;
+  * counted sites and elements: the summed counters, as if read back from one launch.
+
+`decode_group` builds what that decoder takes (runtime/counters.SlotLayout per slot, the
+counters as runtime/counters.read_back returns them, the static counts per SiteClass).
+"""
+from __future__ import annotations
+
+import base64
+import dataclasses
+
+import numpy as np
+
+from gmprof.errors import GmprofError
+from gmprof.passes import symbolic as SY
+from gmprof.passes.plan import STATIC
+from gmprof.report.model import APPROXIMATE, RunInfo
+
+OBJ_PARAM, OBJ_GLOBAL, OBJ_SHARED, OBJ_SHARED_DYNAMIC = 1, 2, 3, 4
+AREA_HEADER = 2
+
+
+def counts_array(entry: dict) -> np.ndarray:
+    """Counters as the raw report file stores them: base64 of little-endian u4 or u8."""
+    dtype = {"u4": "<u4", "u8": "<u8"}[entry["dtype"]]
+    return np.frombuffer(base64.b64decode(entry["data"]), dtype).astype(np.int64)
+
+
+class _Array:
+    """What the static formulas and the layout read of a pointer argument: its bytes (from the
+    pointer to the end of its allocation), shape and element type."""
+
+    def __init__(self, nbytes: int, elem: int):
+        self.nbytes = int(nbytes)
+        self.dtype = np.dtype(f"V{max(int(elem), 1)}")
+        self.shape = (self.nbytes // max(int(elem), 1),)
+        self.ndim = 1
+
+
+def _scalars(facts, env, params: list[str]) -> list:
+    """The launch's arguments as the static formulas see them: numpy scalars for numbers."""
+    from pycparser import c_ast
+
+    from gmprof.passes.symbols import type_text
+
+    out = []
+    for p, raw in zip(facts.function.params, params):
+        name = getattr(p, "name", None)
+        data = bytes.fromhex(raw)
+        if isinstance(p.type, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+            out.append(int.from_bytes(data[:8], "little"))
+            continue
+        t = env.numpy_type(type_text(p.type))
+        if t is not None and np.dtype(t).itemsize == len(data):
+            value = np.frombuffer(data, np.dtype(t).newbyteorder("<"))[0]
+            env.scalars[name] = t(value)
+            out.append(env.scalars[name])
+        else:
+            out.append(data)
+    return out
+
+
+def _static_for_launch(prof, plan, facts, ka, launch, group, objects, sizes):
+    """{SiteClass: StaticCount} for one launch, in the allocation's coordinates; and the sites
+    whose formula could not be evaluated."""
+    from gmprof.runtime.launchenv import LaunchEnv, split_name_expression
+    from gmprof.runtime.static_counts import StaticCount, count_static
+
+    kernel_expr = group["kernel"]
+    grid, block = tuple(launch["grid"]), tuple(launch["block"])
+    env = LaunchEnv(prof.program, facts, split_name_expression(kernel_expr)[1], grid, block,
+                    {}, sizes)
+    _scalars(facts, env, launch["params"])
+    shared_mem = int(launch["shared_mem"])
+    out, failed = {}, set()
+    by_slot = {o["slot"]: o for o in objects}
+    for sc in ka.classes:
+        sp = plan.sites.get(sc.site)
+        if sp is None or sp.strategy != STATIC:
+            continue
+        target, _ = ka.targets.get(sc, (None, None))
+        obj = target or sc.site.object
+        slot = plan.slot_of(obj) if obj is not None else None
+        rec = by_slot.get(slot.index) if slot is not None else None
+        try:
+            if obj is None:
+                raise SY.Unknown("no target object")
+            if obj.is_shared:
+                if obj.space == "shared_dynamic":
+                    nbytes = shared_mem
+                else:
+                    shape = env.shape(obj)
+                    if shape is None:
+                        raise SY.Unknown("shared array size unknown")
+                    nbytes = int(env.sizeof(obj.elem_type)) * int(np.prod(shape) if shape else 1)
+                unit, per_word, shift = 4, True, 0
+                n_units = -(-nbytes // 4)
+            else:
+                if rec is None:
+                    raise SY.Unknown("object not in this launch's table")
+                unit, per_word = int(rec["unit"]), False
+                offset = int(rec["offset"]) if rec["kind"] == OBJ_PARAM else 0
+                if offset % unit:
+                    raise SY.Unknown("the pointer is not at a whole element of its allocation")
+                shift = offset // unit
+                n_units = -(-(int(rec["bytes"]) - offset) // unit)
+            size = int(SY.evaluate(sc.formula.access_size, env))
+            count = count_static(sc.formula, env, grid, block, n_units, unit, size, per_word)
+        except SY.Unknown:
+            failed.add(sc.site)
+            continue
+        if shift:
+            counts = np.concatenate([np.zeros(shift, np.int64), count.counts])
+            count = StaticCount(counts, count.out_of_range, count.executions, count.method)
+        out[sc] = count
+    return out, failed, env
+
+
+def _add(a, b):
+    from gmprof.runtime.static_counts import StaticCount
+
+    if a is None:
+        return b
+    n = max(len(a.counts), len(b.counts))
+    counts = np.zeros(n, np.int64)
+    counts[:len(a.counts)] += a.counts
+    counts[:len(b.counts)] += b.counts
+    return StaticCount(counts, a.out_of_range + b.out_of_range, a.executions + b.executions,
+                       a.method)
+
+
+def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str):
+    """One group of launches -> Report (see the module's docstring)."""
+    from gmprof.report.decode import decode
+    from gmprof.runtime import layout as LY
+    from gmprof.runtime.counters import SlotLayout
+
+    plan = prof.plan(mode)
+    kernel_expr = group["kernel"]
+    facts = prof.kernel_facts(kernel_expr)
+    ka = prof.program.kernels[facts.name]
+    objects = group["objects"]
+    static: dict = {}
+    failed: set = set()
+    env = None
+    for launch in group["launches"]:
+        counts, bad, env = _static_for_launch(prof, plan, facts, ka, launch, group, objects,
+                                              sizes)
+        failed |= bad
+        for sc, c in counts.items():
+            static[sc] = _add(static.get(sc), c)
+    first = group["launches"][0]
+    slots, counters = {}, {}
+    for rec in objects:
+        slot = plan.slots[rec["slot"]]
+        elem = int(rec["elem"])
+        if rec["kind"] in (OBJ_PARAM, OBJ_GLOBAL):
+            key = ("param", rec["param"]) if rec["kind"] == OBJ_PARAM else ("slot", slot.index)
+            shape = None
+            if rec["kind"] == OBJ_GLOBAL:
+                shape = env.shape(slot.object)
+            if shape is None:
+                shape = (int(rec["bytes"]) // max(elem, 1),)
+            ls = SlotLayout(slot, LY.KIND_DEVICE, int(rec["n"]), int(rec["unit"]), elem, tuple(shape),
+                       int(rec["base"]), int(rec["bytes"]))
+            counts = counts_array(rec["counts"]) if "counts" in rec else np.zeros(0, np.int64)
+            counters[key] = counts
+            counters[("oor",) + key] = int(rec["oor"])
+        else:
+            key = ("slot", slot.index)
+            shape = None if rec["kind"] == OBJ_SHARED_DYNAMIC else env.shape(slot.object)
+            if shape is None:
+                shape = (int(rec["bytes"]) // max(elem, 1),)
+            ls = SlotLayout(slot, LY.KIND_SHARED, int(rec["n"]), 4, elem, tuple(shape), 0,
+                       int(rec["bytes"]))
+            ls.area_offset = int(rec["area_offset"])
+            ls.lr_offset = int(rec["lr_offset"])
+            counters[("oor",) + key] = int(rec["oor"])
+        slots[key] = ls
+    n_sites = len(plan.sites)
+    area = np.zeros(int(group["area_words"]), np.int64)
+    summed = counts_array(group["area"])
+    area[:len(summed)] = summed
+    shared = counts_array(group["shared"])
+    head = np.clip(area[:AREA_HEADER + n_sites], 0, 2 ** 32 - 1).astype("<u4")
+    # the summed counters are read as 32-bit words whatever width the launches counted at
+    counters["area"] = area
+    counters["area_bytes"] = np.concatenate([head, np.clip(shared, 0, 2 ** 32 - 1).astype("<u4")]
+                                            ).view(np.uint8)
+    counters["unknown_oor"] = int(group["unknown_oor"])
+    counters["clock_total"] = int(group.get("clock_records", 0))
+    mode32 = dataclasses.replace(mode, counter_bits=32)
+    info = RunInfo(kernel_expr, backend, device, mode.name, tuple(first["grid"]),
+                   tuple(first["block"]), int(first["shared_mem"]),
+                   launches=len(group["launches"]))
+    info.instrumented_ms = float(sum(launch.get("ms", 0.0) for launch in group["launches"]))
+    info.counters_in = "shared memory" if group["sm"] else "device memory"
+    info.counters_why = group["why"]
+    if backend == "cpu":
+        info.timing_note = "CPU-emulated times (not comparable with GPU times)"
+    report, _ = decode(plan, facts.name, ka, slots, counters, static, frozenset(), info,
+                       mode32, prof.tu.warnings)
+    for a in report.arrays:
+        rec = next((o for o in objects if plan.slots[o["slot"]].name == a.name), None)
+        if rec is not None and rec["kind"] == OBJ_PARAM and not rec["known"]:
+            report.notes.append(f"{a.name}: the pointer passed was not in any allocation the "
+                                "runtime knows (host memory, or a symbol's address); its accesses "
+                                "are counted as out of range")
+    if failed:
+        names = sorted({s.object_name or "?" for s in failed})
+        for a in report.arrays:
+            if a.name in names:
+                a.label = APPROXIMATE
+        for s in report.sites:
+            if any(f.id == s.id for f in failed):
+                s.how = "not counted"
+        report.notes.append(
+            f"{len(failed)} static site(s) could not be counted from their formula at some "
+            f"launch ({', '.join(str(s.location) for s in sorted(failed, key=lambda s: s.id))}); "
+            "a whole program cannot count them on the device instead, so the counts of "
+            f"{', '.join(names)} miss them (labelled approximate); build with "
+            "--gmprof-mode basic to count every site at run time")
+    return report
+
+
+def check_plan(prof, mode, manifest) -> None:
+    from .translate import plan_digest
+
+    plan = prof.plan(mode)
+    if manifest.get("plan_digest") and plan_digest(plan) != manifest["plan_digest"]:
+        raise GmprofError(f"{manifest['source']} changed since the program was built (its access "
+                          "sites differ from the instrumented copy's): rebuild the program, then "
+                          "run it again", kind="stale-report")
+
+
+def mode_of(fields: dict):
+    from gmprof.mode import Mode
+
+    return Mode(**{k: v for k, v in fields.items() if k in {f.name for f in
+                                                          dataclasses.fields(Mode)}})
+
+
+__all__ = ["counts_array", "decode_group", "check_plan", "mode_of"]

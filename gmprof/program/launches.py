@@ -1,0 +1,225 @@
+"""Find kernel launches in host code and rewrite them into calls to gmprof's host runtime.
+
+Stage: whole programs, before compilation. Takes the text of a host stretch (a host function, a
+class body, a `#define`) and returns text patches (gmprof.passes.rewrite.Patch) that rewrite,
+without adding a line,
+
+    k<<<grid, block, shmem, stream>>>(a, b)   ->  ::gmprof_host::launch(k, grid, block, shmem, stream)(a, b)
+    cudaLaunchKernel(f, g, b, args, s, st)    ->  ::gmprof_host::launch_kernel(f, g, b, args, s, st)
+    cudaLaunchKernelEx(&cfg, k, a, b)         ->  ::gmprof_host::launch_kernel_ex(&cfg, k, a, b)
+    cudaLaunchKernelExC(&cfg, f, args)        ->  ::gmprof_host::launch_kernel_ex_c(&cfg, f, args)
+
+Every launch goes through the runtime, which looks the kernel up by its address: a kernel that
+gmprof instrumented (in any translation unit) may run its instrumented copy, anything else
+(a kernel gmprof could not read, one from a library) runs as it was. The user's text around a
+launch is untouched, so line and column numbers stay what they were.
+
+The kernel in `E<<<...>>>` is the expression just before `<<<`: a name, possibly qualified and
+with template arguments (`ns::k<float, 16>`), or a parenthesised expression (`(*table[i])`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gmprof.frontend.scan import Tok, scan
+
+LAUNCH = "::gmprof_host::launch"
+API_RENAMES = {
+    "cudaLaunchKernel": "::gmprof_host::launch_kernel",
+    "cudaLaunchKernelEx": "::gmprof_host::launch_kernel_ex",
+    "cudaLaunchKernelExC": "::gmprof_host::launch_kernel_ex_c",
+}
+
+
+@dataclass
+class Launch:
+    """One `<<<...>>>` launch: offsets into the scanned text."""
+
+    kernel_start: int   # the kernel expression's first character
+    open_start: int     # '<<<'
+    close_end: int      # just after '>>>'
+    kernel_text: str
+    line: int = 0
+    args_end: int | None = None  # just after the call's closing parenthesis
+
+
+@dataclass
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+def _prev_index(toks: list[Tok], i: int) -> int:
+    j = i - 1
+    while j >= 0 and toks[j].kind == "comment":
+        j -= 1
+    return j
+
+
+def _kernel_start(toks: list[Tok], i: int) -> int | None:
+    """Index of the first token of the kernel expression ending just before toks[i]."""
+    j = _prev_index(toks, i)
+    if j < 0:
+        return None
+    t = toks[j]
+    if t.kind == "op" and t.text in (">", ">>"):
+        # template arguments: walk back to the matching '<'
+        depth = 0
+        while j >= 0:
+            tx = toks[j].text if toks[j].kind == "op" else ""
+            if tx == ">":
+                depth += 1
+            elif tx == ">>":
+                depth += 2
+            elif tx == "<":
+                depth -= 1
+            elif tx == "<<":
+                depth -= 2
+            elif tx in (";", "{", "}"):
+                return None
+            if depth <= 0:
+                break
+            j -= 1
+        if j <= 0 or depth != 0:
+            return None
+        j = _prev_index(toks, j)
+        if j < 0 or toks[j].kind != "id":
+            return None
+        return _qualified_start(toks, j)
+    if t.kind == "op" and t.text == ")":
+        depth = 0
+        while j >= 0:
+            tx = toks[j].text if toks[j].kind == "op" else ""
+            if tx == ")":
+                depth += 1
+            elif tx == "(":
+                depth -= 1
+                if depth == 0:
+                    return j
+            elif tx in (";", "{", "}"):
+                return None
+            j -= 1
+        return None
+    if t.kind == "id":
+        return _qualified_start(toks, j)
+    return None
+
+
+def _qualified_start(toks: list[Tok], j: int) -> int:
+    # the scanner joins `a::b` into one id token; a template-qualified scope (`A<T>::k`) is
+    # rare before a launch and left as it is
+    return j
+
+
+def _match_close(toks: list[Tok], i: int) -> int | None:
+    """Index of the '>>' of the '>>>' closing the configuration opened at toks[i] ('<<')."""
+    depth = 0
+    k = i + 2
+    while k < len(toks):
+        t = toks[k]
+        if t.kind == "op":
+            if t.text in "([{":
+                depth += 1
+            elif t.text in ")]}":
+                depth -= 1
+                if depth < 0:
+                    return None
+            elif t.text == ">>" and depth == 0 and k + 1 < len(toks) and \
+                    toks[k + 1].text == ">" and toks[k + 1].start == t.end:
+                return k
+            elif t.text == ";":
+                return None
+        k += 1
+    return None
+
+
+def _call_end(toks: list[Tok], k: int, base: int) -> int | None:
+    """The offset just after the argument list that starts at toks[k] ('(')."""
+    if k >= len(toks) or toks[k].text != "(":
+        return None
+    depth = 0
+    for j in range(k, len(toks)):
+        tx = toks[j].text if toks[j].kind == "op" else ""
+        if tx in ("(", "[", "{"):
+            depth += 1
+        elif tx in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return base + toks[j].end
+    return None
+
+
+def deduced_edits(launch: Launch) -> list[Edit] | None:
+    """For a template kernel launched with its template arguments deduced (`k<<<g, b>>>(p, n)`)
+    on the CPU backend, where a kernel is a C++ function: let C++ deduce them as for a call,
+    inside a lambda that the runtime launches (the arguments are evaluated once, as in a launch):
+
+        k<<<g, b>>>(p, n)  ->  ::gmprof_host::launch_deduced(g, b)(p, n)([](auto... a) { k(a...); })
+
+    Such a launch has no address gmprof knows, so it runs unprofiled."""
+    if launch.args_end is None:
+        return None
+    return [Edit(launch.kernel_start, launch.open_start + 3, "::gmprof_host::launch_deduced("),
+            Edit(launch.args_end, launch.args_end,
+                 f"([](auto... __gmprof_a) {{ {launch.kernel_text}(__gmprof_a...); }})")]
+
+
+def find_edits(text: str, base: int = 0) -> tuple[list[Edit], list[Launch]]:
+    """Edits (offsets into the full file: `base` + offset in `text`) for every launch in
+    `text`, and the `<<<>>>` launches found."""
+    toks = [t for t in scan(text) if t.kind != "comment"]
+    edits: list[Edit] = []
+    launches: list[Launch] = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "id" and t.text.lstrip(":") in API_RENAMES and i + 1 < len(toks) and \
+                toks[i + 1].text in ("(", "<"):
+            prev = toks[i - 1].text if i else ""
+            if prev not in (".", "->"):
+                edits.append(Edit(base + t.start, base + t.end, API_RENAMES[t.text.lstrip(":")]))
+            i += 1
+            continue
+        if t.kind == "op" and t.text == "<<" and i + 1 < len(toks) and \
+                toks[i + 1].text == "<" and toks[i + 1].start == t.end:
+            close = _match_close(toks, i)
+            ks = _kernel_start(toks, i)
+            if close is None or ks is None:
+                i += 1
+                continue
+            kernel_text = text[toks[ks].start:toks[_prev_index(toks, i)].end]
+            edits.append(Edit(base + toks[ks].start, base + toks[ks].start, LAUNCH + "("))
+            edits.append(Edit(base + t.start, base + toks[i + 1].end, ", "))
+            edits.append(Edit(base + toks[close].start, base + toks[close + 1].end, ")"))
+            launches.append(Launch(base + toks[ks].start, base + t.start,
+                                   base + toks[close + 1].end, kernel_text,
+                                   text.count("\n", 0, t.start) + 1,
+                                   _call_end(toks, close + 2, base)))
+            i = close + 2
+            continue
+        i += 1
+    return edits, launches
+
+
+def rewrite_text(text: str) -> str:
+    """`text` with every launch rewritten (for a whole file of host code, and the tests)."""
+    edits, _ = find_edits(text)
+    out, pos = [], 0
+    for e in sorted(edits, key=lambda e: e.start):
+        out.append(text[pos:e.start])
+        out.append(e.text)
+        pos = e.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def kernel_name_of(expr: str) -> tuple[str, str]:
+    """'ns::k<float, 16>' -> ('ns::k', 'float, 16'); '(k)' -> ('', '')."""
+    expr = expr.strip()
+    if expr.startswith("("):
+        return "", ""
+    name, lt, rest = expr.partition("<")
+    if lt and rest.endswith(">"):
+        return "".join(name.split()), rest[:-1].strip()
+    return "".join(name.split()), ""

@@ -1,0 +1,253 @@
+"""`gmprof nvcc <nvcc arguments>`: a drop-in compiler wrapper that builds whole programs with gmprof.
+
+Stage: whole programs, build (the command-line side). Takes an nvcc command line, as a Makefile
+or CMake writes it, and gmprof's own options (`--gmprof-mode M`, ... anywhere, or the GMPROF_*
+variables); runs it with each .cu file translated (gmprof/program/translate.py: launches routed
+through the host runtime, instrumented copies of the device functions) and the host runtime
+linked into executables. On the GPU backend the real nvcc does the work; on the CPU backend g++
+does, against gmprof's CUDA runtime emulation, so the program runs without a GPU.
+
+    make NVCC="gmprof nvcc"
+    gmprof nvcc --gmprof-mode basic -O2 -c kernels.cu -o kernels.o
+    GMPROF_BACKEND=cpu gmprof nvcc main.cu kernels.cu -o app
+
+A .cu file gmprof cannot translate, or whose instrumented text does not compile, is compiled as
+it was (with a warning naming the reason): the program still builds, that file's kernels run
+unprofiled. Nothing is written beside the user's files but what the compiler would write.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from gmprof.errors import GmprofError
+
+from . import build as B
+from .nvcc_args import Command, links as _links, parse
+
+_GMPROF_FLAGS = {"--gmprof-mode": "mode", "--gmprof-backend": "backend",
+                 "--gmprof-profile": "profile", "--gmprof-threshold": "threshold",
+                 "--gmprof-counter-bits": "counter_bits", "--gmprof-sampling": "sampling",
+                 "--gmprof-kernel": "kernel", "--gmprof-launch-skip": "skip",
+                 "--gmprof-launch-count": "count", "--gmprof-output": "output"}
+_GMPROF_SWITCHES = {"--gmprof-enhanced": "enhanced", "--gmprof-native": "native",
+                    "--gmprof-verbose": "verbose", "--gmprof-link-flags": "link_flags"}
+
+
+@dataclass
+class Options:
+    """gmprof's own options, from --gmprof-* arguments over GMPROF_* variables."""
+
+    mode: str = "default"
+    backend: str | None = None
+    profile: str = "both"
+    threshold: int | None = None
+    counter_bits: int = 32
+    sampling: float | None = None
+    enhanced: bool = False
+    kernel: str = ""
+    skip: int = 0
+    count: int = -1
+    output: str = ""
+    native: bool = False
+    verbose: bool = False
+    link_flags: bool = False
+
+    def mode_object(self):
+        from gmprof.mode import Mode
+
+        m = Mode.parse(self.mode, threshold=self.threshold, counter_bits=self.counter_bits,
+                       enhanced=self.enhanced, sampling=self.sampling, profile=self.profile)
+        if m.trace:
+            raise GmprofError("--gmprof-mode trace is for single launches (gmprof profile); a "
+                              "whole program's trace would not fit any buffer", kind="bad-option")
+        if m.sampling is not None and m.sampler != "rng":
+            raise GmprofError("whole programs sample with the rng sampler only", kind="bad-option")
+        return m
+
+    def defaults(self) -> str:
+        """Build-time launch selection, baked into the modules (variables at run time win)."""
+        lines = []
+        if self.kernel:
+            lines.append(f"kernel={self.kernel}")
+        if self.skip:
+            lines.append(f"skip={self.skip}")
+        if self.count >= 0:
+            lines.append(f"count={self.count}")
+        if self.output:
+            lines.append(f"output={self.output}")
+        return "\n".join(lines)
+
+
+def _env_options() -> Options:
+    o = Options()
+    env = os.environ
+    o.mode = env.get("GMPROF_MODE", o.mode)
+    o.backend = env.get("GMPROF_BACKEND") or None
+    o.profile = env.get("GMPROF_PROFILE", o.profile)
+    if env.get("GMPROF_THRESHOLD"):
+        o.threshold = int(env["GMPROF_THRESHOLD"])
+    if env.get("GMPROF_COUNTER_BITS"):
+        o.counter_bits = int(env["GMPROF_COUNTER_BITS"])
+    if env.get("GMPROF_SAMPLING"):
+        o.sampling = float(env["GMPROF_SAMPLING"])
+    o.enhanced = env.get("GMPROF_ENHANCED", "") not in ("", "0")
+    o.native = env.get("GMPROF_DISABLE", "") not in ("", "0")
+    return o
+
+
+def split_gmprof_args(argv: list[str]) -> tuple[Options, list[str]]:
+    """(gmprof's options, the nvcc arguments). `--` ends gmprof's options explicitly."""
+    try:
+        o = _env_options()
+    except ValueError as exc:
+        raise GmprofError(f"a GMPROF_* variable has a bad value: {exc}", kind="bad-option") from None
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--" and not rest:
+            i += 1
+            continue
+        name, eq, value = a.partition("=")
+        if name in _GMPROF_FLAGS:
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise GmprofError(f"{name} needs a value", kind="bad-option")
+                value = argv[i + 1]
+                i += 1
+            field_name = _GMPROF_FLAGS[name]
+            try:
+                cast = {"threshold": int, "counter_bits": int, "sampling": float, "skip": int,
+                        "count": int}.get(field_name, str)
+                setattr(o, field_name, cast(value))
+            except ValueError:
+                raise GmprofError(f"{name} {value!r}: not a number", kind="bad-option") from None
+        elif a in _GMPROF_SWITCHES:
+            setattr(o, _GMPROF_SWITCHES[a], True)
+        elif a.startswith("--gmprof-"):
+            raise GmprofError(f"unknown gmprof option {a} (gmprof's options: "
+                              f"{', '.join(sorted(list(_GMPROF_FLAGS) + list(_GMPROF_SWITCHES)))})",
+                              kind="bad-option")
+        else:
+            rest.append(a)
+        i += 1
+    return o, rest
+
+
+def run(argv: list[str]) -> int:
+    opts, args = split_gmprof_args(argv)
+    backend = B.choose_backend(opts.backend)
+    if opts.link_flags:
+        print(" ".join(link_flags(backend)))
+        return 0
+    cmd = parse(args)
+    mode = None if opts.native else opts.mode_object()
+    if cmd.other_step or (not cmd.sources and not _links(cmd)) or (mode is None and
+                                                                     backend == "gpu"):
+        return _passthrough(backend, cmd)
+    with tempfile.TemporaryDirectory(prefix="gmprof-nvcc-") as tmp:
+        if backend == "gpu":
+            return _gpu(cmd, opts, mode, Path(tmp))
+        from .cpu_build import cpu_build
+
+        return cpu_build(cmd, opts, mode, Path(tmp), translate_file)
+
+
+def link_flags(backend: str) -> list[str]:
+    """What a link that gmprof nvcc does not run must add (CMake links CUDA programs with the
+    host compiler, not through the compiler launcher): the host runtime's objects, and on the
+    CPU backend the CUDA runtime emulation."""
+    if backend == "gpu":
+        return [*B.runtime_objects("gpu"), "-ldl"]
+    return [*B.runtime_objects("cpu"), *B.CPU_LIBS]
+
+
+def _passthrough(backend: str, cmd: Command) -> int:
+    if backend == "gpu":
+        return subprocess.call([B.find_nvcc(), *cmd.args])
+    from .cpu_build import cpu_other_step
+
+    return cpu_other_step(cmd)
+
+
+def translate_file(path: str, cmd: Command, opts: Options, mode, cpu: bool):
+    """(translated text, warnings) or None when gmprof cannot translate the file."""
+    from .translate import translate
+
+    include_dirs = [d for d in cmd.include_dirs if Path(d).is_dir()]
+    try:
+        t = translate(path, defines=cmd.defines, include_dirs=include_dirs, mode=mode, cpu=cpu,
+                      defaults=opts.defaults())
+    except GmprofError as exc:
+        print(exc.render(), file=sys.stderr)
+        print(f"gmprof: warning: {path}: compiled without profiling (gmprof cannot translate it)",
+              file=sys.stderr)
+        return None
+    for w in t.warnings:
+        if w.kind != "include-not-found" or opts.verbose:
+            print(w.render(), file=sys.stderr)
+    return t
+
+
+def _gpu(cmd: Command, opts: Options, mode, tmp: Path) -> int:
+    nvcc = B.find_nvcc()
+    args = list(cmd.args)
+    translated = {}
+    for idx in cmd.sources:
+        src = args[idx]
+        t = translate_file(src, cmd, opts, mode, cpu=False)
+        if t is None:
+            continue
+        out = tmp / f"{len(translated)}_{Path(src).stem}.cu"
+        out.write_text(t.text)
+        translated[idx] = str(out)
+    extra = []
+    # local headers gmprof did not inline are still found beside the user's file
+    for idx in translated:
+        d = str(Path(args[idx]).resolve().parent)
+        if f"-I{d}" not in extra:
+            extra.append(f"-I{d}")
+    link = _links(cmd)
+    runtime = B.runtime_objects("gpu") + ["-ldl"] if link else []
+    if cmd.compile_only and len(cmd.sources) > 1 or (cmd.compile_only and cmd.output is None):
+        # one compile per file, so that each object keeps the name nvcc would give it
+        status = 0
+        others = [a for k, a in enumerate(args) if k not in cmd.sources]
+        for idx in cmd.sources:
+            obj = str(Path(args[idx]).with_suffix(".o").name) if cmd.output is None else cmd.output
+            src = translated.get(idx, args[idx])
+            status = status or _gpu_compile(nvcc, others, src, args[idx], obj, extra,
+                                            idx in translated)
+        return status
+    new = [translated.get(k, a) for k, a in enumerate(args)]
+    proc = subprocess.run([nvcc, *extra, *new, *runtime], capture_output=True, text=True)
+    if proc.returncode != 0 and translated:
+        _warn_fallback(proc.stderr, list(translated))
+        return subprocess.call([nvcc, *args, *runtime])
+    sys.stdout.write(proc.stdout)
+    sys.stderr.write(proc.stderr)
+    return proc.returncode
+
+
+def _gpu_compile(nvcc, others, src, original, obj, extra, was_translated) -> int:
+    if "-o" in others:
+        k = others.index("-o")
+        others = others[:k] + others[k + 2:]
+    proc = subprocess.run([nvcc, *extra, *others, src, "-o", obj], capture_output=True, text=True)
+    if proc.returncode != 0 and was_translated:
+        _warn_fallback(proc.stderr, [original])
+        return subprocess.call([nvcc, *others, original, "-o", obj])
+    sys.stdout.write(proc.stdout)
+    sys.stderr.write(proc.stderr)
+    return proc.returncode
+
+
+def _warn_fallback(stderr: str, files) -> None:
+    first = next((line for line in stderr.splitlines() if "error" in line), stderr.strip()[:300])
+    print(f"gmprof: warning: the instrumented build of {', '.join(map(str, files))} does not "
+          f"compile ({first.strip()}); compiled as it was, without profiling", file=sys.stderr)

@@ -1,0 +1,114 @@
+"""Read the raw report files whole programs write, and turn them into Reports.
+
+Stage: report (whole programs). Takes one or more files written at exit by gmprof's host runtime
+(schema gmprof.raw/1, one per process: runtime_cu/host/gmprof_host.cpp) and returns a
+ProgramReport: for each kernel, one Report summed over every profiled launch of every process
+and device (decoded with gmprof/program/decode.py), plus the breakdown per process and device.
+A file that is not a report, or whose source changed since the build, is a plain error naming it.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gmprof.errors import GmprofError
+
+RAW_SCHEMA = "gmprof.raw/1"
+
+
+@dataclass
+class Part:
+    """One process's share of one kernel (on one device)."""
+
+    file: str
+    pid: int
+    host: str
+    device: str
+    kernel: str
+    launches: int
+    accesses: dict  # array name -> accesses
+    ms: float | None
+
+
+@dataclass
+class ProgramReport:
+    reports: dict = field(default_factory=dict)  # kernel name expression -> Report
+    parts: list = field(default_factory=list)    # Part
+    processes: list = field(default_factory=list)  # {file, pid, host, launches, profiled, ...}
+    notes: list = field(default_factory=list)
+
+
+def read_raw(path) -> dict:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise GmprofError(f"{path}: cannot read the report file: {exc.strerror}",
+                          kind="input") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GmprofError(f"{path}: not a gmprof report file (not JSON: {exc.msg} at line "
+                          f"{exc.lineno})", kind="input") from None
+    if not isinstance(data, dict) or data.get("schema") != RAW_SCHEMA:
+        raise GmprofError(f"{path}: not a gmprof report file of a whole program (schema "
+                          f"{data.get('schema') if isinstance(data, dict) else None!r}, "
+                          f"expected {RAW_SCHEMA!r})", kind="input")
+    return data
+
+
+def decode(paths) -> ProgramReport:
+    from gmprof.runtime.session import Profiler
+
+    from .decode import check_plan, decode_group, mode_of
+
+    out = ProgramReport()
+    profilers: dict = {}
+    for path in paths:
+        data = read_raw(path)
+        modules = {m["id"]: m for m in data.get("modules", [])}
+        out.processes.append({"file": str(path), "pid": data.get("pid"), "host": data.get("host"),
+                              "backend": data.get("backend"), "launches": data.get("launches", 0),
+                              "profiled": data.get("profiled", 0),
+                              "not_instrumented": data.get("not_instrumented", {})})
+        for note in data.get("notes", []):
+            out.notes.append(f"{path}: {note}")
+        for name, n in data.get("not_instrumented", {}).items():
+            out.notes.append(f"{path}: {n} selected launch(es) of {name} ran unprofiled (gmprof "
+                             "did not instrument that kernel; see the build's warnings)")
+        devices = data.get("devices", {})
+        for group in data.get("groups", []):
+            module = modules.get(group["module"])
+            if module is None:
+                raise GmprofError(f"{path}: a group names module {group['module']!r}, which the "
+                                  "file does not describe", kind="input")
+            man = module["manifest"]
+            key = (man["source"], json.dumps(man["defines"], sort_keys=True),
+                   tuple(man["include_dirs"]))
+            if key not in profilers:
+                if not Path(man["source"]).is_file():
+                    raise GmprofError(f"{path}: the program's source {man['source']} is gone; "
+                                      "the report cannot be decoded without it", kind="input")
+                prof = Profiler(man["source"], defines=man["defines"],
+                                include_dirs=man["include_dirs"], backend="cpu")
+                profilers[key] = prof
+            prof = profilers[key]
+            mode = mode_of(man["mode"])
+            check_plan(prof, mode, man)
+            sizes = {k: int(v) for k, v in module.get("sizes", {}).items()}
+            device = devices.get(str(group["device"]), f"device {group['device']}")
+            report = decode_group(prof, mode, group, sizes, device, data.get("backend", "gpu"))
+            out.parts.append(Part(str(path), data.get("pid"), data.get("host"),
+                                  f"{group['device']}: {device}", group["kernel"],
+                                  len(group["launches"]),
+                                  {a.name: a.accesses for a in report.arrays},
+                                  report.run.instrumented_ms))
+            if group["kernel"] in out.reports:
+                out.reports[group["kernel"]].merge(report)
+            else:
+                out.reports[group["kernel"]] = report
+    return out
+
+
+__all__ = ["decode", "read_raw", "ProgramReport", "Part"]

@@ -1,0 +1,413 @@
+"""Translate one .cu file of a whole program: launches routed through gmprof's host runtime, and
+an instrumented copy of each device function beside the original.
+
+Stage: whole programs, before compilation (gmprof nvcc). Takes a .cu path with its -D/-I options,
+a Mode (None: a native build, which the CPU backend still needs for its launches) and the
+backend; returns a Translation: the text to compile, the module's manifest (what the decoder
+needs to read the counters back), and warnings.
+
+    __global__ void k(float *a) { a[threadIdx.x] = 0; }
+ -> __global__ void k(float *a) { a[threadIdx.x] = 0; }
+    #line 1 "k.cu"
+    extern "C++" { namespace __gmprof_1a2b3c4d { __global__ void k(float *a) { ::gmprof::enter(); ... } } }
+    #line 2 "k.cu"
+
+The copies live in a namespace of their own, one per translation unit, so a copied kernel's calls
+(`foo(x)`, also through macros) find the copied `foo` first, nothing needs renaming, and two
+files' copies never share a name (with -rdc=true, or a template kernel in a header instantiated
+in both). The original kernels stay as they were: launches that are not selected run them. The
+file ends with the module's tables (gmprof_host.h), which register themselves before main().
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gmprof._paths import runtime_cu_dir
+from gmprof.errors import Diagnostic
+from gmprof.frontend import segment as S
+
+from . import launches as L
+from .describe import describe_kernel, global_symbols, qualified, size_names
+
+SCHEMA = "gmprof.module/1"
+_DEVICE_SPACES = ("global", "device", "host_device")
+
+
+@dataclass
+class Translation:
+    text: str
+    manifest: dict
+    module_id: str
+    warnings: list = field(default_factory=list)  # Diagnostic
+    instrumented: list = field(default_factory=list)  # kernel name expressions
+
+
+def module_id(path: Path, defines: dict) -> str:
+    key = json.dumps([str(Path(path).resolve()), sorted((k, v) for k, v in defines.items())])
+    return hashlib.sha256(key.encode()).hexdigest()[:10]
+
+
+def _scopes(tu) -> dict:
+    """Segment -> the namespaces around it ('' for an unnamed one, None for extern "C")."""
+    out = {}
+    for source, segs in tu.segments.items():
+        stack: list = []
+        for seg in segs:
+            if seg.kind == S.SCOPE_OPEN:
+                text = seg.text(source)
+                m = re.match(r"\s*(?:inline\s+)?namespace\s*([\w:]*)\s*\{", text)
+                stack.append(m.group(1) if m else None)
+            elif seg.kind == S.SCOPE_CLOSE:
+                if stack:
+                    stack.pop()
+            out[seg] = tuple(stack)
+    return out
+
+
+def plan_digest(plan) -> str:
+    # lines and columns, not file names: the decoder may name the file differently
+    rows = [(sp.site.id, sp.site.location.line, sp.site.location.col, sp.site.text,
+             sp.strategy, sp.mode, sp.slot.index if sp.slot is not None else -1)
+            for sp in plan.site_list]
+    rows.append([(s.index, s.name, s.kind, s.kernel, s.dynamic) for s in plan.slots])
+    return hashlib.sha256(json.dumps(rows, default=str).encode()).hexdigest()[:16]
+
+
+def mode_fields(mode) -> dict:
+    return {"sa": mode.sa, "na": mode.na, "sm": mode.sm, "threshold": mode.threshold,
+            "counter_bits": mode.counter_bits, "enhanced": mode.enhanced,
+            "sampling": mode.sampling, "sampler": mode.sampler, "profile": mode.profile,
+            "static_counts": mode.static_counts}
+
+
+def _template_params(text: str) -> set:
+    """The parameter names of the template a host function's text opens with (else empty)."""
+    m = re.match(r"\s*template\s*<([^{;]*?)>\s*[\w:]", text)
+    if not m:
+        return set()
+    return set(re.findall(r"(?:class|typename|\w+)\s+(\w+)\s*(?:=[^,]*)?(?:,|$)", m.group(1)))
+
+
+def _strip_extern_c(text: str) -> str:
+    # a copy must have C++ linkage: two extern "C" functions of one name are one function
+    return re.sub(r'^(\s*(?:template\s*<[^{;]*?>\s*)?)extern\s+"C"\s*', r"\1", text, count=1)
+
+
+def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
+              cpu: bool = False, kernel_filter=None, defaults: str = "") -> Translation:
+    from gmprof.passes.patches import REPLACE as _REPLACE
+    from gmprof.passes.patches import Patch, merge
+    from gmprof.passes.pipeline import Pipeline
+    from gmprof.passes.targets import CPU
+
+    defines = dict(defines or {})
+    pipeline = Pipeline()
+    tu = pipeline.load(path, defines=defines, include_dirs=list(include_dirs))
+    program = pipeline.analyze(tu)
+    mid = module_id(Path(path), defines)
+    ns = f"__gmprof_{mid}"
+    warnings = list(tu.warnings)
+    scopes = _scopes(tu)
+
+    # the original text: launches rewritten (host code only), dynamic shared memory for the CPU
+    patches: dict = {}
+    # (the CPU backend's own edits, targets.CPU: `extern __shared__` has no meaning to g++)
+    target_patches = CPU.patches(program) if cpu else {}
+    for src, ps in target_patches.items():
+        patches.setdefault(src, []).extend(ps)
+    deduced: list = []
+    templates = {f.name for f in tu.functions if f.parsed is not None and f.template_params}
+    sites: list = []
+    for src, segs in tu.segments.items():
+        for seg in segs:
+            if seg.kind == S.FUNCTION and seg.space in _DEVICE_SPACES:
+                continue
+            if seg.kind not in (S.FUNCTION, S.TYPE, S.DIRECTIVE, S.OTHER, S.VARIABLE):
+                continue
+            edits, found = L.find_edits(seg.text(src), seg.start)
+            skip = []
+            own = _template_params(seg.text(src))
+            for launch in found:
+                name, targs = L.kernel_name_of(launch.kernel_text)
+                base = name.rsplit("::", 1)[-1]
+                if base in templates and (not targs or own & set(re.findall(r"\w+", targs))):
+                    # (template arguments that are the enclosing host template's own
+                    # parameters, `k<T><<<...>>>` in `template <class T> void run()`, name no
+                    # specialisation at file scope either)
+                    # template arguments deduced from the call: on the CPU backend the
+                    # specialisation is picked by the arguments' types (it must be routed, g++
+                    # has no <<<>>>); on a GPU the launch stays as it was
+                    picked = L.deduced_edits(launch) if cpu else None
+                    if picked is None:
+                        skip.append((launch.kernel_start, launch.close_end))
+                    else:
+                        # its own opening replaces the plain one and the `<<<`
+                        skip.append((launch.kernel_start, launch.open_start + 1))
+                        for e in picked:
+                            patches.setdefault(src, []).append(
+                                Patch(e.start, _REPLACE, e.text, 0, end=e.end))
+                    deduced.append((src, launch))
+                    continue
+                sites.append((src, launch, base, targs))
+            for e in edits:
+                if any(a <= e.start < b for a, b in skip):
+                    continue
+                patches.setdefault(src, []).append(
+                    Patch(e.start, _REPLACE, e.text, max(e.end - e.start, 0), end=e.end))
+    for src, launch in deduced:
+        warnings.append(Diagnostic(
+            "launch-not-profiled",
+            f"launch of template kernel {launch.kernel_text!r}: gmprof cannot name the "
+            "specialisation before compiling (its template arguments are deduced from the call, "
+            "or are the enclosing template's parameters: write them out, e.g. "
+            "k<float><<<...>>>); it runs unprofiled",
+            src.location(launch.kernel_start)))
+
+    instrumented: list = []
+    objects_c: list = []
+    kernels_c: list = []
+    mode_json = None
+    plan = None
+    copies = set()
+    if mode is not None:
+        plan = pipeline.plan(program, mode)
+        done = pipeline.instrument(plan, sm=mode.sm)
+        inst_patches = merge(done.patches, target_patches)
+        mode_json = mode_fields(mode)
+        copies = _copyable(tu, program, plan, warnings)
+        # each copy right after its original, in the module's namespace
+        for fn in tu.functions:
+            if fn.segment not in copies:
+                continue
+            src, seg = fn.source, fn.segment
+            body = _emit_span(src, inst_patches.get(src, []), seg.start, seg.end)
+            _add_copy(patches, src, seg, body, ns)
+        copied_names = {fn.name for fn in tu.functions if fn.segment in copies}
+        for src, segs in tu.segments.items():
+            for seg in segs:
+                if seg.kind == S.PROTOTYPE and seg.space in _DEVICE_SPACES and \
+                        seg.name in copied_names and tu.active.get(seg, True):
+                    _add_copy(patches, src, seg, seg.text(src), ns)
+        defines_mode = dict(done.defines)
+        if defines_mode["GMPROF_SM"]:
+            # shared or device memory is chosen per launch (gmprof.cuh reads the description)
+            defines_mode["GMPROF_SM"] = 2
+    else:
+        defines_mode = {}
+
+    # kernels: every plain kernel of the file, and the template instantiations launched here
+    kernel_fns = {f.name: f for f in tu.kernels if f.parsed is not None}
+    overloaded = {f.name for f in tu.kernels if sum(g.name == f.name for g in tu.kernels) > 1}
+    wanted: dict = {}
+    for name, fn in kernel_fns.items():
+        if not fn.template_params and name not in overloaded:
+            wanted[name] = (fn, [])
+    for src, launch, base, targs in sites:
+        fn = kernel_fns.get(base)
+        if fn is None or not fn.template_params or base in overloaded:
+            continue
+        from gmprof.runtime.launchenv import split_name_expression
+
+        expr = f"{base}<{targs}>"
+        wanted.setdefault(expr, (fn, split_name_expression(expr)[1]))
+    globals_ = global_symbols(tu, scopes) if mode is not None else []
+    sizes = size_names(tu, program) if mode is not None else []
+    for expr, (fn, targs) in sorted(wanted.items()):
+        scope = scopes.get(fn.segment, ())
+        native = qualified(scope, fn.name) + (expr[len(fn.name):] if targs else "")
+        inst = "nullptr"
+        objs = "nullptr"
+        n_objs = 0
+        if mode is not None and fn.segment in copies and (kernel_filter is None or kernel_filter(expr)):
+            desc = describe_kernel(program, plan, fn, targs, globals_, native, warnings)
+            if desc is not None:
+                inst_name = qualified(scope + (ns,), fn.name) + (expr[len(fn.name):] if targs else "")
+                inst = f"(const void *)&{inst_name}"
+                k = len(objects_c)
+                objects_c.append(f"static const ::gmprof_host::ObjectDesc __gmprof_objects_{k}[] = "
+                                 "{" + ", ".join(desc) + (", " if desc else "") +
+                                 "{-1, 0, 0, 0, 0, 0, 0, 0}};")
+                objs, n_objs = f"__gmprof_objects_{k}", len(desc)
+                instrumented.append(expr)
+                invoke_inst = f"GMPROF_HOST_INVOKER({inst_name})"
+        if inst == "nullptr":
+            invoke_inst = "nullptr"
+        kernels_c.append(
+            f"{{\"{expr}\", (const void *)&{native}, {inst}, GMPROF_HOST_INVOKER({native}), "
+            f"{invoke_inst}, ::gmprof_host::n_params_of(&{native}), "
+            f"::gmprof_host::params_of(&{native}), {n_objs}, {objs}, &__gmprof_module}}")
+
+    manifest = {
+        "schema": SCHEMA, "id": mid, "source": str(Path(path).resolve()),
+        "name": tu.main.name, "defines": defines,
+        "include_dirs": [str(Path(d).resolve()) for d in include_dirs],
+        "backend": "cpu" if cpu else "gpu", "mode": mode_json,
+        "plan_digest": plan_digest(plan) if plan is not None else None,
+        "kernels": instrumented, "sizes": sizes,
+        "globals": [g.name for g in globals_],
+    }
+    text = _prelude(mode is not None, defines_mode, cpu)
+    text += f'#line 1 "{tu.main.name}"\n'
+    body = _emit(tu, tu.main, patches, set())
+    if cpu:
+        from gmprof.runtime.cpu import rewrite_extern_shared
+
+        # `extern __shared__` where the frontend did not parse (member functions of a class,
+        # e.g. cuda-samples' SharedMemory<T>): `__shared__` is `static` on the CPU backend
+        body = rewrite_extern_shared(body)
+    text += body
+    text += _epilogue(mid, manifest, mode, plan, defines_mode, globals_, sizes, objects_c,
+                      kernels_c, defaults)
+    return Translation(text, manifest, mid, warnings, instrumented)
+
+
+def _emit(tu, source, patches, seen) -> str:
+    """The file with its patches, local headers inlined (as the single-launch path emits
+    them, so their functions can have copies too), `#line` markers around each."""
+    from gmprof.frontend.scan import directive_body
+    from gmprof.passes.patches import apply_patches
+
+    seen = seen | {source}
+    mine = patches.get(source, [])
+    includes = {inc.directive: inc for inc in tu.includes if inc.source is source}
+    pieces = []
+    for seg in tu.segments[source]:
+        text = seg.text(source)
+        if seg.kind == S.DIRECTIVE and seg in includes:
+            inc = includes[seg]
+            if inc.target is not None and inc.target not in seen and tu.active.get(seg, True):
+                line = source.line_col(seg.end)[0] + 1
+                pieces.append(f'#line 1 "{inc.target.name}"\n')
+                pieces.append(_emit(tu, inc.target, patches, seen))
+                pieces.append(f'\n#line {line - 1} "{source.name}"\n')
+                continue
+        if seg.kind == S.DIRECTIVE and directive_body(text).startswith("once") and \
+                source is not tu.main:
+            pieces.append("\n" * text.count("\n"))
+            continue
+        # a patch at a boundary belongs to the segment it starts (the copies sit at the end of
+        # their function, which is the start of what follows)
+        ps = [p for p in mine if seg.start <= p.offset < seg.end]
+        pieces.append(apply_patches(source.text, ps, seg.start, seg.end) if ps else text)
+    tail = [p for p in mine if p.offset == len(source.text)]
+    if tail:
+        pieces.append(apply_patches(source.text, tail, len(source.text)))
+    return "".join(pieces)
+
+
+def _emit_span(src, patches, start, end) -> str:
+    from gmprof.passes.patches import apply_patches
+
+    return apply_patches(src.text, patches, start, end)
+
+
+def _add_copy(patches, src, seg, text, ns) -> None:
+    from gmprof.passes.patches import SUFFIX as _SUFFIX, Patch
+
+    line = src.line_col(seg.start)[0]
+    end_line, end_col = src.line_col(seg.end)
+    # the copy starts on its original's first line and column, so that compiler messages and
+    # __LINE__ inside it name the user's lines
+    col = src.line_col(seg.start)[1]
+    pad = " " * max(col - 1, 0)
+    copy = (f'\n#line {line} "{src.name}"\n{pad}extern "C++" {{ namespace {ns} {{ '
+            f"{_strip_extern_c(text)} }} }}\n#line {end_line} \"{src.name}\"\n"
+            + " " * max(end_col - 1, 0))
+    patches.setdefault(src, []).append(Patch(seg.end, _SUFFIX, copy, 1 << 40))
+
+
+def _copyable(tu, program, plan, warnings) -> set:
+    """The segments of the device functions that get an instrumented copy: parsed, named plainly
+    (an out-of-class member `A::f` cannot be copied into another namespace), not operators."""
+    from gmprof.passes.plan import HOOK, LR_START
+
+    ok: dict = {}
+    bad = set()
+    for fn in tu.functions:
+        if fn.parsed is None or fn.space not in _DEVICE_SPACES or not tu.active.get(fn.segment, True):
+            continue
+        if "::" in fn.name or fn.name.startswith("operator") or not re.fullmatch(r"\w+", fn.name):
+            bad.add(fn.name)
+            continue
+        ok[fn.segment] = fn
+    # a kernel whose counted sites include some in a function without a copy would miss them
+    kernels = program.kernels
+    for fn in list(ok.values()):
+        if not fn.is_kernel:
+            continue
+        ka = kernels.get(fn.name)
+        callees = {c.name for _, c in ka.calls} if ka is not None else set()
+        missing = sorted(n for n in callees & bad if any(
+            sp.strategy in (HOOK, LR_START) and sp.site.function.name == n
+            for sp in plan.sites.values()))
+        if missing:
+            del ok[fn.segment]
+            warnings.append(Diagnostic(
+                "kernel-not-instrumented",
+                f"kernel {fn.name} calls {', '.join(missing)}, which gmprof cannot copy "
+                "(a member defined outside its class); the kernel runs unprofiled",
+                fn.location))
+    return set(ok)
+
+
+def _prelude(instrumented: bool, defines: dict, cpu: bool) -> str:
+    rt = runtime_cu_dir()
+    out = ["// generated by gmprof nvcc: the user's file, with launches routed through gmprof's\n"
+           "// host runtime and an instrumented copy of each device function\n"]
+    if instrumented:
+        out.append("#define GMPROF_WHOLE_PROGRAM 1\n")
+        for k, v in defines.items():
+            out.append(f"#define {k} {v}\n")
+        out.append(f'#include "{rt / "gmprof.cuh"}"\n')
+    out.append(f'#include "{rt / "host" / "gmprof_host.h"}"\n')
+    return "".join(out)
+
+
+def _c_string(text: str) -> str:
+    return json.dumps(text)  # a JSON string is a valid C string literal for ASCII text
+
+
+def _epilogue(mid, manifest, mode, plan, defines, globals_, sizes, objects_c, kernels_c,
+              defaults: str) -> str:
+    manifest_text = json.dumps(manifest, sort_keys=True)
+    out = ['\n#line 1 "<gmprof module tables>"\nnamespace {\n']
+    out.append(f"const char __gmprof_manifest[] = {_c_string(manifest_text)};\n")
+    if mode is not None:
+        out.append("cudaError_t __gmprof_fill(const void *src, size_t n, cudaStream_t s) {\n"
+                   "  return cudaMemcpyToSymbolAsync(__gmprof_launch, src, n, 0, "
+                   "cudaMemcpyHostToDevice, s);\n}\n")
+        out.append("void __gmprof_global(int i, void **address, size_t *bytes) {\n"
+                   "  switch (i) {\n")
+        for k, g in enumerate(globals_):
+            out.append(f"    case {k}: cudaGetSymbolAddress(address, {g.cxx}); "
+                       f"cudaGetSymbolSize(bytes, {g.cxx}); break;\n")
+        out.append("    default: *address = nullptr; *bytes = 0;\n  }\n}\n")
+        names = ", ".join(_c_string(n) for n in sizes)
+        values = ", ".join(f"(unsigned long long)sizeof({n})" for n in sizes)
+        out.append(f"const char *const __gmprof_size_names[] = {{{names}{', ' if sizes else ''}nullptr}};\n")
+        out.append(f"const unsigned long long __gmprof_sizes[] = {{{values}{', ' if sizes else ''}0}};\n")
+    out.extend(line + "\n" for line in objects_c)
+    if mode is not None:
+        module = (f"const ::gmprof_host::ModuleDesc __gmprof_module = {{\"{mid}\", __gmprof_manifest, "
+                  f"GMPROF_HOST_DEFAULTS, 1, {len(plan.sites)}, {mode.counter_bits}, "
+                  f"{mode.threshold or 0}u, {defines.get('GMPROF_SM', 0)}, {int(mode.enhanced)}, "
+                  f"&__gmprof_fill, sizeof(::gmprof::Launch), {len(globals_)}, &__gmprof_global, "
+                  f"{len(sizes)}, __gmprof_size_names, __gmprof_sizes}};\n")
+    else:
+        module = (f"const ::gmprof_host::ModuleDesc __gmprof_module = {{\"{mid}\", __gmprof_manifest, "
+                  "GMPROF_HOST_DEFAULTS, 0, 0, 32, 0u, 0, 0, nullptr, 0, 0, nullptr, 0, nullptr, "
+                  "nullptr};\n")
+    out.append(f"#define GMPROF_HOST_DEFAULTS {_c_string(defaults)}\n")
+    out.append(module)
+    out.append("::gmprof_host::KernelDesc __gmprof_kernels[] = {\n  " +
+               ",\n  ".join(kernels_c or ["{nullptr, nullptr, nullptr, nullptr, nullptr, 0, "
+                                          "nullptr, 0, nullptr, nullptr}"]) + "\n};\n")
+    out.append("struct __gmprof_registrar {\n  __gmprof_registrar() {\n"
+               f"    ::gmprof_host::register_module(&__gmprof_module, __gmprof_kernels, "
+               f"{len(kernels_c)});\n  }}\n}} __gmprof_registrar_instance;\n")
+    out.append("}  // namespace\n")
+    return "".join(out)

@@ -1,0 +1,494 @@
+// gmprof CPU backend: the CUDA runtime API for whole programs compiled by g++ (`gmprof nvcc` with
+// GMPROF_BACKEND=cpu). Stage: runtime, host side of the CPU backend.
+//
+// A subset, enough for the common program: device memory (cudaMalloc, managed and pinned host
+// memory, copies, memsets, symbols), launches (<<<>>> is rewritten by gmprof; cudaLaunchKernel),
+// streams and events (synchronous: every call completes before it returns), devices and their
+// properties (one emulated device), errors. Device memory is host memory: copies in every
+// direction are memcpy. Anything outside the subset is not declared here, so g++ stops at its
+// first use and gmprof turns that into a plain error naming the call.
+//
+// Included (force-included by gmprof nvcc, after gmprof_cpu.h) in place of NVIDIA's header;
+// error codes and enum values are CUDA's, so programs that print them print the same numbers.
+#ifndef GMPROF_CPU_CUDA_RUNTIME_H
+#define GMPROF_CPU_CUDA_RUNTIME_H
+// the guards NVIDIA's headers define, which helper headers (cuda-samples' helper_cuda.h) test
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define __VECTOR_TYPES_H__
+#define __DEVICE_LAUNCH_PARAMETERS_H__
+
+#include <stddef.h>
+#include <string.h>
+
+#define CUDART_VERSION 13000
+#define __CUDART_API_VERSION 13000
+
+enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidPitchValue = 12,
+  cudaErrorInvalidSymbol = 13,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorPeerAccessUnsupported = 217,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchOutOfResources = 701,
+  cudaErrorLaunchTimeout = 702,
+  cudaErrorAssert = 710,
+  cudaErrorHardwareStackError = 714,
+  cudaErrorIllegalInstruction = 715,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720,
+  cudaErrorNotSupported = 801,
+  cudaErrorUnknown = 999
+};
+typedef enum cudaError cudaError_t;
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4
+};
+
+enum cudaMemoryType {
+  cudaMemoryTypeUnregistered = 0,
+  cudaMemoryTypeHost = 1,
+  cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3
+};
+
+enum cudaFuncCache {
+  cudaFuncCachePreferNone = 0,
+  cudaFuncCachePreferShared = 1,
+  cudaFuncCachePreferL1 = 2,
+  cudaFuncCachePreferEqual = 3
+};
+
+enum cudaSharedMemConfig {
+  cudaSharedMemBankSizeDefault = 0,
+  cudaSharedMemBankSizeFourByte = 1,
+  cudaSharedMemBankSizeEightByte = 2
+};
+
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxBlockDimX = 2,
+  cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4,
+  cudaDevAttrMaxGridDimX = 5,
+  cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxPitch = 11,
+  cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrTextureAlignment = 14,
+  cudaDevAttrGpuOverlap = 15,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrKernelExecTimeout = 17,
+  cudaDevAttrIntegrated = 18,
+  cudaDevAttrCanMapHostMemory = 19,
+  cudaDevAttrComputeMode = 20,
+  cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrEccEnabled = 32,
+  cudaDevAttrPciBusId = 33,
+  cudaDevAttrPciDeviceId = 34,
+  cudaDevAttrTccDriver = 35,
+  cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37,
+  cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrAsyncEngineCount = 40,
+  cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrManagedMemory = 83,
+  cudaDevAttrPageableMemoryAccess = 88,
+  cudaDevAttrConcurrentManagedAccess = 89,
+  cudaDevAttrCooperativeLaunch = 95,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106
+};
+
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3
+};
+
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+#define cudaCpuDeviceId ((int)-1)
+
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+
+struct cudaDeviceProp {
+  char name[256];
+  char uuid[16];
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  int clockRate;
+  size_t totalConstMem;
+  int major;
+  int minor;
+  size_t textureAlignment;
+  size_t texturePitchAlignment;
+  int deviceOverlap;
+  int multiProcessorCount;
+  int kernelExecTimeoutEnabled;
+  int integrated;
+  int canMapHostMemory;
+  int computeMode;
+  int concurrentKernels;
+  int ECCEnabled;
+  int pciBusID;
+  int pciDeviceID;
+  int pciDomainID;
+  int tccDriver;
+  int asyncEngineCount;
+  int unifiedAddressing;
+  int memoryClockRate;
+  int memoryBusWidth;
+  int l2CacheSize;
+  int persistingL2CacheMaxSize;
+  int maxThreadsPerMultiProcessor;
+  int streamPrioritiesSupported;
+  int globalL1CacheSupported;
+  int localL1CacheSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor;
+  int managedMemory;
+  int isMultiGpuBoard;
+  int multiGpuBoardGroupID;
+  int hostNativeAtomicSupported;
+  int singleToDoublePrecisionPerfRatio;
+  int pageableMemoryAccess;
+  int concurrentManagedAccess;
+  int computePreemptionSupported;
+  int canUseHostPointerForRegisteredMem;
+  int cooperativeLaunch;
+  int cooperativeMultiDeviceLaunch;
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables;
+  int directManagedMemAccessFromHost;
+  int maxBlocksPerMultiProcessor;
+  int accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;
+};
+
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes;
+  size_t constSizeBytes;
+  size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+  int ptxVersion;
+  int binaryVersion;
+  int cacheModeCA;
+  int maxDynamicSharedSizeBytes;
+  int preferredShmemCarveout;
+};
+
+struct cudaPointerAttributes {
+  enum cudaMemoryType type;
+  int device;
+  void *devicePointer;
+  void *hostPointer;
+};
+
+enum cudaLaunchAttributeID { cudaLaunchAttributeIgnore = 0 };
+struct cudaLaunchAttribute {
+  enum cudaLaunchAttributeID id;
+  char pad[4];
+  char val[64];
+};
+struct cudaLaunchConfig_t {
+  dim3 gridDim;
+  dim3 blockDim;
+  size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute *attrs;
+  unsigned int numAttrs;
+};
+typedef struct cudaLaunchConfig_t cudaLaunchConfig_t;
+
+typedef void (*cudaHostFn_t)(void *userData);
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
+
+// ---------------------------------------------------------------- errors
+extern "C" {
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+const char *cudaGetErrorString(cudaError_t error);
+const char *cudaGetErrorName(cudaError_t error);
+
+// ---------------------------------------------------------------- devices
+cudaError_t cudaGetDeviceCount(int *count);
+cudaError_t cudaGetDevice(int *device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
+cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaThreadSynchronize(void);
+cudaError_t cudaDeviceReset(void);
+cudaError_t cudaThreadExit(void);
+cudaError_t cudaSetDeviceFlags(unsigned int flags);
+cudaError_t cudaGetDeviceFlags(unsigned int *flags);
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config);
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config);
+cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config);
+cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice);
+cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags);
+cudaError_t cudaDriverGetVersion(int *version);
+cudaError_t cudaRuntimeGetVersion(int *version);
+cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
+cudaError_t cudaDeviceGetLimit(size_t *value, int limit);
+cudaError_t cudaDeviceSetLimit(int limit, size_t value);
+
+// ---------------------------------------------------------------- memory
+cudaError_t cudaMalloc(void **ptr, size_t size);
+cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags = cudaMemAttachGlobal);
+cudaError_t cudaMallocHost(void **ptr, size_t size);
+cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags);
+cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height);
+cudaError_t cudaFree(void *ptr);
+cudaError_t cudaFreeHost(void *ptr);
+cudaError_t cudaHostGetDevicePointer(void **device, void *host, unsigned int flags);
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                            cudaStream_t stream = 0);
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                              size_t width, size_t height, enum cudaMemcpyKind kind,
+                              cudaStream_t stream = 0);
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
+cudaError_t cudaMemset(void *ptr, int value, size_t count);
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream = 0);
+cudaError_t cudaMemset2D(void *ptr, size_t pitch, int value, size_t width, size_t height);
+cudaError_t cudaMemPrefetchAsync(const void *ptr, size_t count, int device, cudaStream_t stream = 0);
+cudaError_t cudaMemAdvise(const void *ptr, size_t count, int advice, int device);
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr);
+
+// symbols: in this backend a symbol is the variable itself
+cudaError_t gmprof_cudart_symbol_copy(void *symbol, size_t symbol_bytes, void *dst,
+                                      const void *src, size_t count, size_t offset, int to);
+
+// ---------------------------------------------------------------- streams and events
+cudaError_t cudaStreamCreate(cudaStream_t *stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority);
+cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void *userData, unsigned int flags);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData);
+cudaError_t cudaEventCreate(cudaEvent_t *event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+
+// ---------------------------------------------------------------- kernels
+cudaError_t gmprof_cudart_func_attributes(struct cudaFuncAttributes *attr, const void *func);
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value);
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config);
+cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                          int blockSize, size_t dynamicSMemSize);
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
+}
+
+inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {
+  return gmprof_cudart_func_attributes(attr, func);
+}
+template <class T>
+inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, T *func) {
+  return gmprof_cudart_func_attributes(attr, (const void *)func);
+}
+template <class T>
+inline cudaError_t cudaFuncSetAttribute(T *func, enum cudaFuncAttribute attr, int value) {
+  return cudaFuncSetAttribute((const void *)func, attr, value);
+}
+template <class T>
+inline cudaError_t cudaFuncSetCacheConfig(T *func, enum cudaFuncCache config) {
+  return cudaFuncSetCacheConfig((const void *)func, config);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, T *func,
+                                                                 int blockSize,
+                                                                 size_t dynamicSMemSize) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, (const void *)func, blockSize,
+                                                       dynamicSMemSize);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, T func,
+                                                      size_t dynamicSMemSize = 0,
+                                                      int blockSizeLimit = 0) {
+  int limit = blockSizeLimit > 0 && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
+  if (minGridSize) *minGridSize = 8 * 2048 / limit;
+  if (blockSize) *blockSize = limit;
+  (void)func;
+  (void)dynamicSMemSize;
+  return cudaSuccess;
+}
+
+template <class T>
+inline cudaError_t cudaMalloc(T **ptr, size_t size) {
+  return cudaMalloc((void **)ptr, size);
+}
+template <class T>
+inline cudaError_t cudaMallocManaged(T **ptr, size_t size, unsigned int flags = cudaMemAttachGlobal) {
+  return cudaMallocManaged((void **)ptr, size, flags);
+}
+template <class T>
+inline cudaError_t cudaMallocHost(T **ptr, size_t size) {
+  return cudaMallocHost((void **)ptr, size);
+}
+template <class T>
+inline cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned int flags) {
+  return cudaHostAlloc((void **)ptr, size, flags);
+}
+template <class T>
+inline cudaError_t cudaMallocPitch(T **ptr, size_t *pitch, size_t width, size_t height) {
+  return cudaMallocPitch((void **)ptr, pitch, width, height);
+}
+template <class T>
+inline cudaError_t cudaHostGetDevicePointer(T **device, void *host, unsigned int flags) {
+  return cudaHostGetDevicePointer((void **)device, host, flags);
+}
+inline cudaError_t cudaMallocHost(void **ptr, size_t size, unsigned int flags) {
+  return cudaHostAlloc(ptr, size, flags);
+}
+
+// A symbol is passed as the variable (a template deduces its size) or, in the C form, as its
+// address.
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count,
+                                      size_t offset = 0,
+                                      enum cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  (void)kind;
+  return gmprof_cudart_symbol_copy((void *)&symbol, sizeof(T), nullptr, src, count, offset, 1);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count,
+                                           size_t offset = 0,
+                                           enum cudaMemcpyKind kind = cudaMemcpyHostToDevice,
+                                           cudaStream_t stream = 0) {
+  (void)kind;
+  (void)stream;
+  return gmprof_cudart_symbol_copy((void *)&symbol, sizeof(T), nullptr, src, count, offset, 1);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count,
+                                        size_t offset = 0,
+                                        enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  (void)kind;
+  return gmprof_cudart_symbol_copy((void *)&symbol, sizeof(T), dst, nullptr, count, offset, 0);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t count,
+                                             size_t offset = 0,
+                                             enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
+                                             cudaStream_t stream = 0) {
+  (void)kind;
+  (void)stream;
+  return gmprof_cudart_symbol_copy((void *)&symbol, sizeof(T), dst, nullptr, count, offset, 0);
+}
+inline cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                      size_t offset = 0,
+                                      enum cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  (void)kind;
+  return gmprof_cudart_symbol_copy((void *)symbol, (size_t)-1, nullptr, src, count, offset, 1);
+}
+inline cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                                        size_t offset = 0,
+                                        enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  (void)kind;
+  return gmprof_cudart_symbol_copy((void *)symbol, (size_t)-1, dst, nullptr, count, offset, 0);
+}
+template <class T>
+inline cudaError_t cudaGetSymbolAddress(void **address, const T &symbol) {
+  *address = (void *)&symbol;
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol) {
+  (void)symbol;
+  *size = sizeof(T);
+  return cudaSuccess;
+}
+
+// Launches: gmprof rewrites these calls to its host runtime before compiling; these forms are
+// for code that reaches them otherwise (the runtime's own).
+namespace gmprof_host {
+cudaError_t launch_kernel_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
+                                  size_t shared_mem, cudaStream_t stream);
+}
+template <class T>
+inline cudaError_t cudaLaunchKernel(T *func, dim3 grid, dim3 block, void **args,
+                                    size_t sharedMem = 0, cudaStream_t stream = 0) {
+  return ::gmprof_host::launch_kernel_untyped((const void *)func, grid, block, args, sharedMem,
+                                              stream);
+}
+
+#endif  // GMPROF_CPU_CUDA_RUNTIME_H

@@ -1,0 +1,181 @@
+"""Whole programs on a GPU (marked gpu: skipped without one; the integrator runs them on the H100
+and, for the two-GPU test, on a 2-GPU H200): samples/app_stencil built with
+`make NVCC="gmprof nvcc"` against the real nvcc, its output unchanged and its report equal to
+`gmprof profile` on the same launch and to the numpy model; two instrumented files linked with
+-rdc=true; two processes merged; one process on two GPUs merged per device."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import APP, env, gmprof, report_json
+from stencil_model import stencil_counts
+
+pytestmark = pytest.mark.gpu
+
+GPU = {"GMPROF_BACKEND": "gpu"}
+
+
+def _make(d, nvcc, **extra):
+    p = subprocess.run(["make", f"NVCC={nvcc}", "NVCCFLAGS=-O2 -arch=sm_90"], cwd=d,
+                       env=env(**GPU, **extra), capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def _copy_app(d):
+    d.mkdir()
+    for f in APP.iterdir():
+        if f.is_file():
+            shutil.copy(f, d / f.name)
+    return d
+
+
+def _run(d, exe, *args, **extra):
+    return subprocess.run([str(d / exe), *map(str, args)], cwd=d, env=env(**GPU, **extra),
+                          capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def gpu_app(tmp_path_factory):
+    from conftest import GMPROF
+
+    base = tmp_path_factory.mktemp("gpuapp")
+    native = _copy_app(base / "native")
+    _make(native, "nvcc")
+    inst = _copy_app(base / "gmprof")
+    _make(inst, f"{GMPROF} nvcc")
+    return native, inst
+
+
+def test_app_output_unchanged_and_report_equals_profile(gpu_app):
+    from gmprof.mode import Mode
+    from gmprof.report.render import to_json
+    from gmprof.runtime.session import Profiler
+
+    native, inst = gpu_app
+    want = _run(native, "app_stencil", 40, 24, 3)
+    out = inst / "r.json"
+    got = _run(inst, "app_stencil", 40, 24, 3, GMPROF_KERNEL="stencil", GMPROF_LAUNCH_COUNT=1,
+               GMPROF_OUTPUT=out)
+    assert (got.returncode, got.stdout) == (want.returncode, want.stdout) == (0, want.stdout)
+    whole = report_json(inst, out)["kernels"]["stencil"]
+    a = np.random.default_rng(0).random(40 * 24).astype(np.float32)
+    single = Profiler(inst / "kernels.cu", backend="gpu").launch(
+        "stencil", (3, 2), (16, 16), [a, np.zeros_like(a), np.int32(40), np.int32(24)],
+        mode=Mode.parse("default"))
+    ref = to_json(single, include_counts=True)
+    model = stencil_counts(40, 24)
+    for g, w in zip(whole["arrays"], ref["arrays"]):
+        for key in ("name", "accesses", "reads", "writes", "min", "max", "out_of_range",
+                    "counters"):
+            assert g[key] == w[key], (g["name"], key)
+        r, wr = model[g["name"]]
+        assert g["reads"] == r.sum() and g["writes"] == wr.sum()
+
+
+def test_two_processes_merge_on_gpu(gpu_app):
+    _, inst = gpu_app
+    files = []
+    for k in range(2):
+        out = inst / f"p{k}.json"
+        assert _run(inst, "app_stencil", 40, 24, 1 + k, GMPROF_KERNEL="stencil",
+                    GMPROF_OUTPUT=out).returncode == 0
+        files.append(out)
+    rep = report_json(inst, *files)
+    st = rep["kernels"]["stencil"]
+    assert st["run"]["launches"] == 3
+    one = stencil_counts(40, 24)
+    assert {a["name"]: a["accesses"] for a in st["arrays"]} == \
+        {n: 3 * int((r + w).sum()) for n, (r, w) in one.items()}
+    assert len({b["pid"] for b in rep["breakdown"]}) == 2
+
+
+PART = r"""
+__device__ int {name}_helper(int x) {{ return x + {add}; }}
+__global__ void {name}(int *a, int n) {{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = {name}_helper(a[i]);
+}}
+void launch_{name}(int *a, int n) {{ {name}<<<(n + 63) / 64, 64>>>(a, n); }}
+"""
+
+MAIN = r"""#include <cstdio>
+void launch_inc(int *a, int n);
+void launch_dec(int *a, int n);
+int main() {
+  const int n = 200;
+  int h[n], *d;
+  for (int i = 0; i < n; ++i) h[i] = i;
+  cudaMalloc(&d, sizeof h);
+  cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+  launch_inc(d, n);
+  launch_inc(d, n);
+  launch_dec(d, n);
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%d %d\n", h[0], h[199]);
+  return 0;
+}
+"""
+
+
+def test_rdc_multi_file_links_and_reports(tmp_path):
+    (tmp_path / "inc.cu").write_text(PART.format(name="inc", add=1))
+    (tmp_path / "dec.cu").write_text(PART.format(name="dec", add=-3))
+    (tmp_path / "main.cu").write_text(MAIN)
+    for f in ("inc", "dec", "main"):
+        gmprof("nvcc", "-rdc=true", "-arch=sm_90", "-c", f"{f}.cu", "-o", f"{f}.o",
+               cwd=tmp_path, **GPU)
+    gmprof("nvcc", "-rdc=true", "-arch=sm_90", "inc.o", "dec.o", "main.o", "-o", "app",
+           cwd=tmp_path, **GPU)
+    p = _run(tmp_path, "app", GMPROF_OUTPUT=tmp_path / "r.json")
+    assert p.returncode == 0 and p.stdout == "-1 198\n"
+    rep = report_json(tmp_path, tmp_path / "r.json")
+    # 200 threads in range read and write their element once per launch
+    for kernel, launches in (("inc", 2), ("dec", 1)):
+        k = rep["kernels"][kernel]
+        assert k["run"]["launches"] == launches
+        a = {x["name"]: x for x in k["arrays"]}["a"]
+        assert (a["reads"], a["writes"]) == (200 * launches, 200 * launches)
+
+
+TWO_GPUS = r"""#include <cstdio>
+__global__ void scale(float *a, int n, float s) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] *= s;
+}
+int main() {
+  int count = 0;
+  cudaGetDeviceCount(&count);
+  if (count < 2) { printf("one GPU\n"); return 3; }
+  const int n[2] = {1000, 3000};
+  for (int dev = 0; dev < 2; ++dev) {
+    cudaSetDevice(dev);
+    float *d;
+    cudaMalloc(&d, n[dev] * sizeof(float));
+    cudaMemset(d, 0, n[dev] * sizeof(float));
+    scale<<<(n[dev] + 255) / 256, 256>>>(d, n[dev], 2.0f);
+    cudaDeviceSynchronize();
+    cudaFree(d);
+  }
+  printf("done\n");
+  return 0;
+}
+"""
+
+
+def test_two_gpus_merge_per_device(tmp_path):
+    cupy = pytest.importorskip("cupy")
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("needs two GPUs")
+    (tmp_path / "two.cu").write_text(TWO_GPUS)
+    gmprof("nvcc", "-arch=sm_90", "two.cu", "-o", "two", cwd=tmp_path, **GPU)
+    p = _run(tmp_path, "two", GMPROF_OUTPUT=tmp_path / "r.json")
+    assert p.returncode == 0 and p.stdout == "done\n"
+    rep = report_json(tmp_path, tmp_path / "r.json")
+    a = {x["name"]: x for x in rep["kernels"]["scale"]["arrays"]}["a"]
+    assert (a["reads"], a["writes"]) == (4000, 4000)
+    rows = sorted((b["device"].split(":")[0], b["accesses"]["a"]) for b in rep["breakdown"])
+    assert rows == [("0", 2000), ("1", 6000)]
