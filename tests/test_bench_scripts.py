@@ -69,3 +69,14 @@ def test_whole_programs_plumbing(tmp_path):
     assert [x["reason"] for x in doc["results"]] == ["not run (--deadline)"] * 2
     assert doc["meta"]["finished"] and doc["meta"]["suite_rev"] == "(revision unknown)"
     assert "| hello | - |" in (tmp_path / "o" / "whole-programs.md").read_text()
+
+
+def test_host_overhead_runs_a_sample_without_its_kernels(tmp_path):
+    out = tmp_path / "rows.json"
+    r = subprocess.run([sys.executable, "bench/host_overhead.py", "--size", "small",
+                        "--json", str(out), "matmul_naive"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(out.read_text())
+    assert [row["sample"] for row in rows] == ["matmul_naive"]
+    assert rows[0]["cpu_s"] > 0 and rows[0]["size"] == "small"

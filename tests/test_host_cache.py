@@ -77,3 +77,72 @@ def test_entries_round_trip_and_damage_is_a_miss(tmp_path, monkeypatch):
     monkeypatch.setenv("GMPROF_HOST_CACHE", "0")
     host_cache.store("t", "other", 1)
     assert host_cache.load("t", "other") is None
+
+
+def test_pack_round_trips():
+    rng = np.random.default_rng(1)
+    cases = [np.zeros(0, np.int64), np.zeros(7, np.int64), np.full(100, 3, np.int64),
+             rng.integers(0, 4, 1000), rng.integers(-5, 70000, 333),
+             np.repeat(rng.integers(0, 2**40, 20), rng.integers(1, 50, 20)),
+             np.array([2**62, -2**62, 0])]
+    from gmprof.runtime.static_cache import pack, unpack
+
+    for c in cases:
+        c = np.asarray(c, np.int64)
+        got = unpack(pack(c))
+        assert got.dtype == np.int64 and np.array_equal(got, c)
+
+
+def _static_counts_of_samples():
+    """{(sample, launch index, site id): (counts, out of range, executions)} over every
+    sample's small launches, from a fresh StaticLaunchCounts (no in-process cache)."""
+    from gmprof.driver import load_sample
+    from gmprof.mode import Mode
+    from gmprof.runtime.backend import get_backend
+    from gmprof.runtime.launch_input import launch_input
+    from gmprof.runtime.samples import sample_profiler
+    from gmprof.runtime.static_launch import StaticLaunchCounts
+
+    out = {}
+    backend = get_backend("cpu")
+    for d in sorted((ROOT / "samples").iterdir()):
+        if not (d / "driver.py").is_file():
+            continue
+        sample = load_sample(d)
+        prof = sample_profiler(sample, "cpu")
+        drv = sample.driver
+        size = drv.sizes["small"]
+        arrays = drv.arrays(size, np.random.default_rng(0))
+        static = StaticLaunchCounts(prof.program)
+        for i, launch in enumerate(drv.launches(size)):
+            args = [arrays[a] if isinstance(a, str) else a for a in launch.args]
+            li = launch_input(prof.program, backend, launch.kernel, launch.grid3,
+                              launch.block3, args, launch.shared_mem)
+            got = static.evaluate(prof.plan(Mode()), li, lambda name: 0)
+            for sc, c in got.counts.items():
+                out[(d.name, i, sc.site.id)] = (c.counts, c.out_of_range, c.executions)
+    return out
+
+
+def test_static_counts_from_the_cache_are_the_counts(tmp_path, monkeypatch):
+    from gmprof.runtime import static_cache
+
+    monkeypatch.setenv("GMPROF_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("GMPROF_HOST_CACHE", raising=False)
+    monkeypatch.setattr(static_cache, "STORE_AFTER_S", 0.0)  # store every count
+    fresh = _static_counts_of_samples()
+    assert len(fresh) > 20
+    entries = list((tmp_path / "host").glob("static-*.pickle"))
+    assert entries
+    # now every count must come from the cache: counting again is an error
+    from gmprof.runtime import static_launch
+
+    def no_counting(inputs):
+        raise AssertionError("counted again instead of reading the cache")
+
+    monkeypatch.setattr(static_launch, "count_prepared", no_counting)
+    cached = _static_counts_of_samples()
+    assert cached.keys() == fresh.keys()
+    for k, (counts, oor, execs) in fresh.items():
+        c2, oor2, execs2 = cached[k]
+        assert np.array_equal(counts, c2) and oor == oor2 and execs == execs2, k

@@ -45,7 +45,9 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
             raw = area_bytes[obj_base + ls.area_offset * size:
                              obj_base + (ls.area_offset + ls.n_counters) * size]
             counts = raw.view(LY.counter_dtype(mode.counter_bits)).astype(np.int64)
-        per_slot[ls.slot] = [ls, counts.copy(), counters[("oor",) + key], 0,
+        # read_back's arrays (device_counts) and the astype above are fresh copies, ours to add
+        # into: another copy of a 16M-element array per launch is seconds over 50 launches
+        per_slot[ls.slot] = [ls, counts, counters[("oor",) + key], 0,
                              np.zeros(len(counts), np.int64)]
     _fold_gathers(slots, counters, per_slot)
     site_exec = {}

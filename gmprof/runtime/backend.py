@@ -37,6 +37,8 @@ class Backend(Protocol):
                 filename: str = "kernel.cu") -> Module: ...
     def to_device(self, array: np.ndarray) -> Any: ...
     def zeros(self, n: int, dtype) -> Any: ...
+    def copy(self, array) -> Any: ...  # device to device
+    def same_bytes(self, a, b) -> bool: ...  # compared where they live
     def to_host(self, array) -> np.ndarray: ...
     def address(self, array) -> int: ...
     def copy_to_address(self, address: int, data: bytes) -> None: ...
@@ -181,6 +183,23 @@ class GpuBackend:
 
     def zeros(self, n, dtype):
         return self.cp.zeros(int(n), dtype=dtype)
+
+    def copy(self, array):
+        """A fresh C-contiguous device copy (device to device for a CuPy array)."""
+        return self.cp.array(array, copy=True, order="C")
+
+    def same_bytes(self, a, b) -> bool:
+        """Byte equality computed on the device; one bool comes back."""
+        cp = self.cp
+        if a.nbytes != b.nbytes:
+            return False
+        if a.nbytes == 0:
+            return True
+        a = cp.ascontiguousarray(cp.asarray(a)).reshape(-1).view(cp.uint8)
+        b = cp.ascontiguousarray(cp.asarray(b)).reshape(-1).view(cp.uint8)
+        if a.nbytes % 8 == 0:
+            a, b = a.view(cp.uint64), b.view(cp.uint64)
+        return bool((a == b).all())
 
     def to_host(self, array):
         return self.cp.asnumpy(array)

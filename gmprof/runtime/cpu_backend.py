@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import GmprofError
 from ..passes.targets import CPU
 from . import guarded
+from .launchargs import host_same_bytes
 
 
 def check_red_zones(args) -> list[tuple[int, str]]:
@@ -87,6 +88,12 @@ class CpuBackend:
 
     def to_host(self, array):
         return np.asarray(array)
+
+    def copy(self, array):
+        return guarded.copy_of(array)
+
+    def same_bytes(self, a, b) -> bool:
+        return host_same_bytes(np.asarray(a), np.asarray(b))
 
     def address(self, array) -> int:
         return int(array.ctypes.data)

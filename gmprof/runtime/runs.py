@@ -2,7 +2,7 @@
 
 Stage: host runtime, after the counters are laid out. Each kernel runs on its own copy of the
 inputs (launchargs.Copies); the instrumented module starts from the native module's __device__
-variables; the outputs (arrays and __device__ variables) are compared byte for byte; with
+variables; the outputs (arrays and __device__ variables) are compared byte for byte, on the device; with
 `repeat`, both run again on scratch copies (after `warmup` launches) for the timing, which is
 the median. The user's arrays end as the native kernel leaves them. Returns Runs: the times, the
 outputs that differ, the native run's writes past the ends of its arrays (the CPU backend's red
@@ -72,12 +72,11 @@ def run_profiled(backend, li, native, instrumented, dyn_shared: int, launch, slo
     native_times = [launch_once(native, li, native_run.args, li.shared_mem, timeout)]
     failures = memory_errors(native, largs, "native")
     diagnostics = list(getattr(native, "diagnostics", []))
-    native_out = native_run.read()
+    native_out = native_run.device  # left as the native run wrote them (repeats use scratch)
     native_globals = module_state.snapshot(backend, native, global_names)
     inst_times = [launch_once(instrumented, li, inst_run.args, dyn_shared, timeout)]
     counters = read_counters()
-    inst_out = inst_run.read()
-    differ = launchargs.compare(native_out, inst_out, largs)
+    differ = launchargs.compare(native_out, inst_run.device, largs, backend)
     differ += [f"__device__ variable {n}" for n in module_state.differing(
         native_globals, module_state.snapshot(backend, instrumented, global_names))]
     if opts.repeat:
@@ -98,7 +97,8 @@ def run_profiled(backend, li, native, instrumented, dyn_shared: int, launch, slo
         # same inputs); their writes stay in their copies, and module state goes back to
         # what the profiled launch left
         if not differ:
-            late = launchargs.compare(scratch_native.read(), scratch_inst.read(), largs)
+            late = launchargs.compare(scratch_native.device, scratch_inst.device, largs,
+                                      backend)
             differ += [f"{n} (after {opts.warmup + opts.repeat} repeated launches)"
                        for n in late]
         module_state.restore(backend, native_globals)
@@ -120,7 +120,7 @@ def run_native(backend, module, li, timeout) -> float:
         raise CheckFailed(f"kernel `{li.name_expression}`: accesses outside its arrays: " +
                           "; ".join(f"{name!r}: {text}" for name, text in errors),
                           kind="out-of-range")
-    launchargs.store_back(backend, li.largs, run.read(), before)
+    launchargs.store_back(backend, li.largs, run.device, before)
     return t
 
 

@@ -111,20 +111,32 @@ def count_static(formula, env, grid, block, n_units: int, unit: int, access_size
     per_word: shared memory, where an access touches every 4-byte word it covers; for device
     arrays it touches every element it covers.
     """
+    return count_prepared(prepare(formula, env, grid, block, n_units, unit, access_size,
+                                  per_word, nbytes))
+
+
+def prepare(formula, env, grid, block, n_units, unit, access_size, per_word,
+            nbytes=None) -> tuple:
+    """The formula evaluated at a launch: plain ints, strings, tuples and dicts, all that
+    count_prepared reads (and a key for static_cache.py)."""
     addr_terms, addr_const = _affine(formula.address, env)
     loops = []
     for cmp, init, bound, step, sign in formula.loops:
         it, ic = _affine(init, env)
         bt, bc = _affine(bound, env)
         loops.append((cmp, it, ic, bt, bc, _ival(step, env) * sign))
-    ranges = {}
-    for name, k in _VAR_DIMS.items():
-        ranges[name] = int(block[k])
-    for name, k in _BLOCK_DIMS.items():
-        ranges[name] = int(grid[k])
-    constraint = _prepare(formula.constraints, env)
-    touched = max(1, -(-access_size // unit)) if not per_word else None
+    return (addr_terms, addr_const, tuple(loops), _prepare(formula.constraints, env),
+            tuple(int(g) for g in grid), tuple(int(b) for b in block), int(n_units), int(unit),
+            int(access_size), bool(per_word), None if nbytes is None else int(nbytes))
 
+
+def count_prepared(inputs: tuple) -> StaticCount:
+    addr_terms, addr_const, loops, constraint, grid, block, n_units, unit, access_size, \
+        per_word, nbytes = inputs
+    loops = list(loops)
+    ranges = {**{name: int(block[k]) for name, k in _VAR_DIMS.items()},
+              **{name: int(grid[k]) for name, k in _BLOCK_DIMS.items()}}
+    touched = max(1, -(-access_size // unit)) if not per_word else None
     derived = any(_derived(v) for v in addr_terms) or \
         any(_derived(v) for _, it, _, bt, _, _ in loops for v in list(it) + list(bt)) or \
         any(_derived(v) for v in _constraint_vars(constraint))
@@ -172,7 +184,7 @@ def count_static(formula, env, grid, block, n_units: int, unit: int, access_size
     factor *= factor_sep
     if factor == 0:
         return StaticCount(np.zeros(n_units, np.int64), 0, 0, "enumerate")
-    result = _enumerate(formula, addr_terms, addr_const, loops_e, constraint, tuple(grid_e),
+    result = _enumerate(None, addr_terms, addr_const, loops_e, constraint, tuple(grid_e),
                         tuple(block_e), n_units, unit, access_size, per_word, touched, nbytes)
     if factor != 1:
         result = StaticCount(result.counts * factor, result.out_of_range * factor,

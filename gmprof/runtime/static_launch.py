@@ -8,7 +8,8 @@ sites whose formula could not be evaluated at this launch, which are counted on 
 instead (the caller re-plans with them demoted).
 
 Repeated launches with the same values (iterations of a solver) reuse the counts: the cache is
-keyed by the SiteClass object and everything of the launch a formula can read.
+keyed by the SiteClass object and everything of the launch a formula can read. Across
+processes, counts are kept by the hash of the evaluated formula (static_cache.py).
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ import numpy as np
 from gmprof.passes import symbolic as S
 from gmprof.passes.plan import STATIC
 
-from .static_counts import count_static
+from . import static_cache
+from .static_counts import count_prepared, prepare
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,10 @@ class StaticLaunchCounts:
                     nbytes = global_size(obj.name)
             n_units, per_word = -(-nbytes // unit), False
         size = int(S.evaluate(sc.formula.access_size, env))
-        return count_static(sc.formula, env, li.grid, li.block, n_units, unit, size, per_word,
-                            nbytes)
+        inputs = prepare(sc.formula, env, li.grid, li.block, n_units, unit, size, per_word,
+                         nbytes)
+        # the same launch in the next process (a sample run again) reads the counts back
+        return static_cache.cached(inputs, lambda: count_prepared(inputs))
 
 
 def _hashable(v):
