@@ -107,7 +107,9 @@ def object_for_symbol(sym: Symbol, owner: str | None) -> MemoryObject | None:
     if sym.kind == PARAM and isinstance(sym.decl, c_ast.Decl):
         t = sym.decl.type
         if isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl)):
-            elem = t.type if isinstance(t, c_ast.PtrDecl) else t
+            # an array parameter (`unsigned char v[8]`, `float m[][4]`) is a pointer to its
+            # element: C adjusts the outermost dimension away
+            elem = t.type
             elem_text = type_text(t)
             quals = _pointer_quals(t)
             inner = elem if isinstance(elem, c_ast.TypeDecl) else None
