@@ -60,14 +60,9 @@ def _imports(name: str, path: Path, modules: dict) -> set[str]:
     return found
 
 
-# Modules still being split (issue 12), each with the length it may not pass meanwhile.
-BEING_SPLIT = {"passes/values.py": 660}
-
-
 def test_no_module_is_over_600_lines():
-    long = {rel: n for p in _modules().values()
-            if (n := len(p.read_text().splitlines())) > BEING_SPLIT.get(
-                rel := str(p.relative_to(ROOT)), MAX_LINES)}
+    long = {str(p.relative_to(ROOT)): n for p in _modules().values()
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert long == {}
 
 
