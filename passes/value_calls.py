@@ -22,7 +22,7 @@ from .value_domain import (_BLOCK_UNIFORM_FUNCTIONS, _PURE_FUNCTIONS, _PURE_INT_
 
 
 class CallValues:
-    def _v_FuncCall(self, node) -> Value:
+    def visit_FuncCall(self, node) -> Value:
         name = node.name
         callee = name.name if isinstance(name, c_ast.ID) else (
             name.name if isinstance(name, X.TemplateId) else None)

@@ -35,10 +35,12 @@ from .value_calls import CallValues
 from .value_domain import (_BUILTIN_FIELDS, BID, TID, UNKNOWN_VALUE, Context, Value, const_value,
                            join)
 from .value_variables import VariableValues
+from .visitor import Visitor
 
 
-class ValueAnalysis(VariableValues, ValueArithmetic, CallValues):
+class ValueAnalysis(Visitor, VariableValues, ValueArithmetic, CallValues):
     """Values of expressions of one function in one context. Memoised per node and per Def.
+    value(node) memoises visit_<Class>(node) (a class with no method joins its children's).
     Expressions are here; variables (reaching definitions, loop iterators) in
     value_variables.py, arithmetic and quotients in value_arithmetic.py, calls in
     value_calls.py."""
@@ -76,21 +78,18 @@ class ValueAnalysis(VariableValues, ValueArithmetic, CallValues):
                          ("a value chosen by a condition on itself",))
         self._active.add(node)
         try:
-            v = self._value(node)
+            v = self.visit(node)
         finally:
             self._active.discard(node)
         self._memo[node] = v
         return v
 
-    def _value(self, node) -> Value:
-        method = getattr(self, "_v_" + type(node).__name__, None)
-        if method is None:
-            return join([self.value(c) for _, c in node.children()],
-                        reason=f"{type(node).__name__} is not analysed")
-        return method(node)
+    def generic_visit(self, node) -> Value:
+        return join([self.value(c) for _, c in node.children()],
+                    reason=f"{type(node).__name__} is not analysed")
 
     # -- leaves ----------------------------------------------------------------------------
-    def _v_Constant(self, node) -> Value:
+    def visit_Constant(self, node) -> Value:
         if node.type in ("int", "unsigned int", "long int", "long long int",
                          "unsigned long long int"):
             text = node.value.rstrip("uUlLzZ").replace("'", "")
@@ -115,7 +114,7 @@ class ValueAnalysis(VariableValues, ValueArithmetic, CallValues):
             return const_value(S.const(1 if node.value == "true" else 0))
         return Value(frozenset(), None)
 
-    def _v_ID(self, node) -> Value:
+    def visit_ID(self, node) -> Value:
         sym = self.names[node]
         if sym is None:  # a name inside a macro body: resolved at file scope
             sym = self.program.file_symbol(node.name)
@@ -173,7 +172,7 @@ class ValueAnalysis(VariableValues, ValueArithmetic, CallValues):
         return v
 
     # -- operators (arithmetic itself: value_arithmetic.py) ---------------------------
-    def _v_BinaryOp(self, node) -> Value:
+    def visit_BinaryOp(self, node) -> Value:
         left, right = self.value(node.left), self.value(node.right)
         if node.op in ("/", ">>"):
             warp = self._warp_quotient(node.op, left, right)
@@ -181,7 +180,7 @@ class ValueAnalysis(VariableValues, ValueArithmetic, CallValues):
                 return warp
         return self._arith(node.op, left, right)
 
-    def _v_UnaryOp(self, node) -> Value:
+    def visit_UnaryOp(self, node) -> Value:
         op = node.op
         if op in ("sizeof", "_Alignof"):
             inner = node.expr
@@ -219,7 +218,7 @@ class ValueAnalysis(VariableValues, ValueArithmetic, CallValues):
             return Value()
         return self.value(node)
 
-    def _v_TernaryOp(self, node) -> Value:
+    def visit_TernaryOp(self, node) -> Value:
         c, a, b = self.value(node.cond), self.value(node.iftrue), self.value(node.iffalse)
         affine = None
         if c.affine is not None and c.affine.is_constant and a.affine is not None and \
@@ -229,15 +228,15 @@ class ValueAnalysis(VariableValues, ValueArithmetic, CallValues):
             affine = a.affine
         return Value(c.deps | a.deps | b.deps, affine, c.reasons + a.reasons + b.reasons)
 
-    def _v_Assignment(self, node) -> Value:
+    def visit_Assignment(self, node) -> Value:
         return self.value(node.rvalue) if node.op == "=" else self.value(node.lvalue)
 
-    def _v_ExprList(self, node) -> Value:
+    def visit_ExprList(self, node) -> Value:
         for e in node.exprs[:-1]:
             self.value(e)
         return self.value(node.exprs[-1]) if node.exprs else UNKNOWN_VALUE
 
-    def _v_Cast(self, node) -> Value:
+    def visit_Cast(self, node) -> Value:
         v = self.value(node.expr)
         from .symbols import type_text
         t = type_text(node.to_type.type) if isinstance(node.to_type, c_ast.Typename) else "?"
@@ -249,16 +248,16 @@ class ValueAnalysis(VariableValues, ValueArithmetic, CallValues):
             return Value(v.deps, None, v.reasons)
         return v  # integer conversions keep affine index arithmetic
 
-    def _v_CxxCast(self, node) -> Value:
-        return self._v_Cast(node)
+    def visit_CxxCast(self, node) -> Value:
+        return self.visit_Cast(node)
 
-    def _v_Typename(self, node) -> Value:
+    def visit_Typename(self, node) -> Value:
         return Value()
 
-    def _v_InitList(self, node) -> Value:
+    def visit_InitList(self, node) -> Value:
         return join([self.value(e) for e in node.exprs])
 
-    def _v_StructRef(self, node) -> Value:
+    def visit_StructRef(self, node) -> Value:
         name = node.name
         field_name = node.field.name if isinstance(node.field, c_ast.ID) else None
         if isinstance(name, c_ast.ID) and node.type == ".":
@@ -276,7 +275,7 @@ class ValueAnalysis(VariableValues, ValueArithmetic, CallValues):
         base = self.value(name)
         return Value(base.deps, None, base.reasons)
 
-    def _v_ArrayRef(self, node) -> Value:
+    def visit_ArrayRef(self, node) -> Value:
         site = self.sites_by_node.get(node)
         if site is not None:
             return self._memory_read(node, site, self._site_index_value(site))
