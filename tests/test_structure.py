@@ -107,3 +107,17 @@ def test_the_checks_see_every_stage():
     # a cycle hidden in a function-level import is found
     graph = _imports("gmprof.cli_report", modules["gmprof.cli_report"], modules)
     assert "gmprof.cli_commands" in graph
+
+
+def test_every_error_made_has_a_kind():
+    """A GmprofError made directly names its kind (a subclass carries its own), so tests and
+    tools match kinds, not text (docs/errors.md lists them)."""
+    bare = []
+    for path in _modules().values():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                    node.func.id == "GmprofError" and \
+                    not any(k.arg == "kind" for k in node.keywords):
+                bare.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert bare == []

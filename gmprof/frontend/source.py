@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import GmprofError, Location
+from ..errors import GmprofError, InputError, Location
 from .cxx_ast import LineTable
 
 
@@ -41,7 +41,7 @@ class SourceFile:
         return Location(self.name, line, col, self.line_text(line))
 
     def error(self, message: str, offset: int) -> GmprofError:
-        return GmprofError(message, self.location(offset))
+        return GmprofError(message, self.location(offset), kind="syntax")
 
     def __repr__(self) -> str:
         return f"SourceFile({self.name!r}, {len(self.text)} chars)"
@@ -56,17 +56,17 @@ def read_source(path: str | Path, *, display_name: str | None = None,
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise GmprofError(f"no such file: {path}", included_from) from None
+        raise InputError(f"no such file: {path}", included_from) from None
     except IsADirectoryError:
-        raise GmprofError(f"{path} is a directory, not a source file", included_from) from None
+        raise InputError(f"{path} is a directory, not a source file", included_from) from None
     except OSError as exc:
-        raise GmprofError(f"cannot read {path}: {exc.strerror}", included_from) from None
+        raise InputError(f"cannot read {path}: {exc.strerror}", included_from) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise GmprofError(f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x})",
+        raise InputError(f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x})",
                           Location(name, line, col)) from None
     if text.startswith("\ufeff"):
         # Keep the byte-order mark in the text so offsets and round trips stay exact; the lexers
