@@ -88,10 +88,9 @@ def nvcc(src: Path, includes: list[Path], out_dir: Path) -> str | None:
 def one_file(args) -> dict:
     root, path, compile_ = args
     from gmprof.errors import GmprofError
-    from gmprof.frontend.program import load
-    from gmprof.passes.pipeline import analyze
-    from gmprof.passes.plan import Mode, plan_counters
-    from gmprof.passes.rewrite import emit, instrument
+    from gmprof.mode import Mode
+    from gmprof.passes.pipeline import Pipeline
+    from gmprof.passes.targets import NVCC, NVRTC
 
     rel = str(path.relative_to(root))
     includes = include_dirs(root, path)
@@ -99,8 +98,9 @@ def one_file(args) -> dict:
            "silent": [], "original": None, "instrumented": {}, "seconds": 0.0}
     t0 = time.perf_counter()
     try:
-        tu = load(path, include_dirs=includes)
-        program = analyze(tu)
+        pipeline = Pipeline()
+        tu = pipeline.load(path, include_dirs=includes)
+        program = pipeline.analyze(tu)
     except GmprofError as exc:
         rec["error"] = exc.render().splitlines()[0]
         tu = None
@@ -137,17 +137,15 @@ def one_file(args) -> dict:
             # host code that no longer compiles (cudaThreadSynchronize, missing host libraries):
             # compare the device code alone, as gmprof profile compiles it (host code blanked)
             src = tmp / f"native_{path.name}"
-            src.write_text(emit(program, {}, device_only=True, header=False))
+            src.write_text(pipeline.emit(program, None, NVRTC, header=False))
             rec["device_original"] = nvcc(src, includes, tmp)
             if rec["device_original"] is not None:
                 return rec
         for mode in MODES:
             try:
-                plan = plan_counters(program, Mode.parse(mode))
-                patches, rw = instrument(plan)
-                defines = plan.mode.defines() | {"GMPROF_SHARED_BASES":
-                                                 int(rw.needs_shared_bases)}
-                text = emit(program, patches, device_only=device_only, defines=defines)
+                plan = pipeline.plan(program, Mode.parse(mode))
+                text, _ = pipeline.instrumented_source(program, plan,
+                                                       NVRTC if device_only else NVCC)
             except Exception as exc:  # noqa: BLE001
                 rec["instrumented"][mode] = f"gmprof: {exc.__class__.__name__}: {exc}"
                 continue
