@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ._paths import samples_dir
-from .errors import GmprofError
+from .errors import InputError, OptionError
 from .mode import Mode
 from .report.accuracy import accuracy_loss
 
@@ -219,7 +219,7 @@ def merge_parts(directory: Path) -> dict:
     """Combine paper_part_*.json (one evaluation split over several runs) into paper.json/.md."""
     parts = sorted(directory.glob("paper_part_*.json"))
     if not parts:
-        raise GmprofError(f"no paper_part_*.json in {directory}")
+        raise InputError(f"no paper_part_*.json in {directory}")
     merged: dict = {"table1": [], "table2": [], "sampling": [], "cases": [], "space": []}
     infos = []
     for p in parts:
@@ -348,7 +348,7 @@ def markdown(results: dict) -> str:
 
 def cmd_bench(args) -> int:
     if args.suite != "paper":
-        raise GmprofError(f"unknown suite {args.suite!r} (paper)")
+        raise OptionError(f"unknown suite {args.suite!r} (paper)")
     if args.merge:
         print(markdown(merge_parts(Path(args.out))))
         return 0

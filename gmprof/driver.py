@@ -130,15 +130,15 @@ def load_sample(directory: str | Path) -> Sample:
     directory = Path(directory)
     driver_path = directory / "driver.py"
     if not driver_path.is_file():
-        from .errors import GmprofError
+        from .errors import InputError
 
-        raise GmprofError(f"{directory} is not a sample: it has no driver.py")
+        raise InputError(f"{directory} is not a sample: it has no driver.py")
     spec = importlib.util.spec_from_file_location(f"gmprof_sample_{directory.name}", driver_path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     driver = getattr(module, "DRIVER", None)
     if not isinstance(driver, Driver):
-        from .errors import GmprofError
+        from .errors import InputError
 
-        raise GmprofError(f"{driver_path} defines no DRIVER (an instance of gmprof.driver.Driver)")
+        raise InputError(f"{driver_path} defines no DRIVER (an instance of gmprof.driver.Driver)")
     return Sample(directory.name, directory, driver)

@@ -8,9 +8,13 @@ below group the kinds, and where Python's convention names a built-in exception 
 (a wrong type, a bad value) the class is that exception too, so `except TypeError` still works:
 
     kind                     class                exit  what
-    error (default)          GmprofError          2     bad source, a kernel that is missing or
+    syntax, preprocess, no-kernel, kernel-not-parsed, bad-kernel-name, no-compiler, no-gpu,
+    unknown-size, no-variable, too-many-objects
+                             GmprofError          2     bad source, a kernel that is missing or
                                                         does not parse, anything else the user
                                                         must change before gmprof can run
+                                                        (each made with its kind=; 'error', the
+                                                        default, is made nowhere)
     bad-option               OptionError          2     an option or keyword out of its range
     bad-argument             ArgumentError        2     a launch argument of the wrong type
     bad-argument-value       ArgumentValueError   2     a launch argument of the right type whose

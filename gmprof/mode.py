@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gmprof.errors import GmprofError
+from gmprof.errors import OptionError
 
 
 @dataclass(frozen=True)
@@ -75,13 +75,13 @@ class Mode:
         (`SA-NA-SM-TH`, the paper's names)."""
         text = (text or "default").strip()
         if counter_bits not in (8, 16, 32):
-            raise GmprofError(f"--counter-bits must be 8, 16 or 32, not {counter_bits}")
+            raise OptionError(f"--counter-bits must be 8, 16 or 32, not {counter_bits}")
         if profile not in ("shm", "dm", "both"):
-            raise GmprofError(f"--profile must be shm, dm or both, not {profile!r}")
+            raise OptionError(f"--profile must be shm, dm or both, not {profile!r}")
         if sampling is not None and not (0.0 < sampling <= 1.0):
-            raise GmprofError(f"the sampling rate must be in (0, 1], not {sampling}")
+            raise OptionError(f"the sampling rate must be in (0, 1], not {sampling}")
         if sampler not in ("rng", "paper"):
-            raise GmprofError(f"--sampler must be rng or paper, not {sampler!r}")
+            raise OptionError(f"--sampler must be rng or paper, not {sampler!r}")
         low = text.lower()
         if low == "default":
             flags = {"sa", "sm"}
@@ -95,7 +95,7 @@ class Mode:
                 if part in ("basic", ""):
                     continue
                 if part not in ("sa", "na", "sm", "th"):
-                    raise GmprofError(f"unknown mode {part!r} in {text!r}: use default, basic, "
+                    raise OptionError(f"unknown mode {part!r} in {text!r}: use default, basic, "
                                       "trace, or SA, NA, SM, TH joined by '-'")
                 flags.add(part)
         if "th" in flags and threshold is None:
@@ -103,13 +103,13 @@ class Mode:
         if threshold is not None:
             flags.add("th")
             if threshold < 1:
-                raise GmprofError(f"the threshold must be at least 1, not {threshold}")
+                raise OptionError(f"the threshold must be at least 1, not {threshold}")
             limit = (1 << counter_bits) - 1
             if threshold > limit:
-                raise GmprofError(f"threshold {threshold} does not fit {counter_bits}-bit "
+                raise OptionError(f"threshold {threshold} does not fit {counter_bits}-bit "
                                   f"counters (at most {limit})")
         elif counter_bits != 32:
-            raise GmprofError(f"{counter_bits}-bit counters need a threshold (--threshold N "
+            raise OptionError(f"{counter_bits}-bit counters need a threshold (--threshold N "
                               "or mode TH)")
         return Mode(sa="sa" in flags, na="na" in flags, sm="sm" in flags,
                     threshold=threshold if "th" in flags else None, counter_bits=counter_bits,

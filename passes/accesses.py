@@ -28,6 +28,7 @@ from gmprof.frontend.program import Function
 
 from .scopes import GLOBAL, LOCAL, PARAM, Names
 from .symbols import LOCAL_ARRAY, MemoryObject
+from .visitor import Visitor
 
 READ = "read"
 WRITE = "write"
@@ -106,7 +107,7 @@ def parent_map(root) -> dict:
     return parents
 
 
-class FindAccesses:
+class FindAccesses(Visitor):
     def __init__(self, function: Function, names: Names, objects: list[MemoryObject]):
         self.function = function
         self.names = names
@@ -254,7 +255,7 @@ class FindAccesses:
         while stack:
             n = stack.pop()
             if n not in self._claimed:
-                self._consider(n)
+                self.visit(n)
             kids = [c for _, c in n.children()]
             stack.extend(reversed(kids))
 
@@ -264,81 +265,96 @@ class FindAccesses:
         self.sites.append(AccessSite(node, obj, kind, tuple(subscripts), via, form,
                                      self.function, reason, atomic))
 
-    def _consider(self, n):
+    # Each node the walk reaches (_visit) is visited once: visit_<Class>(n) records the access
+    # it makes, if any; any other class makes none.
+    def generic_visit(self, n):
+        return None
+
+    def visit_ArrayRef(self, n):
         parent = self.parents.get(n)
-        if isinstance(n, c_ast.ArrayRef):
-            if isinstance(parent, c_ast.ArrayRef) and parent.name is n:
-                return  # inner part of a chain; the outermost decides
-            subs = []
-            base = n
-            while isinstance(base, c_ast.ArrayRef):
-                subs.append(base.subscript)
-                base = base.name
-            subs.reverse()
-            if self._is_local_value(base):
-                return  # an array member of a local struct: registers, not memory
-            obj, via, reason = self.resolve_pointer(base)
-            rank = self._rank(obj, base)
-            if rank is not None and len(subs) < rank:
-                return  # a partial subscript: an address (decays to a row pointer)
-            if self._address_use(n):
-                return
-            kind, atomic = self._atomic_or_kind(n)
-            if rank is not None and len(subs) > rank:
-                # e.g. float **a: a[i] reads a pointer from a; [j] goes through an unknown one
-                self._record(n, None, kind, subs[rank:], None, "subscript",
-                             "pointer loaded from memory")
-                return
-            self._record(n, obj, kind, subs, via, "subscript", reason, atomic)
-            # the subscript expressions hold their own accesses; the base does not
-            self._claim_base(base)
-        elif isinstance(n, c_ast.UnaryOp) and n.op == "*":
-            if self._address_use(n):
-                return
-            obj, via, reason = self.resolve_pointer(n.expr)
-            offsets = self._offsets(n.expr)
-            kind, atomic = self._atomic_or_kind(n)
-            self._record(n, obj, kind, offsets, via, "deref", reason, atomic)
-        elif isinstance(n, c_ast.StructRef) and n.type == "->":
-            parent = self.parents.get(n)
-            if isinstance(parent, c_ast.FuncCall) and parent.name is n:
-                return  # vec->push(x): a member function's call, no memory read
-            obj, via, reason = self.resolve_pointer(n.name)
-            kind, atomic = self._atomic_or_kind(n)
-            self._record(n, obj, kind, self._offsets(n.name), via, "arrow", reason, atomic)
-        elif isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and \
-                n.name.name in ADDRESS_FUNCTIONS and n.args is not None and n.args.exprs:
-            # atomicAdd(p + i, v), __ldg(p + i): the pointer itself is the first argument
-            # (`&a[i]` is handled where the subscript is)
-            ptr = n.args.exprs[0]
-            if isinstance(ptr, c_ast.UnaryOp) and ptr.op == "&":
-                return
-            name = n.name.name
-            obj, via, reason = self.resolve_pointer(ptr)
-            offsets = self._offsets(ptr)
-            self._record(ptr, obj, ADDRESS_FUNCTIONS[name], offsets, via, "pointer",
-                         reason, name if name in ATOMIC_FUNCTIONS else None)
-            # the pointer is no access of its own; the offsets hold theirs (`h + v[i]`)
-            inside = {id(x) for off in offsets for x in X.walk(off)}
-            self._claimed.update(x for x in X.walk(ptr) if id(x) not in inside)
-        elif isinstance(n, c_ast.ID):
-            sym = self.names[n]
-            if sym in self.references:
-                self._reference_use(n, sym)
-                return
-            if sym is None or sym not in self.by_symbol:
-                return
-            obj = self.by_symbol[sym]
-            if obj.dims or obj.is_pointer:
-                return  # an array or pointer named without a subscript: an address
-            if isinstance(parent, c_ast.UnaryOp) and parent.op == "&":
-                if self._intrinsic_of_address(parent) is None:
-                    return  # &x: an address
-                kind, atomic = self._atomic_or_kind(n, through_address=True)
-                self._record(n, obj, kind, (), None, "scalar", None, atomic)
-                return
-            kind, atomic = self.kind_of(n)
-            self._record(n, obj, kind, (), None, "scalar")
+        if isinstance(parent, c_ast.ArrayRef) and parent.name is n:
+            return  # inner part of a chain; the outermost decides
+        subs = []
+        base = n
+        while isinstance(base, c_ast.ArrayRef):
+            subs.append(base.subscript)
+            base = base.name
+        subs.reverse()
+        if self._is_local_value(base):
+            return  # an array member of a local struct: registers, not memory
+        obj, via, reason = self.resolve_pointer(base)
+        rank = self._rank(obj, base)
+        if rank is not None and len(subs) < rank:
+            return  # a partial subscript: an address (decays to a row pointer)
+        if self._address_use(n):
+            return
+        kind, atomic = self._atomic_or_kind(n)
+        if rank is not None and len(subs) > rank:
+            # e.g. float **a: a[i] reads a pointer from a; [j] goes through an unknown one
+            self._record(n, None, kind, subs[rank:], None, "subscript",
+                         "pointer loaded from memory")
+            return
+        self._record(n, obj, kind, subs, via, "subscript", reason, atomic)
+        # the subscript expressions hold their own accesses; the base does not
+        self._claim_base(base)
+
+    def visit_UnaryOp(self, n):
+        if n.op != "*":
+            return
+        if self._address_use(n):
+            return
+        obj, via, reason = self.resolve_pointer(n.expr)
+        offsets = self._offsets(n.expr)
+        kind, atomic = self._atomic_or_kind(n)
+        self._record(n, obj, kind, offsets, via, "deref", reason, atomic)
+
+    def visit_StructRef(self, n):
+        if n.type != "->":
+            return
+        parent = self.parents.get(n)
+        if isinstance(parent, c_ast.FuncCall) and parent.name is n:
+            return  # vec->push(x): a member function's call, no memory read
+        obj, via, reason = self.resolve_pointer(n.name)
+        kind, atomic = self._atomic_or_kind(n)
+        self._record(n, obj, kind, self._offsets(n.name), via, "arrow", reason, atomic)
+
+    def visit_FuncCall(self, n):
+        if not (isinstance(n.name, c_ast.ID) and n.name.name in ADDRESS_FUNCTIONS and
+                n.args is not None and n.args.exprs):
+            return
+        # atomicAdd(p + i, v), __ldg(p + i): the pointer itself is the first argument
+        # (`&a[i]` is handled where the subscript is)
+        ptr = n.args.exprs[0]
+        if isinstance(ptr, c_ast.UnaryOp) and ptr.op == "&":
+            return
+        name = n.name.name
+        obj, via, reason = self.resolve_pointer(ptr)
+        offsets = self._offsets(ptr)
+        self._record(ptr, obj, ADDRESS_FUNCTIONS[name], offsets, via, "pointer",
+                     reason, name if name in ATOMIC_FUNCTIONS else None)
+        # the pointer is no access of its own; the offsets hold theirs (`h + v[i]`)
+        inside = {id(x) for off in offsets for x in X.walk(off)}
+        self._claimed.update(x for x in X.walk(ptr) if id(x) not in inside)
+
+    def visit_ID(self, n):
+        parent = self.parents.get(n)
+        sym = self.names[n]
+        if sym in self.references:
+            self._reference_use(n, sym)
+            return
+        if sym is None or sym not in self.by_symbol:
+            return
+        obj = self.by_symbol[sym]
+        if obj.dims or obj.is_pointer:
+            return  # an array or pointer named without a subscript: an address
+        if isinstance(parent, c_ast.UnaryOp) and parent.op == "&":
+            if self._intrinsic_of_address(parent) is None:
+                return  # &x: an address
+            kind, atomic = self._atomic_or_kind(n, through_address=True)
+            self._record(n, obj, kind, (), None, "scalar", None, atomic)
+            return
+        kind, atomic = self.kind_of(n)
+        self._record(n, obj, kind, (), None, "scalar")
 
     def _reference_use(self, n, sym) -> None:
         bound = self.references[sym]

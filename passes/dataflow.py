@@ -22,6 +22,7 @@ from pycparser import c_ast
 from gmprof.frontend import cxx_ast as X
 
 from .scopes import LOCAL, PARAM, Names, Symbol
+from .visitor import Visitor
 
 _MAX_LOOP_PASSES = 12
 
@@ -81,10 +82,14 @@ def _merge(*states):
     return out
 
 
-class ReachingDefinitions:
+class ReachingDefinitions(Visitor):
+    """Statements: visit_<Class>(node, state) -> the state after it (None: unreachable).
+    Expressions are walked by ExpressionFlow."""
+
     def __init__(self, funcdef: c_ast.FuncDef, names: Names):
         self.funcdef = funcdef
         self.names = names
+        self.expressions = ExpressionFlow(self)
         self.result = Reaching(names)
         self.loop_stack: list[dict] = []  # per enclosing loop/switch: {'breaks', 'continues'}
         self.goto_states: dict[str, list] = {}
@@ -137,12 +142,12 @@ class ReachingDefinitions:
     def _stmt(self, node, state):
         if state is None or node is None:
             return state
-        method = getattr(self, "_s_" + type(node).__name__, None)
-        if method is not None:
-            return method(node, state)
-        return self._expr(node, state)
+        return self.visit(node, state)
 
-    def _s_Compound(self, node, state):
+    def generic_visit(self, node, state):
+        return self._expr(node, state)  # an expression statement
+
+    def visit_Compound(self, node, state):
         for item in node.block_items or ():
             state = self._stmt(item, state)
             if state is None:
@@ -162,10 +167,10 @@ class ReachingDefinitions:
         """Walk unreachable code only to find labels inside it (their state comes from gotos)."""
         for sub in X.walk(node):
             if isinstance(sub, c_ast.Label):
-                self._s_Label(sub, None)
+                self.visit_Label(sub, None)
                 return
 
-    def _s_Decl(self, node, state):
+    def visit_Decl(self, node, state):
         sym = self.names.declared.get(node)
         if node.init is not None:
             state = self._expr(node.init, state)
@@ -178,15 +183,15 @@ class ReachingDefinitions:
             state[sym] = frozenset([d])
         return state
 
-    def _s_DeclList(self, node, state):
+    def visit_DeclList(self, node, state):
         for decl in node.decls:
             state = self._stmt(decl, state)
         return state
 
-    def _s_Typedef(self, node, state):
+    def visit_Typedef(self, node, state):
         return state
 
-    def _s_If(self, node, state):
+    def visit_If(self, node, state):
         state = self._expr(node.cond, state)
         then = self._stmt(node.iftrue, dict(state))
         other = self._stmt(node.iffalse, dict(state)) if node.iffalse is not None else state
@@ -223,17 +228,17 @@ class ReachingDefinitions:
             head = new_head
         return exit_state
 
-    def _s_For(self, node, state):
+    def visit_For(self, node, state):
         return self._loop(node, state, init=node.init, cond=node.cond, nxt=node.next,
                           body=node.stmt)
 
-    def _s_While(self, node, state):
+    def visit_While(self, node, state):
         return self._loop(node, state, cond=node.cond, body=node.stmt)
 
-    def _s_DoWhile(self, node, state):
+    def visit_DoWhile(self, node, state):
         return self._loop(node, state, cond=node.cond, body=node.stmt, do=True)
 
-    def _s_Switch(self, node, state):
+    def visit_Switch(self, node, state):
         state = self._expr(node.cond, state)
         frame = {"breaks": [], "continues": None}
         self.loop_stack.append(frame)
@@ -254,28 +259,28 @@ class ReachingDefinitions:
         self.loop_stack.pop()
         return _merge(fall, *frame["breaks"], None if has_default else state)
 
-    def _s_Break(self, node, state):
+    def visit_Break(self, node, state):
         if self.loop_stack:
             self.loop_stack[-1]["breaks"].append(state)
         return None
 
-    def _s_Continue(self, node, state):
+    def visit_Continue(self, node, state):
         for frame in reversed(self.loop_stack):
             if frame["continues"] is not None:
                 frame["continues"].append(state)
                 break
         return None
 
-    def _s_Return(self, node, state):
+    def visit_Return(self, node, state):
         if node.expr is not None:
             self._expr(node.expr, state)
         return None
 
-    def _s_Goto(self, node, state):
+    def visit_Goto(self, node, state):
         self.goto_states.setdefault(node.name, []).append(state)
         return None
 
-    def _s_Label(self, node, state):
+    def visit_Label(self, node, state):
         incoming = self.goto_states.get(node.name, [])
         state = _merge(state, *incoming)
         if node.name in self.backward_labels and state is not None:
@@ -293,13 +298,13 @@ class ReachingDefinitions:
             out[sym] = out.get(sym, frozenset()) | {d}
         return out
 
-    def _s_EmptyStatement(self, node, state):
+    def visit_EmptyStatement(self, node, state):
         return state
 
-    def _s_Pragma(self, node, state):
+    def visit_Pragma(self, node, state):
         return state
 
-    def _s_Asm(self, node, state):
+    def visit_Asm(self, node, state):
         for op in node.inputs or ():
             state = self._expr(op.expr, state)
         for op in node.outputs or ():
@@ -313,10 +318,10 @@ class ReachingDefinitions:
                 state = self._expr(op.expr, state)
         return state
 
-    def _s_UsingAlias(self, node, state):
+    def visit_UsingAlias(self, node, state):
         return state
 
-    def _s_StaticAssert(self, node, state):
+    def visit_StaticAssert(self, node, state):
         return state
 
     # -- expressions ---------------------------------------------------------------------
@@ -333,62 +338,7 @@ class ReachingDefinitions:
     def _expr(self, node, state):
         if state is None or node is None:
             return state
-        if isinstance(node, c_ast.ID):
-            self._use(node, state)
-            return state
-        if isinstance(node, c_ast.Assignment):
-            state = self._expr(node.rvalue, state)
-            lv = node.lvalue
-            if isinstance(lv, c_ast.ID) and _tracked(self.names[lv]):
-                sym = self.names[lv]
-                if node.op != "=":
-                    self._use(lv, state)
-                kind = "assign" if node.op == "=" else "compound"
-                d = self._new_def(sym, node, kind, rhs=node.rvalue, op=node.op)
-                state = dict(state)
-                state[sym] = frozenset([d])
-                return state
-            state = self._lvalue(lv, state)
-            return state
-        if isinstance(node, c_ast.UnaryOp):
-            if node.op in ("++", "--", "p++", "p--"):
-                target = node.expr
-                if isinstance(target, c_ast.ID) and _tracked(self.names[target]):
-                    self._use(target, state)
-                    d = self._new_def(self.names[target], node, "incdec", op=node.op)
-                    state = dict(state)
-                    state[self.names[target]] = frozenset([d])
-                    return state
-                return self._lvalue(target, state)
-            if node.op == "&" and isinstance(node.expr, c_ast.ID):
-                return state  # taking the address reads nothing
-            if node.op in ("sizeof", "_Alignof", "sizeof..."):
-                return state
-            return self._expr(node.expr, state)
-        if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
-            state = self._expr(node.left, state)
-            right = self._expr(node.right, dict(state))
-            return _merge(state, right)
-        if isinstance(node, c_ast.TernaryOp):
-            state = self._expr(node.cond, state)
-            a = self._expr(node.iftrue, dict(state))
-            b = self._expr(node.iffalse, dict(state))
-            return _merge(a, b)
-        if isinstance(node, c_ast.StructRef):
-            return self._expr(node.name, state)
-        if isinstance(node, c_ast.FuncCall):
-            if node.args is not None:
-                state = self._expr(node.args, state)
-            return self._call_effects(node, state)
-        if isinstance(node, (c_ast.Typename, c_ast.IdentifierType, c_ast.Constant)):
-            return state
-        if isinstance(node, c_ast.Cast):
-            return self._expr(node.expr, state)
-        if isinstance(node, X.CxxCast):
-            return self._expr(node.expr, state)
-        for _, child in node.children():
-            state = self._expr(child, state)
-        return state
+        return self.expressions.visit(node, state)
 
     def _lvalue(self, lv, state):
         """Evaluate the parts of an lvalue that are read (a[i] = ...: i is read), and record a
@@ -423,6 +373,89 @@ class ReachingDefinitions:
                     state = dict(state)
                     state[asym] = frozenset([d])
         return state
+
+
+class ExpressionFlow(Visitor):
+    """Expressions in evaluation order: visit_<Class>(node, state) -> the state after it
+    (uses recorded, definitions made by assignments, increments and calls by reference)."""
+
+    def __init__(self, flow: ReachingDefinitions):
+        self.flow = flow
+
+    def _expr(self, node, state):
+        return self.flow._expr(node, state)
+
+    def generic_visit(self, node, state):
+        for _, child in node.children():
+            state = self._expr(child, state)
+        return state
+
+    def visit_ID(self, node, state):
+        self.flow._use(node, state)
+        return state
+
+    def visit_Assignment(self, node, state):
+        flow = self.flow
+        state = self._expr(node.rvalue, state)
+        lv = node.lvalue
+        if isinstance(lv, c_ast.ID) and _tracked(flow.names[lv]):
+            sym = flow.names[lv]
+            if node.op != "=":
+                flow._use(lv, state)
+            kind = "assign" if node.op == "=" else "compound"
+            d = flow._new_def(sym, node, kind, rhs=node.rvalue, op=node.op)
+            state = dict(state)
+            state[sym] = frozenset([d])
+            return state
+        return flow._lvalue(lv, state)
+
+    def visit_UnaryOp(self, node, state):
+        flow = self.flow
+        if node.op in ("++", "--", "p++", "p--"):
+            target = node.expr
+            if isinstance(target, c_ast.ID) and _tracked(flow.names[target]):
+                flow._use(target, state)
+                d = flow._new_def(flow.names[target], node, "incdec", op=node.op)
+                state = dict(state)
+                state[flow.names[target]] = frozenset([d])
+                return state
+            return flow._lvalue(target, state)
+        if node.op == "&" and isinstance(node.expr, c_ast.ID):
+            return state  # taking the address reads nothing
+        if node.op in ("sizeof", "_Alignof", "sizeof..."):
+            return state
+        return self._expr(node.expr, state)
+
+    def visit_BinaryOp(self, node, state):
+        if node.op in ("&&", "||"):
+            state = self._expr(node.left, state)
+            right = self._expr(node.right, dict(state))
+            return _merge(state, right)
+        return self.generic_visit(node, state)
+
+    def visit_TernaryOp(self, node, state):
+        state = self._expr(node.cond, state)
+        a = self._expr(node.iftrue, dict(state))
+        b = self._expr(node.iffalse, dict(state))
+        return _merge(a, b)
+
+    def visit_StructRef(self, node, state):
+        return self._expr(node.name, state)
+
+    def visit_FuncCall(self, node, state):
+        if node.args is not None:
+            state = self._expr(node.args, state)
+        return self.flow._call_effects(node, state)
+
+    def visit_Typename(self, node, state):
+        return state
+
+    visit_IdentifierType = visit_Constant = visit_Typename
+
+    def visit_Cast(self, node, state):
+        return self._expr(node.expr, state)
+
+    visit_CxxCast = visit_Cast
 
 
 def reaching_definitions(funcdef: c_ast.FuncDef, names: Names) -> Reaching:

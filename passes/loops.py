@@ -19,6 +19,7 @@ from pycparser import c_ast
 from gmprof.frontend import cxx_ast as X
 
 from .scopes import Names
+from .visitor import Visitor
 
 LOOP_TYPES = (c_ast.For, c_ast.While, c_ast.DoWhile)
 
@@ -95,7 +96,9 @@ class Loops:
         return out
 
 
-class FindLoops:
+class FindLoops(Visitor):
+    """Walks the body once (visit_<Class>(node, loop, breakable)), then finds iterators."""
+
     def __init__(self, body: c_ast.Node, names: Names):
         self.names = names
         self.result = Loops()
@@ -110,39 +113,54 @@ class FindLoops:
     def _walk(self, node, loop: Loop | None, breakable):
         """breakable: the innermost loop or switch (a `break` leaves it)."""
         self.result.enclosing[node] = loop
-        if isinstance(node, LOOP_TYPES):
-            kind = {c_ast.For: "for", c_ast.While: "while", c_ast.DoWhile: "do"}[type(node)]
-            new = Loop(node, len(self.result.loops), loop, kind)
-            self.result.loops.append(new)
-            self.result.by_node[node] = new
-            if loop is not None:
-                loop.children.append(new)
-            # The loop node and a for's init run in the enclosing loop (once per entry); the
-            # condition, increment and body run once per iteration, in the new loop.
-            for name, child in node.children():
-                self._walk(child, loop if name == "init" else new,
-                           breakable if name == "init" else new)
-            return
-        if isinstance(node, c_ast.Switch):
-            self._walk(node.cond, loop, breakable)
-            self._walk(node.stmt, loop, node)
-            return
-        if isinstance(node, c_ast.Break) and isinstance(breakable, Loop):
-            breakable.breaks.append(node)
-        elif isinstance(node, c_ast.Continue) and loop is not None:
-            loop.continues.append(node)
-        elif isinstance(node, c_ast.Return):
-            p = loop
-            while p is not None:
-                p.returns.append(node)
-                p = p.parent
-        elif isinstance(node, c_ast.Goto):
-            p = loop
-            while p is not None:
-                p.gotos.append(node)
-                p = p.parent
+        self.visit(node, loop, breakable)
+
+    def generic_visit(self, node, loop, breakable):
         for _, child in node.children():
             self._walk(child, loop, breakable)
+
+    def visit_For(self, node, loop, breakable):
+        kind = {c_ast.For: "for", c_ast.While: "while", c_ast.DoWhile: "do"}[type(node)]
+        new = Loop(node, len(self.result.loops), loop, kind)
+        self.result.loops.append(new)
+        self.result.by_node[node] = new
+        if loop is not None:
+            loop.children.append(new)
+        # The loop node and a for's init run in the enclosing loop (once per entry); the
+        # condition, increment and body run once per iteration, in the new loop.
+        for name, child in node.children():
+            self._walk(child, loop if name == "init" else new,
+                       breakable if name == "init" else new)
+
+    visit_While = visit_DoWhile = visit_For
+
+    def visit_Switch(self, node, loop, breakable):
+        self._walk(node.cond, loop, breakable)
+        self._walk(node.stmt, loop, node)
+
+    def visit_Break(self, node, loop, breakable):
+        if isinstance(breakable, Loop):
+            breakable.breaks.append(node)
+        self.generic_visit(node, loop, breakable)
+
+    def visit_Continue(self, node, loop, breakable):
+        if loop is not None:
+            loop.continues.append(node)
+        self.generic_visit(node, loop, breakable)
+
+    def visit_Return(self, node, loop, breakable):
+        p = loop
+        while p is not None:
+            p.returns.append(node)
+            p = p.parent
+        self.generic_visit(node, loop, breakable)
+
+    def visit_Goto(self, node, loop, breakable):
+        p = loop
+        while p is not None:
+            p.gotos.append(node)
+            p = p.parent
+        self.generic_visit(node, loop, breakable)
 
     # -- iterators -----------------------------------------------------------------------
     def _sym(self, node):

@@ -141,7 +141,7 @@ class PlanCounters:
                             dynamic.name += f"/{obj.name}"
         if len(slots) > 64:
             raise GmprofError(f"{len(slots)} memory objects in one translation unit: gmprof "
-                              "supports 64 (GMPROF_MAX_OBJECTS)")
+                              "supports 64 (GMPROF_MAX_OBJECTS)", kind="too-many-objects")
         if self.mode.enhanced:
             for facts in self.program.functions:
                 lr = facts.liveranges

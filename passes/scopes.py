@@ -18,6 +18,8 @@ from pycparser import c_ast
 from gmprof.frontend import cxx_ast as X
 from gmprof.frontend.program import FileVariable, Function, TranslationUnit
 
+from .visitor import Visitor
+
 BUILTIN_VARIABLES = ("threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize")
 
 # Symbol kinds
@@ -65,7 +67,7 @@ class Names:
         return self.symbol_of.get(node)
 
 
-class ResolveNames(c_ast.NodeVisitor):
+class ResolveNames(Visitor):
     """Walk a function in declaration order with a stack of block scopes."""
 
     def __init__(self, tu: TranslationUnit, function: Function):

@@ -103,7 +103,7 @@ class _Expander:
         i = 0
         while i < len(toks):
             if len(toks) > _MAX_TOKENS:
-                raise GmprofError("macro expansion grows without end", None)
+                raise GmprofError("macro expansion grows without end", None, kind="preprocess")
             t = toks[i]
             macro = self.macros.get(t.text) if t.kind == "id" else None
             if macro is None or t.text in t.hide:
@@ -147,7 +147,7 @@ class _Expander:
             args = []
         if len(args) != len(params) and not (variadic and len(args) == len(params) - 1):
             raise GmprofError(f"macro {macro.name} takes {len(params)} arguments, "
-                              f"not {len(args)}", None)
+                              f"not {len(args)}", None, kind="preprocess")
         actual = dict(zip(params, args))
         if variadic and variadic not in actual:
             actual[variadic] = []

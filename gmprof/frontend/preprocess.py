@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import pcpp
 
-from ..errors import Diagnostic, GmprofError, Location
+from ..errors import Diagnostic, GmprofError, Location, OptionError
 from .scan import Tok, directive_body, directive_name
 
 
@@ -67,11 +67,11 @@ def cuda_arch(arch: str | int | None) -> int:
     else:
         m = re.fullmatch(r"(?:sm_|compute_)?([1-9][0-9])[af]?", str(arch).strip())
         if m is None:
-            raise GmprofError(f"--arch {arch}: expected an architecture such as sm_90 or "
+            raise OptionError(f"--arch {arch}: expected an architecture such as sm_90 or "
                               "compute_80")
         value = int(m.group(1)) * 10
     if not 100 <= value < 1000 or value % 10:
-        raise GmprofError(f"--arch {arch}: expected an architecture such as sm_90 or compute_80")
+        raise OptionError(f"--arch {arch}: expected an architecture such as sm_90 or compute_80")
     return value
 
 
@@ -134,7 +134,7 @@ class Conditionals:
         text = f"{name} {1 if value is None else value}"
         macro = parse_define(text, None)
         if macro is None:
-            raise GmprofError(f"bad -D definition: {name!r}")
+            raise OptionError(f"bad -D definition: {name!r}")
         self._eval.define(text)
         self.macros[macro.name] = macro
 
@@ -147,10 +147,11 @@ class Conditionals:
         try:
             value, _ = self._eval.evalexpr(tokens)
         except Exception as exc:  # pcpp raises on malformed input in places
-            raise GmprofError(f"cannot evaluate #if expression {expression!r}: {exc}", location)
+            raise GmprofError(f"cannot evaluate #if expression {expression!r}: {exc}", location,
+                              kind="preprocess")
         if self._eval.errors:
             raise GmprofError(f"cannot evaluate #if expression {expression!r}: "
-                              f"{self._eval.errors[0]}", location)
+                              f"{self._eval.errors[0]}", location, kind="preprocess")
         return bool(value)
 
     # -- directives ------------------------------------------------------------------------
@@ -207,7 +208,7 @@ class Conditionals:
             unknown = sorted(n for n in set().union(*(f.unknown for f in self._stack))
                              if not self.is_defined(n))
             if not unknown:
-                raise GmprofError(f"#error {body}", location)
+                raise GmprofError(f"#error {body}", location, kind="preprocess")
             # `#if defined(_POSIX_VERSION) ... #else #error` with <unistd.h> unread: nvcc, which
             # reads the system headers, may well take the other branch
             names = ", ".join(unknown[:3])
@@ -225,7 +226,7 @@ class Conditionals:
 
     def _top(self, name: str, location: Location | None) -> _Frame:
         if not self._stack:
-            raise GmprofError(f"#{name} without #if", location)
+            raise GmprofError(f"#{name} without #if", location, kind="preprocess")
         return self._stack[-1]
 
     def open_location(self) -> Location | None:
@@ -258,7 +259,7 @@ class Conditionals:
             where = self.open_location()
             # Restore the outer state so the rest of the file is read sensibly.
             del self._stack[depth:]
-            raise GmprofError("#if without #endif inside this function", where)
+            raise GmprofError("#if without #endif inside this function", where, kind="preprocess")
         return "".join(pieces)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pycparser import c_ast
 
-from ..errors import Diagnostic, GmprofError, Location
+from ..errors import Diagnostic, GmprofError, Location, OptionError
 from . import segment as S
 from .build import ParsedFunction
 from .oracle import TypeOracle
@@ -147,7 +147,7 @@ def parse_define_option(text: str) -> tuple[str, str | None]:
     name, eq, value = text.partition("=")
     if not name or not (name[0].isalpha() or name[0] == "_") or \
             not all(ch.isalnum() or ch == "_" for ch in name):
-        raise GmprofError(f"bad -D option {text!r}: expected NAME or NAME=VALUE")
+        raise OptionError(f"bad -D option {text!r}: expected NAME or NAME=VALUE")
     return name, (value if eq else None)
 
 
@@ -161,7 +161,7 @@ def load(path: str | Path | None = None, *, text: str | None = None, name: str |
     device_pass = device_pass_defines(arch)
     for d in include_dirs:
         if not d.is_dir():
-            raise GmprofError(f"-I {d}: no such directory")
+            raise OptionError(f"-I {d}: no such directory")
     if text is not None:
         main = SourceFile(name or "<string>", text, Path(name) if name else None)
     else:
@@ -203,7 +203,7 @@ class _Loader:
             # as nvcc: a block comment that never closes is an error, not a file that ends early
             if tok.kind == "comment" and tok.text.startswith("/*") and \
                     (len(tok.text) < 4 or not tok.text.endswith("*/")):
-                raise GmprofError("unterminated comment", source.location(tok.start))
+                raise GmprofError("unterminated comment", source.location(tok.start), kind="syntax")
         self._check_encoding(source, toks)
         tu.oracle.scan_tokens(toks)
         segs = S.segment(source, toks)
@@ -271,7 +271,7 @@ class _Loader:
                 tu.variables.append(FileVariable(seg.name, seg.space, source, seg))
         if self.cond.depth != depth_at_start and depth == 0:
             # as nvcc: the file the user named must close every conditional it opens
-            raise GmprofError("unterminated #if", self.cond.open_location())
+            raise GmprofError("unterminated #if", self.cond.open_location(), kind="preprocess")
         if self.cond.depth != depth_at_start and depth > 0:
             # An included file may legitimately open a conditional that the includer closes
             # (rare); report it but carry on.
@@ -389,7 +389,8 @@ class _Loader:
             tu.includes.append(Include(seg, source, None, name, once=True))
             return
         if depth >= _MAX_INCLUDE_DEPTH:
-            raise GmprofError(f"#include nested more than {_MAX_INCLUDE_DEPTH} deep", where)
+            raise GmprofError(f"#include nested more than {_MAX_INCLUDE_DEPTH} deep", where,
+                              kind="preprocess")
         display = os.path.relpath(target) if not target.is_absolute() else str(target)
         included = read_source(target, display_name=display, included_from=where)
         tu.includes.append(Include(seg, source, included, name))
@@ -447,14 +448,15 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
                 fn.segment.body_start:
             fn.error = GmprofError(f"{exc.message}; `{unknown}(...)` in its head is no macro "
                                    "gmprof knows (is the header defining it on the -I path?)",
-                                   where)
+                                   where, kind="syntax")
         tu.warnings.append(_unparsed_warning(fn, fn.error))
     except RecursionError:
-        fn.error = GmprofError("function too deeply nested to parse", fn.location)
+        fn.error = GmprofError("function too deeply nested to parse", fn.location,
+                               kind="syntax")
         tu.warnings.append(_unparsed_warning(fn, fn.error))
     except Exception as exc:  # a builder bug must not stop the rest of the file
         fn.error = GmprofError(f"internal error while building the AST: "
-                               f"{exc.__class__.__name__}: {exc}", fn.location)
+                               f"{exc.__class__.__name__}: {exc}", fn.location, kind="internal")
         tu.warnings.append(Diagnostic("internal", _unparsed_message(fn, fn.error),
                                       fn.error.location))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import GmprofError, Location
+from ..errors import GmprofError, InputError, Location
 from .cxx_ast import LineTable
 
 
@@ -44,7 +44,7 @@ class SourceFile:
         return Location(self.name, line, col, self.line_text(line))
 
     def error(self, message: str, offset: int) -> GmprofError:
-        return GmprofError(message, self.location(offset))
+        return GmprofError(message, self.location(offset), kind="syntax")
 
     def __repr__(self) -> str:
         return f"SourceFile({self.name!r}, {len(self.text)} chars)"
@@ -55,7 +55,7 @@ class SourceFile:
 
     def not_utf8_error(self, offset: int) -> GmprofError:
         byte = ord(self.text[offset]) - 0xDC00
-        return GmprofError(f"{self.path or self.name} is not UTF-8 text (byte 0x{byte:02x})",
+        return InputError(f"{self.path or self.name} is not UTF-8 text (byte 0x{byte:02x})",
                            self.location(offset))
 
 
@@ -72,11 +72,11 @@ def read_source(path: str | Path, *, display_name: str | None = None,
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise GmprofError(f"no such file: {path}", included_from) from None
+        raise InputError(f"no such file: {path}", included_from) from None
     except IsADirectoryError:
-        raise GmprofError(f"{path} is a directory, not a source file", included_from) from None
+        raise InputError(f"{path} is a directory, not a source file", included_from) from None
     except OSError as exc:
-        raise GmprofError(f"cannot read {path}: {exc.strerror}", included_from) from None
+        raise InputError(f"cannot read {path}: {exc.strerror}", included_from) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -331,9 +331,14 @@ def print_program_report(result, as_json: bool, command=None) -> None:
 def register(sub) -> None:
     p = sub.add_parser("nvcc", help="compile like nvcc, with gmprof's profiling built in "
                                     "(make NVCC=\"gmprof nvcc\")", add_help=False)
-    p.add_argument("raw", nargs=argparse.REMAINDER)
+    p.add_argument("raw", nargs=argparse.REMAINDER,
+                   help="nvcc's arguments, passed through, with gmprof's own (--gmprof-mode, "
+                        "--gmprof-backend, --gmprof-kernel, ...: gmprof/program/nvcc.py) "
+                        "anywhere among them")
     p.set_defaults(run=lambda a: _nvcc(a.raw))
     p = sub.add_parser("run", help="build a CUDA program, run it, print the report",
                        add_help=False)
-    p.add_argument("raw", nargs=argparse.REMAINDER)
+    p.add_argument("raw", nargs=argparse.REMAINDER,
+                   help="[options] SOURCES... [nvcc flags] [-- program arguments] "
+                        "(gmprof run --help lists the options)")
     p.set_defaults(run=lambda a: cmd_run(a.raw))

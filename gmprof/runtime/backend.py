@@ -69,7 +69,7 @@ def get_backend(name: str = "auto"):
         if name == "gpu":
             if not gpu_available():
                 raise GmprofError("backend 'gpu' asked for, but CuPy sees no CUDA GPU here "
-                                  "(use --backend cpu)")
+                                  "(use --backend cpu)", kind="no-gpu")
             _BACKENDS[name] = GpuBackend()
         else:
             from .cpu_backend import CpuBackend
@@ -90,7 +90,8 @@ class GpuModule:
             try:
                 self._functions[name] = self.raw.get_function(name)
             except Exception as exc:
-                raise GmprofError(f"kernel {name!r} not found in the compiled module: {exc}")
+                raise GmprofError(f"kernel {name!r} not found in the compiled module: {exc}",
+                                  kind="no-kernel")
         return self._functions[name]
 
     def launch(self, name, grid, block, args, shared_mem=0, timeout=None) -> float:

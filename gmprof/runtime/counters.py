@@ -95,7 +95,8 @@ def layout_slots(program, plan, li, native) -> dict:
             try:
                 addr, size = module.get_global(obj.name)
             except Exception as exc:
-                raise GmprofError(f"cannot find the file-scope variable {obj.name}: {exc}")
+                raise GmprofError(f"cannot find the file-scope variable {obj.name}: {exc}",
+                                  kind="no-variable")
             elem = env.elem_size(obj.elem_type)
             unit = max(elem, 4)
             shape = env.shape(obj)
@@ -116,7 +117,8 @@ def layout_slots(program, plan, li, native) -> dict:
                 shape = env.shape(obj)
                 if shape is None:
                     raise GmprofError(f"the size of shared array {obj.name} "
-                                      f"({obj.shape_text}) is not known at launch")
+                                      f"({obj.shape_text}) is not known at launch",
+                                      kind="unknown-size")
                 nbytes = elem * int(np.prod(shape)) if shape else elem
             out[("slot", slot.index)] = SlotLayout(slot, LY.KIND_SHARED, -(-nbytes // 4), 4,
                                                    elem, shape, 0, nbytes)
@@ -304,7 +306,8 @@ def aim_at_module(slots, module) -> None:
                 ls.base = module.get_global(ls.slot.object.name)[0]
             except Exception as exc:
                 raise GmprofError(f"cannot find the file-scope variable "
-                                  f"{ls.slot.object.name} in the instrumented module: {exc}")
+                                  f"{ls.slot.object.name} in the instrumented module: {exc}",
+                                  kind="no-variable")
 
 
 def counter_bytes(slots, area_words: int, mode) -> int:

@@ -102,7 +102,8 @@ def compiler_version() -> str:
     try:
         out = subprocess.run([CXX, "--version"], capture_output=True, text=True, check=True)
     except (OSError, subprocess.CalledProcessError) as e:
-        raise GmprofError(f"the CPU backend needs {CXX}, which cannot be run: {e}") from None
+        raise GmprofError(f"the CPU backend needs {CXX}, which cannot be run: {e}",
+                          kind="no-compiler") from None
     return out.stdout.splitlines()[0] if out.stdout else CXX
 
 
@@ -186,7 +187,8 @@ def _run(cmd: list[str]) -> subprocess.CompletedProcess:
     try:
         return subprocess.run(cmd, capture_output=True, text=True)
     except OSError as e:
-        raise GmprofError(f"the CPU backend needs {CXX}, which cannot be run: {e}") from None
+        raise GmprofError(f"the CPU backend needs {CXX}, which cannot be run: {e}",
+                          kind="no-compiler") from None
 
 
 def _runtime_object(cache_dir: Path, options: Sequence[str]) -> Path:

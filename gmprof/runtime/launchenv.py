@@ -78,7 +78,7 @@ def split_name_expression(expr: str) -> tuple[str, list[str]]:
         return expr, []
     name, _, rest = expr.partition("<")
     if not rest.endswith(">"):
-        raise GmprofError(f"bad kernel name expression {expr!r}")
+        raise GmprofError(f"bad kernel name expression {expr!r}", kind="bad-kernel-name")
     rest = rest[:-1]
     args, depth, cur = [], 0, ""
     for ch in rest:
@@ -111,7 +111,7 @@ class LaunchEnv:
         params = kernel_facts.function.template_params
         if template_args and len(template_args) > len(params):
             raise GmprofError(f"{kernel_facts.name} takes {len(params)} template arguments, "
-                              f"not {len(template_args)}")
+                              f"not {len(template_args)}", kind="bad-kernel-name")
         for k, tp in enumerate(params):
             if k < len(template_args):
                 text = template_args[k]
@@ -120,7 +120,7 @@ class LaunchEnv:
                 text = X.span(tp.default).text
             else:
                 raise GmprofError(f"{kernel_facts.name} needs template argument {tp.name}: "
-                                  f"launch it as {kernel_facts.name}<...>")
+                                  f"launch it as {kernel_facts.name}<...>", kind="bad-kernel-name")
             if tp.kind == "type":
                 self.type_args[tp.name] = text
             else:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gmprof.driver import Sample, load_sample
-from gmprof.errors import GmprofError
+from gmprof.errors import OptionError
 
 from .session import Profiler
 
@@ -46,7 +46,7 @@ def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: st
         sample = load_sample(sample)
     drv = sample.driver
     if size not in drv.sizes:
-        raise GmprofError(f"sample {sample.name} has no size {size!r} "
+        raise OptionError(f"sample {sample.name} has no size {size!r} "
                           f"(sizes: {', '.join(drv.sizes)})")
     params = drv.sizes[size]
     rng = np.random.default_rng(seed)

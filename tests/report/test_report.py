@@ -74,23 +74,24 @@ def test_argument_specs():
     assert parse_dim3("16,8", "block") == (16, 8, 1)
 
 
-@pytest.mark.parametrize("spec,message", [
-    ("n", "expected NAME=VALUE"),
-    ("n=abc", "neither a number"),
-    ("a=float99[4]:zeros", "unknown dtype"),
-    ("a=float32[4]:bogus", "unknown initialiser"),
-    ("a=missing.npy", "no such file"),
+@pytest.mark.parametrize("spec,kind", [
+    ("n", "bad-option"),
+    ("n=abc", "bad-option"),
+    ("a=float99[4]:zeros", "bad-option"),
+    ("a=float32[4]:bogus", "bad-option"),
+    ("a=missing.npy", "input"),
 ])
-def test_bad_argument_specs_are_plain_errors(spec, message):
-    with pytest.raises(GmprofError, match=message):
+def test_bad_argument_specs_are_plain_errors(spec, kind):
+    with pytest.raises(GmprofError) as info:
         parse_arg(spec, np.random.default_rng(0))
+    assert info.value.kind == kind
 
 
 def test_bad_dims():
-    with pytest.raises(GmprofError, match="positive integers"):
-        parse_dim3("0,4", "grid")
-    with pytest.raises(GmprofError, match="positive integers"):
-        parse_dim3("a", "block")
+    for text, what in (("0,4", "grid"), ("a", "block")):
+        with pytest.raises(GmprofError) as info:
+            parse_dim3(text, what)
+        assert info.value.kind == "bad-option"
 
 
 def test_merge_never_changes_the_merged_reports_arrays():

@@ -204,20 +204,18 @@ def test_struct_and_vector_parameters_and_layouts(basics):
 
 def test_argument_checks(basics):
     c = np.zeros(4, np.float32)
-    with pytest.raises(GmprofError, match="takes 4 arguments, 3 given"):
-        basics.launch("vadd", 1, 4, (c, c, c))
-    with pytest.raises(GmprofError, match="C-contiguous"):
-        basics.launch("vadd", 1, 4, (np.zeros(8, np.float32)[::2], c, c, np.int32(4)))
-    with pytest.raises(GmprofError, match="8 bytes, the parameter 4"):
-        basics.launch("vadd", 1, 4, (c, c, c, np.float64(4)))
-    with pytest.raises(GmprofError, match="float32 value"):
-        basics.launch("vadd", 1, 4, (c, c, c, np.float32(4)))
-    with pytest.raises(GmprofError, match="1024"):
-        basics.launch("vadd", 1, (32, 33), (c, c, c, np.int32(4)))
-    with pytest.raises(GmprofError, match="positive"):
-        basics.launch("vadd", (1, 0), 4, (c, c, c, np.int32(4)))
-    with pytest.raises(GmprofError, match="was not compiled"):
-        basics.launch("vsub", 1, 4, (c, c, c, np.int32(4)))
+    for kind, launch in [
+            ("bad-argument", lambda: basics.launch("vadd", 1, 4, (c, c, c))),
+            ("bad-argument", lambda: basics.launch(
+                "vadd", 1, 4, (np.zeros(8, np.float32)[::2], c, c, np.int32(4)))),
+            ("bad-argument", lambda: basics.launch("vadd", 1, 4, (c, c, c, np.float64(4)))),
+            ("bad-argument", lambda: basics.launch("vadd", 1, 4, (c, c, c, np.float32(4)))),
+            ("bad-option", lambda: basics.launch("vadd", 1, (32, 33), (c, c, c, np.int32(4)))),
+            ("bad-option", lambda: basics.launch("vadd", (1, 0), 4, (c, c, c, np.int32(4)))),
+            ("bad-argument", lambda: basics.launch("vsub", 1, 4, (c, c, c, np.int32(4))))]:
+        with pytest.raises(GmprofError) as info:
+            launch()
+        assert info.value.kind == kind
     # a Python int converts to the parameter's type
     a, b = np.ones(4, np.float32), np.full(4, 2, np.float32)
     basics.launch("vadd", 1, 4, (c, a, b, 4))
