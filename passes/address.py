@@ -18,7 +18,7 @@ from pycparser import c_ast
 from gmprof.frontend import cxx_ast as X
 
 from . import symbolic as S
-from .scopes import LOCAL
+from .scopes import LOCAL, PARAM
 from .symbols import type_text
 from .value_domain import UNKNOWN_VALUE, Value, const_value, join
 from .values import ValueAnalysis
@@ -78,6 +78,10 @@ class AddressOf:
             sym = self.names[expr]
             obj = self.values.object_of(sym) if sym is not None else None
             if obj is not None:
+                if sym.kind == PARAM:
+                    moved = self._moved_parameter(expr, sym, obj, depth)
+                    if moved is not None:
+                        return moved
                 return const_value(S.ZERO), self._declared(sym.decl, obj.elem_type)
             if sym is not None and sym.kind == LOCAL:
                 defs = self.reaching.at(expr)
@@ -133,6 +137,24 @@ class AddressOf:
             offset, ptype = self.pointer(base, depth + 1)
             return self._subscripts(offset, ptype, subs)
         raise _Lost("pointer expression not understood")
+
+    def _moved_parameter(self, expr, sym, obj, depth):
+        """A pointer parameter moved by the function before this use (`b += 2; b[t]`): its
+        offset from where the argument pointed, or _Lost when gmprof cannot say (several
+        definitions, `b++`, `b = other`); None when it still holds the argument."""
+        defs = self.reaching.at(expr)
+        if all(d.kind == "param" for d in defs):
+            return None
+        if len(defs) != 1:
+            raise _Lost(f"{sym.name} is moved on some paths here")
+        d = next(iter(defs))
+        if d.kind == "compound" and d.op in ("+=", "-="):
+            offset, ptype = self.pointer(d.node.lvalue, depth + 1)
+            step = self.values.value(d.rhs)
+            if d.op == "-=":
+                step = Value(step.deps, -step.affine if step.affine else None, step.reasons)
+            return self._add_scaled(offset, step, _row_size(ptype, self.values)), ptype
+        raise _Lost(f"{sym.name} is changed in a way gmprof does not follow")
 
     def _subscripts(self, offset: Value, ptype: PointerType, subs) -> tuple[Value, PointerType]:
         for sub in subs:

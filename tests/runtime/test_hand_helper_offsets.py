@@ -30,6 +30,18 @@ __global__ void offsets(float *a, const float *b, float *c, float *out) {
 __global__ void nested_offsets(float *a, int n) {
     for (int i = 0; i < n; i++) put2(a + i * 4, threadIdx.x % 4);
 }
+
+__device__ void moved(float *p, int k) { p += 4; p[k] = 1.0f; }
+
+__global__ void moved_pointers(float *a, float *b, float *c, int n) {
+    moved(a, threadIdx.x);
+    b += 2;
+    b[threadIdx.x] = 3.0f;
+    for (int i = 0; i < n; i++) {
+        c[threadIdx.x] = 1.0f;
+        c += blockDim.x;
+    }
+}
 """
 
 
@@ -78,4 +90,19 @@ def test_offsets_through_two_helpers_in_a_loop(prof, mode, n):
         for tx in range(block):
             expect[i * 4 + 1 + tx % 4] += grid  # put(p + 1, k) with p = a + 4i, k = tx % 4
     check(report, "a", expect)
+    assert report.run.outputs_identical
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_pointer_parameters_moved_before_the_access(prof, mode):
+    """`p += 4; p[k]` in a helper, `b += 2; b[t]` in the kernel, `c += blockDim.x` in a loop:
+    the access is at the moved pointer (the formula had it at the argument)."""
+    grid, block, n = 2, 8, 3
+    a, b, c = (np.zeros(4 + block, np.float32), np.zeros(2 + block, np.float32),
+               np.zeros(n * block, np.float32))
+    report = prof.launch("moved_pointers", grid, block, [a, b, c, np.int32(n)],
+                         mode=Mode.parse(mode))
+    check(report, "a", np.r_[np.zeros(4, np.int64), np.full(block, grid)])
+    check(report, "b", np.r_[np.zeros(2, np.int64), np.full(block, grid)])
+    check(report, "c", np.full(n * block, grid))  # iteration i: c[i * block + threadIdx.x]
     assert report.run.outputs_identical
