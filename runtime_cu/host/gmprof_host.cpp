@@ -657,6 +657,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
       obj.unit = 4;
       obj.unit_shift = 2;
       obj.n_counters = (unsigned)o.n;
+      obj.bytes = o.bytes;  // the hooks' range check: past the last byte is out of range
       obj.area_offset = o.area_offset;
       obj.lr_offset = o.lr_offset;
     }
