@@ -117,12 +117,19 @@ def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, sca
     uncounted = uncounted_slots(plan, ka)
     reads: dict = {}
     writes: dict = {}
+    resolved: dict = {}  # slot -> executions of the sites that name it
+    loose = []  # executed sites whose object is found at run time (OBJ < 0)
     for sp in plan.sites.values():
-        if sp.slot is None or sp.site not in site_exec:
+        if sp.site not in site_exec:
             continue
         n = site_exec[sp.site]
         if scale is not None and sp.strategy in (HOOK, LR_START):
             n = int(round(n * scale))
+        if sp.slot is None:
+            if n and site_in_kernel(sp.site, kernel, ka):
+                loose.append((sp, n))
+            continue
+        resolved[sp.slot] = resolved.get(sp.slot, 0) + n
         if sp.site.kind in ("read", "read-write"):
             reads[sp.slot] = reads.get(sp.slot, 0) + n
         if sp.site.kind in ("write", "read-write"):
@@ -135,10 +142,12 @@ def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, sca
         label, note = slot_label(slot, mode, measured, uncounted)
         if note and note not in report.notes:
             report.notes.append(note)
+        n_reads, n_writes = _split(slot, counts, oor, label, reads.get(slot, 0),
+                                   writes.get(slot, 0), resolved.get(slot, 0), loose, ka, report)
         arr = ArrayStats(
             name=slot.name, space=obj.space, elem_type=obj.elem_type, shape=ls.shape,
             elem_size=ls.elem_size, unit=ls.unit, counts=counts,
-            reads=reads.get(slot, 0), writes=writes.get(slot, 0), out_of_range=oor,
+            reads=n_reads, writes=n_writes, out_of_range=oor,
             label=label, threshold=mode.threshold if label != "exact" else None,
             sampling=mode.sampling if label == "sampled" else None,
             declared_at=str(obj.location),
@@ -151,6 +160,42 @@ def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, sca
             arr.live_ranges = {"ranges": int(stats[0]), "accesses": int(stats[1]),
                                "histogram": [int(x) for x in stats[2:]]}
         report.arrays.append(arr)
+
+
+def _split(slot, counts, oor, label, n_reads, n_writes, resolved, loose, ka, report):
+    """An array's reads and writes. A site's executions count against the array it names; a
+    site whose array is found at run time (a helper's `p[i]` called with several arrays) names
+    none, so its accesses are the array's counts not explained by the sites that name it
+    (counts + out of range - their executions). They are reads, writes or both when every
+    such site that may reach the array (its call chains' targets, interproc.py) is of one
+    kind; otherwise the split is unknown (None: printed blank, `null` in JSON) and a note
+    says why."""
+    reaching = [(sp, n) for sp, n in loose if _may_reach(sp.site, slot.object, ka)]
+    if not reaching:
+        return n_reads, n_writes
+    residual = int(counts.sum()) + int(oor) - resolved
+    if residual <= 0:
+        return n_reads, n_writes
+    kinds = {sp.site.kind for sp, _ in reaching}
+    # each such access touches one counter when its type is no wider than the element: more
+    # unexplained counts than their executions means something wider, and no split is proven
+    if label == "exact" and len(kinds) == 1 and residual <= sum(n for _, n in reaching):
+        kind = kinds.pop()
+        return (n_reads + residual if kind in ("read", "read-write") else n_reads,
+                n_writes + residual if kind in ("write", "read-write") else n_writes)
+    sites = ", ".join(sorted({f"{sp.site.text} at {sp.site.location}" for sp, _ in reaching}))
+    note = (f"{slot.name}: reads and writes not split (sites whose array is found at run time "
+            f"reach it: {sites})")
+    if note not in report.notes:
+        report.notes.append(note)
+    return None, None
+
+
+def _may_reach(site, obj, ka) -> bool:
+    """Whether a site may access obj in this kernel: one of its call chains targets obj, or
+    one targets an object gmprof does not know."""
+    targets = [t for sc in ka.of_site(site) for t in [ka.targets.get(sc, (None, None))[0]]]
+    return not targets or any(t is None or t is obj for t in targets)
 
 
 def _notes(report, counters, mode, demoted, info) -> None:

@@ -31,8 +31,9 @@ class ArrayStats:
     elem_size: int  # bytes per element
     unit: int  # bytes per counter (4 for shared words; the element size, at least 4, for device)
     counts: np.ndarray  # int64 per counter unit (shared: per 4-byte word, summed over blocks)
-    reads: int = 0  # accesses by read sites (read-write sites count in both)
-    writes: int = 0
+    reads: int | None = 0  # accesses by read sites (read-write sites count in both);
+    # None when not proven (decode._split)
+    writes: int | None = 0
     out_of_range: int = 0
     label: str = EXACT
     threshold: int | None = None
@@ -256,8 +257,9 @@ class Report:
                 mine.label = a.label
             mine.threshold = mine.threshold if mine.threshold is not None else a.threshold
             mine.sampling = mine.sampling if mine.sampling is not None else a.sampling
-            mine.reads += a.reads
-            mine.writes += a.writes
+            # None: a launch's split is unknown (decode._split), so the sum's is too
+            mine.reads = None if None in (mine.reads, a.reads) else mine.reads + a.reads
+            mine.writes = None if None in (mine.writes, a.writes) else mine.writes + a.writes
             mine.out_of_range += a.out_of_range
             if a.live_ranges and mine.live_ranges:
                 for key in ("ranges", "accesses"):

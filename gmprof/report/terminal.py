@@ -13,6 +13,11 @@ from .source import _split_location, display_path, line_rows
 from .tables import FOLD, NUM, WORD, Col, print_table
 
 
+def _split(value) -> str:
+    """An array's reads or writes; None when the split is not proven (a note says why)."""
+    return "n/a" if value is None else fmt_count(value)
+
+
 def fmt_count(value, threshold=None) -> str:
     """A count as text: thousands separated, `>=THR` at or above the threshold."""
     if value is None:
@@ -124,8 +129,8 @@ def array_rows(kernel: dict) -> tuple[list[Col], list[list[str]]]:
         if a.get("counts_are", "accesses") != "accesses":
             label += ", last live range"
         rows.append([a["name"], a["space"], shape_text(a["shape"]), per_text(a),
-                     lower_bound(a, fmt_count(a["accesses"])), fmt_count(a["reads"]),
-                     fmt_count(a["writes"]), fmt_count(a["min"], thr), fmt_count(a["max"], thr),
+                     lower_bound(a, fmt_count(a["accesses"])), _split(a["reads"]),
+                     _split(a["writes"]), fmt_count(a["min"], thr), fmt_count(a["max"], thr),
                      lower_bound(a, fmt_count(float(a["mean"]), thr)),
                      fmt_count(a["untouched"]),
                      fmt_count(a["at_threshold"]) if thr is not None else "",

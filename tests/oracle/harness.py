@@ -30,31 +30,24 @@ import model  # noqa: E402
 
 # family -> generator features that reach it. The first group is issue 11's list; the second
 # the families this oracle found (see tests/oracle/regressions/ for a minimal kernel of each).
-# Fixed on main (their strict xfails turned to XPASS, so they left this table and their
-# features joined the generated suite): braceless_loop_invariant, constant_device_globals,
-# shared_scalar, and uniform_site_thread_dependent_trip (found here: a tid-invariant,
-# loop-invariant site in a loop whose trip count differs between threads).
+# Fixed (their strict xfails turned to XPASS, so they left this table and their features joined
+# the generated suite): braceless_loop_invariant, constant_device_globals, shared_scalar,
+# uniform_site_thread_dependent_trip (found here: a tid-invariant, loop-invariant site in a loop
+# whose trip count differs between threads), then memory_read_loop_condition,
+# helper_offset_pointer, ldg_not_a_site, thread_only_and_condition, helper_site_static_zero
+# (a site in a __device__ function with one caller planned static and counted 0) and
+# atomic_pointer_nested_read (`atomicAdd(h + d[i], 1u)` did not count d).
 KNOWN_WRONG = {
-    "memory_read_loop_condition": {"loop_memread", "loop_csr"},
-    "helper_offset_pointer": {"helper_read_offset", "helper_atomic_offset"},
-    "ldg_not_a_site": {"ldg"},
-    "thread_only_and_condition": {"thread_and_cond"},
     # found by the oracle
     # a member of a struct in shared memory (`sp[i].a`, struct {int a; int b;}) is counted on
     # every word of the element, in every mode: the hook gets &sp[i] and sizeof(P), not the
     # member's word (docs/report.md: shared counters count the words an access touches)
     "shared_struct_member_whole_element": {"struct_member"},
-    # a site in a __device__ function with one caller is planned static and counted 0 in
-    # default and SA modes, offset or not (`ld(d, 0)`, `ld(d, threadIdx.x)`)
-    "helper_site_static_zero": {"helper_read", "helper_atomic"},
-    # a read inside an atomic's pointer-form address is no site in any mode, trace included:
-    # `atomicAdd(h + d[i], 1u)` counts h, never d (`&h[d[i]]` is right)
-    "atomic_pointer_nested_read": {"atomic_ptr_index_read"},
 }
 
 # families that a dozen generated kernels do not reliably reach: their strict xfail is their
 # regression file (tests/oracle/regressions/<family>.py), not the generated family test
-RARE_FAMILIES = {"thread_only_and_condition"}
+RARE_FAMILIES: set[str] = set()
 
 MODES = ("default", "SA", "basic", "trace")
 BATCH = 12
@@ -108,7 +101,8 @@ def compare(k: gen.Kernel, exp: model.Expected, report, args, mode: str) -> list
             ex = ", ".join(f"[{i}] {got[i]} (expected {want[i]})" for i in bad[:4])
             out.append(f"{arr}: {bad.size} counters differ, total {int(got.sum())} "
                        f"(expected {int(want.sum())}): {ex}")
-        if (a.reads, a.writes) != (exp.reads[arr], exp.writes[arr]):
+        # None: gmprof says it could not split reads from writes (a note says why): no claim
+        if a.reads is not None and (a.reads, a.writes) != (exp.reads[arr], exp.writes[arr]):
             out.append(f"{arr}: reads/writes {a.reads}/{a.writes} (expected "
                        f"{exp.reads[arr]}/{exp.writes[arr]})")
         if a.out_of_range:

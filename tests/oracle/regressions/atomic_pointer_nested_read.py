@@ -20,5 +20,5 @@ __global__ void k1(const int *d, int *out, unsigned *res, unsigned *hist, int n)
   res[t] += acc;
 }
 """
-FAMILY = 'atomic_pointer_nested_read'
+FAMILY = 'fixed:atomic_pointer_nested_read'
 KERNEL = Kernel(name='k1', grid=(1, 1, 1), block=(8, 1, 1), D=8, OUT=8, H=4, S=0, n=4, dvals=[3, 1, 2, 0, 1, 1, 2, 3], body=[Atomic(idx=Bin(op='%', a=Load(arr='out', idx=Bin(op='%', a=Sym(cuda='threadIdx.x', py='tx', thread_only=True), b=Num(v=8)), form='sub', off=0, helper=''), b=Num(v=4)), val=Num(v=1), form='ptr', off=0, helper='')], helpers={}, features={'atomic_ptr_index_read', 'atomic'}, seed=1, alias='')

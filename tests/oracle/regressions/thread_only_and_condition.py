@@ -18,5 +18,5 @@ __global__ void k4(const int *d, int *out, unsigned *res, unsigned *hist, int n)
   res[t] += acc;
 }
 """
-FAMILY = 'thread_only_and_condition'
+FAMILY = 'fixed:thread_only_and_condition'
 KERNEL = Kernel(name='k4', grid=(1, 1, 1), block=(64, 1, 1), D=8, OUT=8, H=4, S=0, n=4, dvals=[3, 1, 2, 0, 1, 1, 2, 3], body=[If(cond=Bin(op='<=', a=Sym(cuda='threadIdx.x', py='tx', thread_only=True), b=Num(v=36)), then=[ResRMW(e=Tern(cond=Bin(op='!=', a=Sym(cuda='tid', py='tid', thread_only=True), b=Num(v=33)), a=Load(arr='d', idx=Bin(op='%', a=Num(v=5), b=Num(v=8)), form='deref', off=0, helper='', member=''), b=Sym(cuda='tid', py='tid', thread_only=True)))], els=None, brace=True)], helpers={}, features={'ternary', 'thread_and_cond', 'rmw', 'if'}, SP=0, C=0, cvals=[], SC=False, seed=4, alias='')
