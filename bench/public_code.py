@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -37,7 +38,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -205,18 +206,41 @@ def one_file(args) -> dict:
     return rec
 
 
-def run_suite(name: str, root: Path, jobs: int, limit: int | None, compile_: bool,
-              every: int = 1) -> list:
-    """every: compile only every `every`-th file (in sorted order, from the first); all are
-    read."""
-    files = sorted(root.rglob("*.cu"))[:limit] if limit else sorted(root.rglob("*.cu"))
+def run_suites(suites: list, jobs: int, limit: int | None, compile_: bool) -> list[list]:
+    """The records of every suite's files, in sorted order per suite. suites: (name, root,
+    every) with every = compile only every `every`-th file (in sorted order, from the first);
+    all are read. One pool serves all suites, the largest files first, so that many cores stay
+    busy to the end."""
+    tasks = []
+    for s, (name, root, every) in enumerate(suites):
+        files = sorted(root.rglob("*.cu"))
+        files = files[:limit] if limit else files
+        tasks += [(s, i, (root, f, compile_ and i % every == 0)) for i, f in enumerate(files)]
+    out = [[None] * sum(1 for t in tasks if t[0] == s) for s in range(len(suites))]
+    order = sorted(tasks, key=lambda t: -t[2][1].stat().st_size)
+    done = 0
+    t0 = time.perf_counter()
     with ProcessPoolExecutor(jobs) as pool:
-        return list(pool.map(one_file, [(root, f, compile_ and i % every == 0)
-                                        for i, f in enumerate(files)]))
+        futures = {pool.submit(one_file, t[2]): t for t in order}
+        for fut in as_completed(futures):
+            s, i, (root, f, _) = futures[fut]
+            try:
+                out[s][i] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a crash is a finding, listed
+                out[s][i] = {"file": str(f.relative_to(root)), "functions": [],
+                             "warnings": Counter(), "silent": [], "no_sites": [],
+                             "inactive_kernels": 0, "original": None, "instrumented": {},
+                             "seconds": 0.0, "compiled": False,
+                             "error": f"crash: {exc.__class__.__name__}: {exc}"}
+            done += 1
+            if done % 25 == 0 or done == len(tasks):
+                print(f"public_code: {done}/{len(tasks)} files, {time.perf_counter() - t0:.0f} s",
+                      file=sys.stderr, flush=True)
+    return out
 
 
-def render(name: str, root: Path, recs: list, compile_: bool, every: int = 1) -> str:
-    out = [f"## {name} (`{root}`)\n"]
+def summary(name: str, root: Path, recs: list, compile_: bool, every: int = 1) -> dict:
+    """The suite's numbers and failures, as plain data (the JSON written by --out)."""
     funcs = {}
     for r in recs:
         for where, start, fname, space, parsed, err in r["functions"]:
@@ -226,75 +250,95 @@ def render(name: str, root: Path, recs: list, compile_: bool, every: int = 1) ->
                           (old[3] if old else ""))
     kernels = [f for f in funcs.values() if f[1] == "global"]
     devices = [f for f in funcs.values() if f[1] != "global"]
-    errors = [r for r in recs if r["error"]]
-    silent = [(r["file"], s) for r in recs for s in r["silent"]]
-    pk = sum(f[2] for f in kernels)
-    pd = sum(f[2] for f in devices)
-    out.append("| measure | count | of | rate |")
-    out.append("|---|---:|---:|---:|")
-    out.append(f"| `__global__` functions parsed | {pk} | {len(kernels)} | "
-               f"{_rate(pk, len(kernels))} |")
-    out.append(f"| `__device__` functions parsed | {pd} | {len(devices)} | "
-               f"{_rate(pd, len(devices))} |")
-    out.append(f"| .cu files read without a whole-file error | {len(recs) - len(errors)} | "
-               f"{len(recs)} | {_rate(len(recs) - len(errors), len(recs))} |")
+    out = {"suite": name, "root": str(root), "files": len(recs),
+           "kernels": [sum(f[2] for f in kernels), len(kernels)],
+           "device_functions": [sum(f[2] for f in devices), len(devices)],
+           "files_read": [sum(1 for r in recs if not r["error"]), len(recs)],
+           "file_errors": [[r["file"], r["error"]] for r in recs if r["error"]],
+           "not_parsed": [[f[0], f[1], f[3]] for f in sorted(funcs.values()) if not f[2]],
+           "silent": [[r["file"], s] for r in recs for s in r["silent"]],
+           "inactive_kernels": sum(r["inactive_kernels"] for r in recs),
+           "no_sites": [list(x) for x in sorted({(r["file"].rsplit("/", 1)[0], s)
+                                                  for r in recs for s in r["no_sites"]})],
+           "warnings": dict(sorted(sum((Counter(r["warnings"]) for r in recs),
+                                       Counter()).items())),
+           "cpu_seconds": round(sum(r["seconds"] for r in recs), 1),
+           "compile": None}
     if compile_:
-        # a file gmprof cannot read counts against it (it is not instrumented at all)
         compiled = [r for r in recs if r.get("compiled")]
-        if len(compiled) < len(recs):
-            out.append(f"| (nvcc run on a sample: every {every}-th file in sorted order) | "
-                       f"{len(compiled)} | {len(recs)} | {_rate(len(compiled), len(recs))} |")
         ok = [r for r in compiled if r["original"] is None]
         dev = [r for r in compiled if r["original"] is not None and r["error"] is None
                and r.get("device_original", "no") is None]
-        for label, sel, what in (
-                ("files whose original compiles (nvcc -cubin -arch=sm_90)", ok, "whole file"),
-                ("other files whose device code alone compiles", dev, "device code")):
-            out.append(f"| {label} | {len(sel)} | {len(compiled)} | "
-                       f"{_rate(len(sel), len(compiled))} |")
+        c = {"sample_every": every, "compiled": len(compiled),
+             "original_compiles": len(ok), "device_code_compiles": len(dev),
+             "original_fails": [[r["file"], r["original"]] for r in compiled
+                                if r["original"] is not None and r.get("device_original", "no")
+                                is not None]}
+        for key, sel in (("whole", ok), ("device", dev)):
             for mode in MODES:
-                good = sum(1 for r in sel if r["error"] is None and
-                           r["instrumented"].get(mode, "") is None)
-                out.append(f"| of those, {what} compiles instrumented ({mode}) | {good} | "
-                           f"{len(sel)} | {_rate(good, len(sel))} |")
-    out.append(f"| silently uninstrumented (no warning names them) | {len(silent)} | | |")
-    inactive = sum(r["inactive_kernels"] for r in recs)
-    if inactive:
+                c[f"{key}_{mode}"] = [sum(1 for r in sel if r["error"] is None
+                                          and r["instrumented"].get(mode, "") is None), len(sel)]
+        # a file gmprof cannot read counts against it (it is not instrumented at all)
+        c["instrumented_fails"] = [[r["file"], m, e] for r in ok + dev
+                                   for m, e in (r["instrumented"].items() if not r["error"]
+                                                else [(m, r["error"]) for m in MODES])
+                                   if e is not None]
+        out["compile"] = c
+    return out
+
+
+def render(s: dict) -> str:
+    out = [f"## {s['suite']} (`{s['root']}`)\n"]
+    out.append("| measure | count | of | rate |")
+    out.append("|---|---:|---:|---:|")
+    for label, key in (("`__global__` functions parsed", "kernels"),
+                       ("`__device__` functions parsed", "device_functions"),
+                       (".cu files read without a whole-file error", "files_read")):
+        a, b = s[key]
+        out.append(f"| {label} | {a} | {b} | {_rate(a, b)} |")
+    c = s["compile"]
+    if c:
+        if c["compiled"] < s["files"]:
+            out.append(f"| (nvcc run on a sample: every {c['sample_every']}-th file in sorted "
+                       f"order) | {c['compiled']} | {s['files']} | "
+                       f"{_rate(c['compiled'], s['files'])} |")
+        for label, key, what in (
+                ("files whose original compiles (nvcc -cubin -arch=sm_90)", "whole",
+                 "whole file"),
+                ("other files whose device code alone compiles", "device", "device code")):
+            n = c["original_compiles" if key == "whole" else "device_code_compiles"]
+            out.append(f"| {label} | {n} | {c['compiled']} | {_rate(n, c['compiled'])} |")
+            for mode in MODES:
+                a, b = c[f"{key}_{mode}"]
+                out.append(f"| of those, {what} compiles instrumented ({mode}) | {a} | {b} | "
+                           f"{_rate(a, b)} |")
+    out.append(f"| silently uninstrumented (no warning names them) | {len(s['silent'])} | | |")
+    if s["inactive_kernels"]:
         out.append(f"| (kernels in `#if` branches nvcc's device pass leaves out, not counted) "
-                   f"| {inactive} | | |")
-    kinds = Counter()
-    for r in recs:
-        kinds.update(r["warnings"])
+                   f"| {s['inactive_kernels']} | | |")
     out.append("")
-    out.append("Warnings by kind: " + (", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+    out.append("Warnings by kind: " + (", ".join(f"{k} {v}" for k, v in s["warnings"].items())
                                        or "none") + ".\n")
-    failed = [f for f in funcs.values() if not f[2]]
-    if failed:
-        out.append(f"Functions not parsed ({len(failed)}):\n")
-        for fname, space, _, err in sorted(failed):
-            out.append(f"- `{fname}` ({space}): {err}")
+    if s["not_parsed"]:
+        out.append(f"Functions not parsed ({len(s['not_parsed'])}):\n")
+        out += [f"- `{f}` ({space}): {err}" for f, space, err in s["not_parsed"]]
         out.append("")
-    for r in errors:
-        out.append(f"- whole file `{r['file']}`: {r['error']}")
-    if compile_:
-        bad = [(r["file"], m, e) for r in recs
-               for m, e in r["instrumented"].items() if e is not None]
-        if bad:
-            out.append(f"\nInstrumented files that do not compile ({len(bad)}):\n")
-            for f, m, e in bad:
-                out.append(f"- `{f}` [{m}]: {e}")
-    no_sites = sorted({(r["file"].rsplit("/", 1)[0], s) for r in recs for s in r["no_sites"]})
-    if no_sites:
+    out += [f"- whole file `{f}`: {e}" for f, e in s["file_errors"]]
+    if c and c["original_fails"]:
+        out.append(f"\nFiles whose original does not compile, device code alone neither "
+                   f"(not counted; {len(c['original_fails'])}):\n")
+        out += [f"- `{f}`: {e}" for f, e in c["original_fails"]]
+    if c and c["instrumented_fails"]:
+        out.append(f"\nInstrumented files that do not compile ({len(c['instrumented_fails'])}):\n")
+        out += [f"- `{f}` [{m}]: {e}" for f, m, e in c["instrumented_fails"]]
+    if s["no_sites"]:
         out.append(f"\nParsed, no site, no warning, though the text shows `[`, `->` or `*` "
-                   f"({len(no_sites)}):\n")
-        for d, s in no_sites:
-            out.append(f"- `{d}`: {s}")
-    if silent:
-        out.append(f"\nSilently uninstrumented ({len(silent)}):\n")
-        for f, s in silent:
-            out.append(f"- `{f}`: {s}")
-    secs = sum(r["seconds"] for r in recs)
-    out.append(f"\nRead and analysed in {secs:.1f} s of CPU ({len(recs)} files).\n")
+                   f"({len(s['no_sites'])}):\n")
+        out += [f"- `{d}`: {x}" for d, x in s["no_sites"]]
+    if s["silent"]:
+        out.append(f"\nSilently uninstrumented ({len(s['silent'])}):\n")
+        out += [f"- `{f}`: {x}" for f, x in s["silent"]]
+    out.append(f"\nRead and analysed in {s['cpu_seconds']:.1f} s of CPU ({s['files']} files).\n")
     return "\n".join(out)
 
 
@@ -304,22 +348,48 @@ def _rate(a: int, b: int) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("suites", nargs="+", metavar="NAME=DIR")
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("suites", nargs="+", metavar="NAME=DIR[@K]",
+                    help="a suite's name and its directory; @K compiles every K-th file only")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--limit", type=int, help="only the first N .cu files of each suite")
     ap.add_argument("--no-compile", action="store_true", help="parse only (no nvcc)")
+    ap.add_argument("--out", type=Path, metavar="FILE.md",
+                    help="also write the report to FILE.md and its numbers and failures to "
+                         "FILE.json (schema gmprof.public_code/1)")
     args = ap.parse_args(argv)
-    print("# gmprof on public CUDA code\n")
+    suites = []
     for spec in args.suites:
         name, _, directory = spec.partition("=")
         directory, _, every = directory.partition("@")
-        every = int(every or 1)
         root = Path(directory or name)
         if not root.is_dir():
             print(f"public_code: {root}: no such directory", file=sys.stderr)
             return 2
-        recs = run_suite(name, root, args.jobs, args.limit, not args.no_compile, every)
-        print(render(name, root, recs, not args.no_compile, every), flush=True)
+        suites.append((name, root.resolve(), int(every or 1)))
+    compile_ = not args.no_compile
+    if compile_ and shutil.which("nvcc") is None:
+        print("public_code: no nvcc on PATH (use --no-compile)", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    recs = run_suites(suites, args.jobs, args.limit, compile_)
+    wall = time.perf_counter() - t0
+    sums = [summary(name, root, r, compile_, every) for (name, root, every), r in zip(suites, recs)]
+    nvcc_version = ""
+    if compile_:
+        v = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout
+        nvcc_version = (v.strip().splitlines() or [""])[-1]
+    head = (f"# gmprof on public CUDA code\n\n`python3 bench/public_code.py "
+            f"{' '.join(sys.argv[1:] if argv is None else argv)}`: {wall:.0f} s wall, "
+            f"{args.jobs} jobs, {os.cpu_count()} CPUs"
+            + (f", {nvcc_version}" if nvcc_version else ", no compile") + ".\n")
+    text = head + "\n" + "\n".join(render(s) for s in sums)
+    print(text, flush=True)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+        args.out.with_suffix(".json").write_text(json.dumps(
+            {"schema": "gmprof.public_code/1", "wall_seconds": round(wall, 1),
+             "jobs": args.jobs, "nvcc": nvcc_version, "suites": sums}, indent=1) + "\n")
     return 0
 
 
