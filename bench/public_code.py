@@ -33,12 +33,13 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,6 +92,7 @@ def include_dirs(root: Path, path: Path) -> list[Path]:
     return out
 
 
+NVCC_TIMEOUT = int(os.environ.get("GMPROF_PUBLIC_NVCC_TIMEOUT", "300"))
 CACHE = Path(os.environ.get("GMPROF_PUBLIC_CACHE", "/tmp/gmprof-public-code-cache"))
 
 
@@ -99,17 +101,23 @@ def nvcc(src: Path, includes: list[Path], out_dir: Path, depends: list[str] = ()
     default /tmp/gmprof-public-code-cache) by the command, the source's text and the texts of
     the local headers it reads (`depends`)."""
     flags = ["-cubin", "-arch=sm_90", "-std=c++17", "-w"] + [f"-I{d}" for d in includes]
-    cmd = ["nvcc", *flags, "-o", str(out_dir / "o.cubin"), str(src)]
+    cmd = ["nvcc", *flags, "-o", str(out_dir / f"{src.stem}.cubin"), str(src)]
     key = hashlib.sha256("\0".join([" ".join(flags), src.read_text(errors="replace"),
                                      *depends]).encode()).hexdigest()
     cached = CACHE / key
     if cached.exists():
         text = cached.read_text()
         return text or None
+    # its own process group, so that a timeout ends ptxas and cicc too, not nvcc alone
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        stdout, stderr = proc.communicate(timeout=NVCC_TIMEOUT)
     except subprocess.TimeoutExpired:
-        return "nvcc timed out"
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return f"nvcc timed out after {NVCC_TIMEOUT} s"
+    r = subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
     if r.returncode == 0:
         result = None
     else:
@@ -192,6 +200,7 @@ def one_file(args) -> dict:
             rec["device_original"] = nvcc(src, includes, tmp, depends)
             if rec["device_original"] is not None:
                 return rec
+        jobs = {}
         for mode in MODES:
             try:
                 plan = pipeline.plan(program, Mode.parse(mode))
@@ -202,8 +211,30 @@ def one_file(args) -> dict:
                 continue
             src = tmp / f"inst_{mode}_{path.name}"
             src.write_text(text)
-            rec["instrumented"][mode] = nvcc(src, includes, tmp, depends)
+            jobs[mode] = src
+        # the modes compile side by side: a file whose instrumented code takes ptxas minutes
+        # then costs that once, not once per mode, at the end of a run on many cores
+        with ThreadPoolExecutor(len(MODES)) as threads:
+            done = {m: threads.submit(nvcc, src, includes, tmp, depends)
+                    for m, src in jobs.items()}
+            for mode, fut in done.items():
+                rec["instrumented"][mode] = fut.result()
     return rec
+
+
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+
+
+def _weight(path: Path, root: Path, seen: set | None = None) -> int:
+    """Bytes of the file and of the local headers it includes (`#include "x"` found beside the
+    includer, transitively): a cheap estimate of its cost, so that the largest start first."""
+    seen = set() if seen is None else seen
+    if path in seen or not path.is_file():
+        return 0
+    seen.add(path)
+    data = path.read_bytes()
+    return len(data) + sum(_weight(path.parent / m.decode(errors="replace"), root, seen)
+                           for m in _QUOTED_INCLUDE.findall(data))
 
 
 def run_suites(suites: list, jobs: int, limit: int | None, compile_: bool) -> list[list]:
@@ -217,7 +248,7 @@ def run_suites(suites: list, jobs: int, limit: int | None, compile_: bool) -> li
         files = files[:limit] if limit else files
         tasks += [(s, i, (root, f, compile_ and i % every == 0)) for i, f in enumerate(files)]
     out = [[None] * sum(1 for t in tasks if t[0] == s) for s in range(len(suites))]
-    order = sorted(tasks, key=lambda t: -t[2][1].stat().st_size)
+    order = sorted(tasks, key=lambda t: -_weight(t[2][1], t[2][0]))
     done = 0
     t0 = time.perf_counter()
     with ProcessPoolExecutor(jobs) as pool:
