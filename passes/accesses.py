@@ -63,6 +63,10 @@ class AccessSite:
     unresolved: str | None = None  # why the object is unknown (when object is None)
     atomic: str | None = None  # the atomic function, for atomic accesses
     id: int = -1  # index within the translation unit's sites, set by the caller
+    # the member expression when the access reads or writes a member of the element
+    # (`sp[i].b`, `p->v.x`): a shared array is counted per word, so the member's words are
+    # the ones touched, not the element's
+    member: c_ast.Node | None = None
 
     @property
     def location(self) -> Location:
@@ -265,8 +269,13 @@ class FindAccesses(Visitor):
     def _record(self, node, obj, kind, subscripts, via, form, reason=None, atomic=None):
         if obj is None and reason is None:
             reason = "unknown object"
+        member = node if form == "arrow" else None
+        parent = self.parents.get(node)
+        while isinstance(parent, c_ast.StructRef) and parent.type == "." and \
+                parent.name is (member or node):
+            member, parent = parent, self.parents.get(parent)
         self.sites.append(AccessSite(node, obj, kind, tuple(subscripts), via, form,
-                                     self.function, reason, atomic))
+                                     self.function, reason, atomic, member=member))
 
     # Each node the walk reaches (_visit) is visited once: visit_<Class>(n) records the access
     # it makes, if any; any other class makes none.

@@ -144,10 +144,14 @@ class InstrumentSource:
         if sp.lr_end_of is not None:
             end_prefix = f"(::gmprof::lr_clock({sp.lr_end_of.index}, 1), "
             end_suffix = ")"
+        # a member of a shared array's element (`sp[i].b`): the hook gets the member's address
+        # and type, so it counts the member's words, not the element's
+        target = site.member if (site.member is not None and
+                                 (slot is None or slot.kind == "shared")) else site.node
         hoist = self._hoist_point(site)
         if hoist is not None:
             statement, span, braces = hoist
-            address = X.span(site.node).text
+            address = X.span(target).text
             pointer = address if site.form == "pointer" else f"&({address})"
             call = f"{head}{pointer}{tail};"
             if sp.lr_end_of is not None:
@@ -157,7 +161,7 @@ class InstrumentSource:
         if site.form == "pointer":  # atomicAdd(p + i, v): the pointer argument itself
             self._wrap(site.node, end_prefix + head, tail + end_suffix)
         else:
-            self._wrap(site.node, f"{end_prefix}(*{head}&(", f"){tail}){end_suffix}")
+            self._wrap(target, f"{end_prefix}(*{head}&(", f"){tail}){end_suffix}")
 
     # -- counting before the statement ---------------------------------------------------
     _STATEMENT_PARENTS = (c_ast.Compound, c_ast.Case, c_ast.Default, c_ast.Label)
