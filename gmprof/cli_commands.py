@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import options as O
+from . import options as O, timing
 from .errors import EXIT_CHECK_FAILED, GmprofError, OptionError
 from .passes.pipeline import ANALYSIS_STAGES, STAGES, Pipeline
 from .report.accuracy import accuracy_loss
@@ -351,11 +351,12 @@ def _profile_sample(args, directory: Path, mode) -> int:
                          repeat=args.repeat if args.compare_native or args.repeat else 0,
                          seed=args.seed, profiler=prof, on_launch=progress.on_launch,
                          select=None if select.everything else select)
-    _emit_reports(list(run.reports.values()), args, outs, files,
-                  sample={"name": run.sample.name, "size": size,
-                          "self_check": "passed" if run.ok else "failed",
-                          "error": run.check_error}, tu=prof.tu)
-    outs.commit()
+    with timing.phase("report"):
+        _emit_reports(list(run.reports.values()), args, outs, files,
+                      sample={"name": run.sample.name, "size": size,
+                              "self_check": "passed" if run.ok else "failed",
+                              "error": run.check_error}, tu=prof.tu)
+        outs.commit()
     status = "passed" if run.ok else f"FAILED: {run.check_error}"
     print(f"sample {run.sample.name} ({size}, {backend.name}): self-check {status}",
           file=sys.stderr)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import where
 from .labels import APPROXIMATE, EXACT, SAMPLED, THRESHOLDED  # noqa: F401 (re-exported)
 
 # merging two launches' counts keeps the weaker label (a sum is exact only if both parts are)
@@ -218,6 +219,15 @@ class Report:
                 return s
         raise KeyError(f"no site at line {line}")
 
+    def to_host(self) -> "Report":
+        """Every array's counts on the host (a sample's launches kept them on the GPU while
+        they were merged: where.py); the renderers and the API read numpy arrays."""
+        for a in self.arrays:
+            if where.on_device(a.counts):
+                a.counts = where.to_host(a.counts)
+                a._owned = True
+        return self
+
     def launches_list(self) -> list[dict]:
         """One entry per launch (its shape, times and check), merged or not."""
         return list(self.launch_runs) or [launch_entry(self.run)]
@@ -236,12 +246,15 @@ class Report:
                 by_name[a.name] = a
                 continue
             if mine.counts.shape == a.counts.shape:
-                # in place: 50 launches of a 16M-element array are 50 passes, not 50 copies
-                if mine.counts.dtype == np.int64 and mine.counts.flags.writeable and \
-                        mine._owned:
-                    np.add(mine.counts, a.counts, out=mine.counts)
+                # in place: 50 launches of a 16M-element array are 50 passes, not 50 copies;
+                # on the GPU when both launches' counts are still there (where.py)
+                add = where.like(where.to_host(a.counts), mine.counts) \
+                    if where.on_device(mine.counts) != where.on_device(a.counts) else a.counts
+                if mine.counts.dtype == np.int64 and mine._owned and \
+                        getattr(mine.counts.flags, "writeable", True):
+                    mine.counts += add
                 else:
-                    mine.counts = mine.counts.astype(np.int64) + a.counts
+                    mine.counts = mine.counts.astype(np.int64) + add
                     mine._owned = True
             else:
                 # the parameter named another array, of another size, at this launch: its counts

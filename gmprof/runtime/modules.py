@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gmprof import timing
 from gmprof.passes.pipeline import Pipeline
 
 from .launchenv import _SCALAR_SIZES, clean_type, vector_size
@@ -49,7 +50,8 @@ class Modules:
             wanted.add("__gmprof_sizeof")
         self._instantiations |= {n for n in names if "<" in n}
         names = sorted(wanted)
-        text, defines = self.source(plan, sm)
+        with timing.phase("instrument"):
+            text, defines = self.source(plan, sm)
         options = tuple(f"-D{k}={v}" if v is not None else f"-D{k}"
                         for k, v in {**self.defines, **defines}.items())
         key = (text, options, tuple(sorted(names)))
@@ -59,8 +61,9 @@ class Modules:
                 # the CPU module exports accessors for the globals the runtime reads or fills
                 kwargs["globals"] = ([] if plan is None else ["__gmprof_launch"]) + \
                     self.global_names()
-            self._modules[key] = self.backend.compile(text, list(names), options,
-                                                      filename=self.tu.main.name, **kwargs)
+            with timing.phase("compile"):
+                self._modules[key] = self.backend.compile(text, list(names), options,
+                                                          filename=self.tu.main.name, **kwargs)
         return self._modules[key]
 
     def global_names(self) -> list[str]:

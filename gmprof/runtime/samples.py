@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gmprof import timing
 from gmprof.driver import Sample, load_sample
 from gmprof.errors import OptionError
 
@@ -50,8 +51,9 @@ def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: st
                           f"(sizes: {', '.join(drv.sizes)})")
     params = drv.sizes[size]
     rng = np.random.default_rng(seed)
-    arrays = drv.arrays(params, rng)
-    inputs = {k: v.copy() for k, v in arrays.items()}
+    with timing.phase("sample arrays"):
+        arrays = drv.arrays(params, rng)
+        inputs = {k: v.copy() for k, v in arrays.items()}
     prof = profiler or sample_profiler(sample, backend)
     run = SampleRun(sample, size, arrays=arrays)
     # On a GPU the arrays stay on the device for the whole sequence, as the sample's own CUDA
@@ -68,23 +70,30 @@ def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: st
                 (select is None or select.take(launch.kernel)):
             profiled += 1
             report = prof.launch(launch.kernel, launch.grid3, launch.block3, args,
-                                 launch.shared_mem, mode=mode, repeat=repeat)
-            if launch.kernel in run.reports:
-                run.reports[launch.kernel].merge(report)
-            else:
-                run.reports[launch.kernel] = report
+                                 launch.shared_mem, mode=mode, repeat=repeat,
+                                 keep_on_device=device)
+            with timing.phase("merge"):
+                if launch.kernel in run.reports:
+                    run.reports[launch.kernel].merge(report)
+                else:
+                    run.reports[launch.kernel] = report
         else:
             prof.run_native(launch.kernel, launch.grid3, launch.block3, args, launch.shared_mem)
         if on_launch is not None:
             on_launch(index, launch, True)
     if device:
+        with timing.phase("read back"):
+            for report in run.reports.values():
+                report.to_host()  # merged on the GPU, read back once
         for k, v in on.items():
             if v is not arrays[k]:
                 np.copyto(arrays[k], prof.backend.to_host(v).reshape(arrays[k].shape))
     if check:
-        expected = drv.reference(params, inputs)
-        try:
-            drv.check(params, {k: arrays[k] for k in expected}, expected)
-        except AssertionError as exc:
-            run.check_error = str(exc).strip().splitlines()[0] if str(exc).strip() else "mismatch"
+        with timing.phase("self-check"):
+            expected = drv.reference(params, inputs)
+            try:
+                drv.check(params, {k: arrays[k] for k in expected}, expected)
+            except AssertionError as exc:
+                run.check_error = str(exc).strip().splitlines()[0] if str(exc).strip() \
+                    else "mismatch"
     return run
