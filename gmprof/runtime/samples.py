@@ -24,6 +24,7 @@ class SampleRun:
     reports: dict = field(default_factory=dict)  # kernel name expression -> Report
     check_error: str | None = None
     arrays: dict = field(default_factory=dict)
+    checked: bool = True  # False: the sample's own check was skipped (check=False)
 
     @property
     def ok(self) -> bool:
@@ -59,7 +60,7 @@ def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: st
     # (numpy leaves the GIL for its loops), not after them (spmv large: seconds)
     reference = _Beside(drv.reference, params, inputs) if check else None
     prof = profiler or sample_profiler(sample, backend)
-    run = SampleRun(sample, size, arrays=arrays)
+    run = SampleRun(sample, size, arrays=arrays, checked=check)
     # On a GPU the arrays stay on the device for the whole sequence, as the sample's own CUDA
     # program keeps them: no launch copies them in or out (jcb_v1 large: 2 x 64 MB, 50 times)
     device = prof.backend.name == "gpu"

@@ -85,3 +85,26 @@ def test_timing_phases_add_up(monkeypatch):
     assert got["inner"] >= 0.05
     assert 0.02 <= got["outer"] < 0.05
     assert got["other"] >= 0
+
+
+def test_profile_a_sample_without_its_self_check(tmp_path):
+    """--no-self-check: the reference is not computed, the document says 'skipped' (valid
+    against the run schema), the status is 0."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "run.json"
+    r = subprocess.run([sys.executable, "-m", "gmprof", "profile", "samples/spmv", "--backend",
+                        "cpu", "--no-self-check", "-o", str(out)], cwd=ROOT,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["sample"]["self_check"] == "skipped"
+    assert "self-check skipped" in r.stderr
+    import jsonschema
+
+    schema = json.loads((ROOT / "gmprof" / "report" / "run.schema.json").read_text())
+    jsonschema.validate(doc, schema)
