@@ -108,3 +108,24 @@ def test_profile_a_sample_without_its_self_check(tmp_path):
 
     schema = json.loads((ROOT / "gmprof" / "report" / "run.schema.json").read_text())
     jsonschema.validate(doc, schema)
+
+
+def test_a_kept_summary_is_dropped_when_the_counts_change():
+    """Report.to_host keeps the summary made on the GPU; a merge or new counts make it anew."""
+    from gmprof.report.model import ArrayStats, Report, RunInfo
+
+    def report(counts):
+        r = Report(RunInfo("k", "cpu", "host", "default", (1, 1, 1), (4, 1, 1), 0))
+        r.arrays.append(ArrayStats("a", "device", "int", (4,), 4, 4,
+                                   np.array(counts, np.int64)))
+        return r
+
+    r = report([1, 0, 2, 3])
+    a = r.arrays[0]
+    a._summary = (a.counts, a.threshold, {"accesses": -1})  # as to_host leaves it
+    assert a.summary() == {"accesses": -1}
+    r.merge(report([1, 1, 1, 1]))
+    assert a.summary()["accesses"] == 10 and a.summary()["untouched"] == 0
+    a._summary = (a.counts, a.threshold, {"accesses": -1})
+    a.counts = np.zeros(4, np.int64)
+    assert a.summary()["accesses"] == 0
