@@ -55,7 +55,8 @@ def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: st
     rng = np.random.default_rng(seed)
     with timing.phase("sample arrays"):
         arrays = drv.arrays(params, rng)
-        inputs = {k: v.copy() for k, v in arrays.items()}
+        # (the reference's copy of the inputs: none when there is no check)
+        inputs = {k: v.copy() for k, v in arrays.items()} if check else None
     # the sample's numpy reference needs only the inputs: it is computed beside the launches
     # (numpy leaves the GIL for its loops), not after them (spmv large: seconds)
     reference = _Beside(drv.reference, params, inputs) if check else None
