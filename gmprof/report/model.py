@@ -232,7 +232,7 @@ class Report:
         for a in self.arrays:
             if where.on_device(a.counts):
                 summary = a.summary()  # four reductions on the GPU, not on the host
-                a.counts = where.to_host(a.counts)
+                a.counts = where.counts_to_host(a.counts)
                 a._owned = True
                 a._summary = (a.counts, a.threshold, summary)
         return self

@@ -129,3 +129,17 @@ def test_a_kept_summary_is_dropped_when_the_counts_change():
     a._summary = (a.counts, a.threshold, {"accesses": -1})
     a.counts = np.zeros(4, np.int64)
     assert a.summary()["accesses"] == 0
+
+
+@pytest.mark.gpu
+def test_counts_cross_from_the_gpu_unchanged():
+    """where.counts_to_host narrows for the copy only: the host gets the same int64 values."""
+    import cupy as cp
+
+    from gmprof.report import where
+
+    for values in ([0, 1, 255], [0, 256, 7], [3, 70000], [0, 2 ** 40], [-1, 5], []):
+        host = np.array(values, np.int64)
+        got = where.counts_to_host(cp.asarray(host))
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, host)
