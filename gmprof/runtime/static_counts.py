@@ -467,16 +467,20 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
     oor = 0
     executions = 0
     blocks_per_chunk = max(1, _CHUNK // max(threads, 1))
+    # the coordinates the formula reads: the others are not copied out per loop iteration
+    used = _bases(addr_terms) | _bases(_constraint_vars(constraint))
+    for _, (_, it, _, bt, _, _) in loops:
+        used |= _bases(it) | _bases(bt)
     for b0 in range(0, blocks, blocks_per_chunk):
         b1 = min(blocks, b0 + blocks_per_chunk)
         lin_b = np.repeat(np.arange(b0, b1, dtype=np.int64), threads)
         lin_t = np.tile(np.arange(threads, dtype=np.int64), b1 - b0)
-        pts = _Points({
+        pts = _Points({k: a for k, a in {
             "bid.x": lin_b % grid[0], "bid.y": (lin_b // grid[0]) % grid[1],
             "bid.z": lin_b // (grid[0] * grid[1]),
             "tid.x": lin_t % block[0], "tid.y": (lin_t // block[0]) % block[1],
             "tid.z": lin_t // (block[0] * block[1]),
-        })
+        }.items() if k in used or k == "bid.x"})  # (bid.x: the points' count)
         for k, (cmp, it, ic, bt, bc, step) in loops:
             npoints = len(next(iter(pts.values())))
             start = np.broadcast_to(ic + _lin(it, pts), (npoints,))
