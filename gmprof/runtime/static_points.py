@@ -29,7 +29,12 @@ class Points(dict):
 def lin(terms: dict, pts: dict):
     total = 0
     for v, x in terms.items():
-        total = total + x * point_values(v, pts)
+        values = point_values(v, pts)
+        if isinstance(total, np.ndarray) and isinstance(values, np.ndarray) and \
+                total.shape == values.shape:
+            total += values if x == 1 else x * values  # into the sum made here: no new array
+        else:
+            total = total + x * values  # (a fresh array: never pts' own, nor a memo's)
     return total if not isinstance(total, int) else np.int64(total)
 
 
@@ -56,6 +61,8 @@ def derived_values(v, pts):
     a = np.asarray(a, np.int64)
     if tag == "qtab":  # a geometric loop's iterator: its iteration's value
         return np.asarray(b, np.int64)[a]
+    if b > 0 and a.size and int(a.min()) >= 0:  # here floor and truncation agree
+        return a // b if tag == "qdiv" else a % b
     q = np.abs(a) // abs(b)  # C division truncates toward zero
     q = np.where((a < 0) != (b < 0), -q, q)
     return q if tag == "qdiv" else a - q * b
