@@ -82,6 +82,21 @@ class Plan:
     def kernel_slots(self, kernel: str) -> list[Slot]:
         return [s for s in self.slots if s.kernel in (None, kernel)]
 
+    def counts_on_device(self, kernel: str) -> bool:
+        """Whether a launch of `kernel` updates any counter: a hook in the kernel or in a
+        device function it calls. When none does (every site static or not profiled), the
+        kernel gets no prologue or epilogue and no counter area: it runs as the native
+        kernel does, and its counts all come from formulas at launch. Enhanced mode keeps
+        them (its live ranges close in the epilogue)."""
+        if self.mode.enhanced or self.mode.trace:
+            return True
+        ka = self.program.kernels.get(kernel) if self.program.kernels else None
+        if ka is None:
+            return True
+        reachable = {ka.kernel.name} | {callee.name for _, callee in ka.calls}
+        return any(sp.strategy in (HOOK, LR_START) and sp.site.function is not None
+                   and sp.site.function.name in reachable for sp in self.sites.values())
+
     @property
     def site_list(self) -> list:
         return sorted(self.sites.values(), key=lambda p: p.site.id)

@@ -12,7 +12,8 @@ gmprof header and local includes get `#line` markers).
 Kernels get `::gmprof::enter();` after their opening brace (zeroes the block's counters in
 shared memory) and `::gmprof::leave();` before every return and their closing brace (the last
 thread out flushes the counters); a kernel without `return` ends with `::gmprof::leave_all();`
-instead (one barrier, then the whole block flushes). A loop whose first iteration and trip count a site needs is
+instead (one barrier, then the whole block flushes); a kernel that reaches no hook gets neither
+(Plan.counts_on_device). A loop whose first iteration and trip count a site needs is
 wrapped: `{ bool __gmprof_first_0 = true; unsigned __gmprof_trip_0 = 0u; for (...) { if
 (__gmprof_first_0) __gmprof_trip_0 = ::gmprof::trips(...); ... __gmprof_first_0 = false; } }`.
 
@@ -283,6 +284,8 @@ class InstrumentSource:
         return X.span(node)
 
     def _kernel(self, facts) -> None:
+        if not self.plan.counts_on_device(facts.name):
+            return  # nothing counted at run time: the kernel stays as written
         body = facts.function.funcdef.body
         prologue = " ::gmprof::enter();"
         if self.needs_shared_bases:
