@@ -237,7 +237,11 @@ class PlanCounters:
         """Range counting (ranges.py) needs exact 32-bit atomic counters without a threshold
         (a difference array's entries go negative) and every access counted (no sampling)."""
         m = self.mode
-        return (plan.slot is not None and plan.slot.kind == "device" and plan.lr_end_of is None
+        # a shared array's range is spread over the block (sm_range_block): only where one
+        # thread would count for all of them (BLOCK), since then every thread runs the entry
+        shared_ok = plan.slot is not None and plan.slot.kind == "shared" and plan.mode == "BLOCK"
+        return (plan.slot is not None and (plan.slot.kind == "device" or shared_ok)
+                and plan.lr_end_of is None
                 and m.ranges and not m.trace and not m.na and m.sampling is None
                 and m.threshold is None and m.counter_bits == 32
                 and all(not sc.static or plan.site.id in self.demoted for sc in plan.classes))
@@ -251,7 +255,8 @@ class PlanCounters:
         if found is None:
             return
         plan.range = found
-        plan.slot.ranges = True
+        if plan.slot.kind == "device":
+            plan.slot.ranges = True  # a difference array after its counters
         self.plan.loops.setdefault(found.loop, len(self.plan.loops))
         plan.reason += "; counted once per entry of " + found.loop.label + " as " + \
             "the range it walks (stride " + found.stride + ")"

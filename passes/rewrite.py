@@ -118,6 +118,13 @@ class InstrumentSource:
             if sp.strategy == LR_START:
                 head = f"::gmprof::lr_start<{site.id}, {obj_index}>("
                 tail = f", (const void *)({base}))"
+            elif sp.range is not None:
+                # a BLOCK site walking a range: the block shares it out in the first iteration
+                k = self.plan.loops[sp.range.loop]
+                head = f"::gmprof::sm_range_block<{site.id}, {obj_index}>("
+                tail = (f", (const void *)({base}), "
+                        f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
+                        f"(long long)({sp.range.stride}))")
             else:
                 head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
                 tail = f", (const void *)({base}){tail[0:]}"

@@ -693,6 +693,31 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
   return p;
 }
 
+// A shared access of a BLOCK site (tid-invariant, run by every thread of the block the same
+// number of times) that walks p, p + D, ..., p + (N - 1) D over the N iterations of its loop
+// (passes/ranges.py): in the loop's first iteration (N > 0; the others pass 0) every thread
+// of the block adds the block's thread count to its share of the N elements (element k by
+// thread k mod threads). Each thread runs this entry with the same p, N and D, so each element
+// gets the count of every thread once: what thread 0 adding `threads` per iteration gave, in
+// N / threads updates a thread instead of N in one warp.
+template <int SITE, int OBJ, class T>
+__device__ __forceinline__ T *sm_range_block(T *p, const volatile void *base, unsigned n,
+                                             long long d) {
+#if GMPROF_TRACE
+  trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
+  (void)n; (void)d;
+#else
+  if (n == 0u) return p;
+  const unsigned threads = n_threads();
+  if (linear_tid() == 0) add_word(area_words() + AREA_HEADER + SITE, n * threads);
+  const long long off0 = (long long)((const volatile char *)p - (const volatile char *)base);
+  for (unsigned k = linear_tid(); k < n; k += threads)
+    add_shared_words(OBJ, off0 + (long long)k * d * (long long)sizeof(T), (unsigned)sizeof(T),
+                     threads);
+#endif
+  return p;
+}
+
 // ---------------------------------------------------------------- enhanced mode (Algorithm 2)
 
 #if GMPROF_ENHANCED
