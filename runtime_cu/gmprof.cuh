@@ -631,13 +631,13 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
   if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
     const unsigned mask = __activemask();
     if (__any_sync(mask, d > 1 && d <= 32)) {
+      // D is the same in every lane (ranges.py takes only strides known at launch), so
+      // the lanes need not compare theirs
       bool ok = inside && d > 1 && d <= 32;
       const unsigned first = __reduce_min_sync(mask, ok ? (unsigned)e0 : 0xffffffffu);
-      const unsigned dmin = __reduce_min_sync(mask, (unsigned)(ok ? d : 0));
-      const unsigned dmax = __reduce_max_sync(mask, (unsigned)(ok ? d : 0));
       const unsigned elems = __reduce_add_sync(mask, n);
       const long long r = e0 - (long long)first;
-      ok = ok && dmin == dmax && r >= 0 && r < d &&
+      ok = ok && r >= 0 && r < d &&
            (long long)n == ((long long)elems - r + d - 1) / d;
       const unsigned bits = __reduce_or_sync(mask, ok ? (1u << (unsigned)r) : 0u);
       if (__all_sync(mask, ok) && __popc(bits) == __popc(mask)) {
