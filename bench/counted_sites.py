@@ -32,6 +32,8 @@ SIX = "co,em_v1,bo_v2,jcb_v1,spmv,dxtc"
 def _how(sp) -> str:
     if sp.gather is not None:
         return "gather"
+    if getattr(sp, "spread", None) is not None:
+        return "spread"
     if sp.range is not None:
         return "range"
     if sp.weight_loops:

@@ -26,6 +26,7 @@ from gmprof.mode import Mode
 
 from .gathers import plan_gathers
 from .ranges import find_range
+from .spread import find_spread
 from .symbols import CONSTANT, DEVICE, GLOBAL_VAR, LOCAL_ARRAY, SHARED, SHARED_DYNAMIC
 
 STATIC = "static"
@@ -62,6 +63,7 @@ class SitePlan:
     lr_end_of: Slot | None = None  # enhanced: this device write ends a live range of that slot
     range: object = None  # ranges.Range: counted once per entry of its loop, as a range
     gather: tuple | None = None  # (pseudo-slot, index SitePlan): counted from its index's range
+    spread: object = None  # spread.Spread: a BLOCK shared site counted once per loop entry
 
 
 @dataclass
@@ -252,6 +254,13 @@ class PlanCounters:
         if facts is None:
             return
         found, _why = find_range(self.program, facts, site, classes)
+        if found is None and plan.slot.kind == "shared":
+            spread, _why = find_spread(self.program, facts, site)
+            if spread is not None:
+                plan.spread = spread
+                self.plan.loops.setdefault(spread.loop, len(self.plan.loops))
+                plan.reason += "; " + spread.reason
+            return
         if found is None:
             return
         plan.range = found

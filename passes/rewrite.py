@@ -118,6 +118,18 @@ class InstrumentSource:
             if sp.strategy == LR_START:
                 head = f"::gmprof::lr_start<{site.id}, {obj_index}>("
                 tail = f", (const void *)({base}))"
+            elif sp.spread is not None:
+                # a BLOCK site whose address the block computes again for every iteration,
+                # sharing them out in the first (spread.py): the lambda's local of the
+                # iterator's name stands for the iterator at iteration first + k * step
+                sd = sp.spread
+                k = self.plan.loops[sd.loop]
+                it = sd.iterator
+                head = f"::gmprof::sm_spread_block<{site.id}, {obj_index}>("
+                tail = (f", (const void *)({base}), "
+                        f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), (long long)({it}), "
+                        f"{sd.step}, [&](long long __gmprof_i) {{ decltype({it}) {it} = "
+                        f"(decltype({it}))(__gmprof_i); return &({sd.address}); }})")
             elif sp.range is not None:
                 # a BLOCK site walking a range: the block shares it out in the first iteration
                 k = self.plan.loops[sp.range.loop]

@@ -718,6 +718,31 @@ __device__ __forceinline__ T *sm_range_block(T *p, const volatile void *base, un
   return p;
 }
 
+// A BLOCK site in a counted loop whose address is not a range but can be computed again for
+// any iteration (passes/spread.py: AT(i) is the address with the iterator at i): in the
+// loop's first iteration every thread of the block evaluates AT for its share of the N
+// iterations (first + k * STEP for k = its thread index, + threads, ...) and adds the block's
+// thread count to each element found. Every thread runs the entry alike, so each iteration's
+// element gets every thread's access once.
+template <int SITE, int OBJ, class T, class F>
+__device__ __forceinline__ T *sm_spread_block(T *p, const volatile void *base, unsigned n,
+                                              long long first, long long step, F at) {
+#if GMPROF_TRACE
+  trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
+  (void)n; (void)first; (void)step; (void)at;
+#else
+  if (n == 0u) return p;
+  const unsigned threads = n_threads();
+  if (linear_tid() == 0) add_word(area_words() + AREA_HEADER + SITE, n * threads);
+  for (unsigned k = linear_tid(); k < n; k += threads) {
+    const volatile char *q = (const volatile char *)at(first + (long long)k * step);
+    add_shared_words(OBJ, (long long)(q - (const volatile char *)base), (unsigned)sizeof(T),
+                     threads);
+  }
+#endif
+  return p;
+}
+
 // ---------------------------------------------------------------- enhanced mode (Algorithm 2)
 
 #if GMPROF_ENHANCED

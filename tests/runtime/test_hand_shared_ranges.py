@@ -87,3 +87,82 @@ def test_shared_range_counts(prof, mode, block, n):
     np.testing.assert_array_equal(report.array("on").counts, grid * (1 + readers))
     for name in ("tab", "rev", "on"):
         assert report.array(name).label == "exact" and report.array(name).out_of_range == 0
+
+
+GATHER = r"""
+#define M 64
+// as co's RClusterCnt: the shared arrays reach the loops through a helper's parameters
+__device__ int rows(const int *tab, const int *idx, int *acc, const int *flag, int n) {
+    int s = 0;
+    for (int r = 0; r < 3; r++)
+        if (flag[r] > 0) {
+            for (int c = 0; c < n; c++) s += tab[(r * 5 + idx[c]) % M];  // spread
+            for (int c = 0; c < n; c++) {                                  // not: t changes
+                int t = idx[c];
+                s += tab[t];
+            }
+        }
+    for (int c = 0; c < n; c++) {          // not: the loop writes memory
+        s += tab[idx[c]];
+        if (threadIdx.x == 0) acc[c] += 1;
+    }
+    return s;
+}
+
+__global__ void gathers(int *out, const int *in, const int *cols, const int *flag, int n) {
+    __shared__ int tab[M];
+    __shared__ int idx[M];
+    __shared__ int acc[M];
+    for (int i = threadIdx.x; i < M; i += blockDim.x) {
+        tab[i] = in[i]; idx[i] = cols[i]; acc[i] = 0;
+    }
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = rows(tab, idx, acc, flag, n);
+}
+"""
+
+
+def test_gather_spread_planned():
+    pipeline = Pipeline()
+    program = pipeline.analyze(pipeline.load(text=GATHER, name="gathers.cu"))
+    plan = pipeline.plan(program, Mode.parse("default", profile="shm"))
+    spread = {sp.site.text for sp in plan.sites.values() if sp.spread is not None}
+    assert spread == {"tab[(r * 5 + idx[c]) % M]"}
+    ranged = {sp.site.text for sp in plan.sites.values() if sp.range is not None}
+    assert ranged == {"idx[c]"}  # the first loop's (the others' are under a store or a local)
+
+
+@pytest.fixture(scope="module")
+def gprof():
+    return Profiler(text=GATHER, name="gathers.cu", backend="cpu")
+
+
+@pytest.mark.parametrize("mode", ["default", "SA", "basic"])
+@pytest.mark.parametrize("block,n", [(64, 64), (32, 50), (128, 3), (40, 0)])
+def test_gather_spread_counts(gprof, mode, block, n):
+    grid = 2
+    inp = (np.arange(64) * 5 % 13).astype(np.int32)
+    cols = (np.arange(64) * 7 % 64 // 2).astype(np.int32)  # repeats: hot words
+    flag = np.array([1, 0, 2], np.int32)                     # entries r = 0 and 2
+    out = np.zeros(grid * block, np.int32)
+    report = gprof.launch("gathers", grid, block, [out, inp, cols, flag, np.int32(n)],
+                          mode=Mode.parse(mode, profile="shm"))
+    assert report.run.outputs_identical
+    c = cols[:n]
+    per_thread = sum(inp[(r * 5 + c) % 64].sum() + inp[c].sum() for r in (0, 2)) + inp[c].sum()
+    expect = np.full(block, per_thread)
+    np.testing.assert_array_equal(out, np.tile(expect, grid))
+    # per block: tab written once; read per thread at (r*5 + cols[c]) % 64 for r = 0, 2 and at
+    # cols[c] twice more (the local-t loop for r = 0, 2) and once (the last loop)
+    hist = lambda idx: np.bincount(idx, minlength=64)  # noqa: E731
+    tab = 1 + block * (hist((0 * 5 + c) % 64) + hist((2 * 5 + c) % 64) + 3 * hist(c))
+    np.testing.assert_array_equal(report.array("tab").counts, grid * tab)
+    # idx: written once; read at c < n by every thread in two loops per entry (2 entries)
+    # and in the last loop: 5 times
+    idx = 1 + block * 5 * (np.arange(64) < n)
+    np.testing.assert_array_equal(report.array("idx").counts, grid * idx)
+    # acc: zeroed once; thread 0's acc[c] += 1 for c < n (one read-write access)
+    acc = 1 + (np.arange(64) < n)
+    np.testing.assert_array_equal(report.array("acc").counts, grid * acc)
+    for name in ("tab", "idx", "acc"):
+        assert report.array(name).label == "exact" and report.array(name).out_of_range == 0
