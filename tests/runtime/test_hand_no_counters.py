@@ -57,9 +57,9 @@ def test_only_counting_kernels_get_a_prologue(profile):
     assert basic.counts_on_device("affine")
 
 
-@pytest.fixture(scope="module")
-def prof():
-    return Profiler(text=SOURCE, name="nocount.cu", backend="cpu")
+@pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def prof(request):
+    return Profiler(text=SOURCE, name="nocount.cu", backend=request.param)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -53,9 +53,9 @@ def test_planned():
                        "shared"), text
 
 
-@pytest.fixture(scope="module")
-def prof():
-    return Profiler(text=SOURCE, name="shared_ranges.cu", backend="cpu")
+@pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def prof(request):
+    return Profiler(text=SOURCE, name="shared_ranges.cu", backend=request.param)
 
 
 @pytest.mark.parametrize("mode", ["default", "SA-SM", "SA", "basic"])
@@ -132,9 +132,9 @@ def test_gather_spread_planned():
     assert ranged == {"idx[c]"}  # the first loop's (the others' are under a store or a local)
 
 
-@pytest.fixture(scope="module")
-def gprof():
-    return Profiler(text=GATHER, name="gathers.cu", backend="cpu")
+@pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def gprof(request):
+    return Profiler(text=GATHER, name="gathers.cu", backend=request.param)
 
 
 @pytest.mark.parametrize("mode", ["default", "SA", "basic"])

@@ -63,9 +63,9 @@ def test_planned():
     assert all(sp.site.object is None for sp in by_text["r->ptr[0]"])
 
 
-@pytest.fixture(scope="module")
-def prof():
-    return Profiler(text=SOURCE, name="members.cu", backend="cpu")
+@pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def prof(request):
+    return Profiler(text=SOURCE, name="members.cu", backend=request.param)
 
 
 @pytest.mark.parametrize("mode", ["default", "SA", "basic", "trace"])
