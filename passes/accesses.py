@@ -112,7 +112,8 @@ def parent_map(root) -> dict:
 
 
 class FindAccesses(Visitor):
-    def __init__(self, function: Function, names: Names, objects: list[MemoryObject]):
+    def __init__(self, function: Function, names: Names, objects: list[MemoryObject],
+                 array_members: dict | None = None):
         self.function = function
         self.names = names
         self.by_symbol = {obj.symbol: obj for obj in objects}
@@ -121,6 +122,7 @@ class FindAccesses(Visitor):
         self.sites: list[AccessSite] = []
         self._claimed: set = set()  # nodes already inside a recorded access's base
         self._alias_cache: dict = {}
+        self.array_members = array_members or {}  # struct -> its array members
         # `T &r = a[i];` binds a reference to an element: the binding is not an access, every
         # use of r is an access to a[i].
         self.references: dict = {}  # Symbol -> the bound element expression
@@ -294,6 +296,15 @@ class FindAccesses(Visitor):
         subs.reverse()
         if self._is_local_value(base):
             return  # an array member of a local struct: registers, not memory
+        if self._member_array_of_pointee(base):
+            # p->arr[i]: bytes of the struct p points to, an access to it as p->field is
+            if self._address_use(n):
+                return
+            obj, via, reason = self.resolve_pointer(base.name)
+            kind, atomic = self._atomic_or_kind(n)
+            self._record(n, obj, kind, self._offsets(base.name), via, "arrow", reason, atomic)
+            self._claim_base(base)
+            return
         obj, via, reason = self.resolve_pointer(base)
         rank = self._rank(obj, base)
         if rank is not None and len(subs) < rank:
@@ -401,6 +412,19 @@ class FindAccesses(Visitor):
         return sym is not None and sym.kind in (LOCAL, PARAM) and sym not in self.by_symbol \
             and not isinstance(sym.type, c_ast.PtrDecl)
 
+    def _member_array_of_pointee(self, base) -> bool:
+        """`p->arr` where p is a pointer variable to a struct whose member arr is an array
+        (struct_members.py), so that `p->arr[i]` lies inside *p."""
+        if not (isinstance(base, c_ast.StructRef) and base.type == "->" and
+                isinstance(base.name, c_ast.ID) and isinstance(base.field, c_ast.ID)):
+            return False
+        from .struct_members import pointee_struct
+
+        sym = self.names[base.name]
+        decl = getattr(sym, "decl", None) if sym is not None else None
+        struct = pointee_struct(getattr(decl, "type", None)) if decl is not None else None
+        return struct is not None and base.field.name in self.array_members.get(struct, ())
+
     def _claim_base(self, base):
         for node in X.walk(base):
             self._claimed.add(node)
@@ -471,10 +495,11 @@ class FindAccesses(Visitor):
         return isinstance(expr, c_ast.Constant)
 
 
-def find_accesses(function: Function, names: Names, objects: list[MemoryObject]) -> list[AccessSite]:
+def find_accesses(function: Function, names: Names, objects: list[MemoryObject],
+                  array_members: dict | None = None) -> list[AccessSite]:
     if function.funcdef is None:
         return []
-    return FindAccesses(function, names, objects).run()
+    return FindAccesses(function, names, objects, array_members).run()
 
 
 __all__ = ["AccessSite", "find_accesses", "parent_map", "READ", "WRITE", "READ_WRITE",

@@ -221,7 +221,10 @@ class _Finder:
         subs.reverse()
         if not isinstance(base, c_ast.ID):
             return None, "the base pointer is not a name"
-        if not self._invariant(base):
+        sym = self.names[base]
+        declared_array = sym is not None and isinstance(getattr(getattr(sym, "decl", None),
+                                                                "type", None), c_ast.ArrayDecl)
+        if not declared_array and not self._invariant(base):  # an array's address is fixed
             return None, "the base pointer changes in the loop"
         dims = [None]
         if len(subs) > 1:

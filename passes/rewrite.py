@@ -12,7 +12,8 @@ gmprof header and local includes get `#line` markers).
 Kernels get `::gmprof::enter();` after their opening brace (zeroes the block's counters in
 shared memory) and `::gmprof::leave();` before every return and their closing brace (the last
 thread out flushes the counters); a kernel without `return` ends with `::gmprof::leave_all();`
-instead (one barrier, then the whole block flushes). A loop whose first iteration and trip count a site needs is
+instead (one barrier, then the whole block flushes); a kernel that reaches no hook gets neither
+(Plan.counts_on_device). A loop whose first iteration and trip count a site needs is
 wrapped: `{ bool __gmprof_first_0 = true; unsigned __gmprof_trip_0 = 0u; for (...) { if
 (__gmprof_first_0) __gmprof_trip_0 = ::gmprof::trips(...); ... __gmprof_first_0 = false; } }`.
 
@@ -117,6 +118,25 @@ class InstrumentSource:
             if sp.strategy == LR_START:
                 head = f"::gmprof::lr_start<{site.id}, {obj_index}>("
                 tail = f", (const void *)({base}))"
+            elif sp.spread is not None:
+                # a BLOCK site whose address the block computes again for every iteration,
+                # sharing them out in the first (spread.py): the lambda's local of the
+                # iterator's name stands for the iterator at iteration first + k * step
+                sd = sp.spread
+                k = self.plan.loops[sd.loop]
+                it = sd.iterator
+                head = f"::gmprof::sm_spread_block<{site.id}, {obj_index}>("
+                tail = (f", (const void *)({base}), "
+                        f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), (long long)({it}), "
+                        f"{sd.step}, [&](long long __gmprof_i) {{ decltype({it}) {it} = "
+                        f"(decltype({it}))(__gmprof_i); return &({sd.address}); }})")
+            elif sp.range is not None:
+                # a BLOCK site walking a range: the block shares it out in the first iteration
+                k = self.plan.loops[sp.range.loop]
+                head = f"::gmprof::sm_range_block<{site.id}, {obj_index}>("
+                tail = (f", (const void *)({base}), "
+                        f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
+                        f"(long long)({sp.range.stride}))")
             else:
                 head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
                 tail = f", (const void *)({base}){tail[0:]}"
@@ -287,6 +307,8 @@ class InstrumentSource:
         return X.span(node)
 
     def _kernel(self, facts) -> None:
+        if not self.plan.counts_on_device(facts.name):
+            return  # nothing counted at run time: the kernel stays as written
         body = facts.function.funcdef.body
         prologue = " ::gmprof::enter();"
         if self.needs_shared_bases:

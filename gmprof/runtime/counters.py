@@ -175,13 +175,20 @@ def area(plan, slots, mode) -> Area:
     return Area(words, offset, lr_offset)
 
 
-def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_blocks: int) -> Area:
-    """SM when the mode asks for it and the area fits beside the kernel's shared memory."""
+def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_blocks: int,
+               counted: bool = True) -> Area:
+    """SM when the mode asks for it and the area fits beside the kernel's shared memory.
+    counted=False: the kernel updates no counter (Plan.counts_on_device): no shared memory
+    is taken from it; the area stays in device memory, zero."""
     area_bytes = a.words * 4
     need = static_smem + ((shared_mem + 15) & ~15) + area_bytes
     sm = mode.sm and not mode.trace
     why = "SM mode: the block's counters live in shared memory" if sm else \
         "device memory (" + ("trace mode" if mode.trace else "no SM in this mode") + ")"
+    if not counted:
+        a.sm, a.why, a.replicas = False, ("none: every count of this kernel comes from "
+                                          "formulas at launch (no counter on the device)"), 1
+        return a
     if sm and need > backend.max_shared_per_block:
         sm = False
         why = (f"device memory: the kernel's {static_smem + shared_mem} bytes of shared "

@@ -40,9 +40,11 @@ def sample_profiler(sample: Sample, backend: str = "auto") -> Profiler:
 def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: str = "auto",
                repeat: int = 0, seed: int = 0, profiler: Profiler | None = None,
                check: bool = True, max_profiled: int | None = None,
-               on_launch=None, select=None) -> SampleRun:
+               on_launch=None, select=None, initial=None) -> SampleRun:
     """max_profiled: profile at most this many launches (the rest run natively).
     select: a LaunchSelection (gmprof/selection.py); launches it does not take run natively.
+    initial: the arrays drv.arrays made for this size and seed before (a benchmark running
+    one sample in many modes makes them once): copied, never changed.
     on_launch(index, launch, done): called before (done=False) and after (done=True) each
     launch, for a progress display."""
     if not isinstance(sample, Sample):
@@ -52,9 +54,12 @@ def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: st
         raise OptionError(f"sample {sample.name} has no size {size!r} "
                           f"(sizes: {', '.join(drv.sizes)})")
     params = drv.sizes[size]
-    rng = np.random.default_rng(seed)
     with timing.phase("sample arrays"):
-        arrays = drv.arrays(params, rng)
+        if initial is not None:
+            arrays = {k: v.copy() if isinstance(v, np.ndarray) else v
+                      for k, v in initial.items()}
+        else:
+            arrays = drv.arrays(params, np.random.default_rng(seed))
         # (the reference's copy of the inputs: none when there is no check)
         inputs = {k: v.copy() for k, v in arrays.items()} if check else None
     # the sample's numpy reference needs only the inputs: it is computed beside the launches

@@ -115,7 +115,8 @@ class Profiler:
         slots = C.layout_slots(self.program, plan, li, native)
         area = C.area(plan, slots, mode)
         C.place_area(area, mode, backend, native().static_shared_bytes(name_expression),
-                     shared_mem, li.grid[0] * li.grid[1] * li.grid[2])
+                     shared_mem, li.grid[0] * li.grid[1] * li.grid[2],
+                     counted=plan.counts_on_device(li.kernel))
         module = self.modules.module(plan, [name_expression], sm=area.sm)
         C.aim_at_module(slots, module)
 
