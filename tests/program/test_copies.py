@@ -136,3 +136,42 @@ def test_defaults_and_qualified_calls_in_the_translation(tmp_path):
     # make_float2(float) counts nothing: no copy to hide CUDA's make_float2(float, float)
     assert f"{ns} {{ inline __host__ __device__ float2 make_float2" not in t.text
     assert '{"fill<3>"' in t.text
+
+
+REPEATED = r"""
+#include <cstdio>
+__global__ void k(float *a, int off) { a[off + blockIdx.x * blockDim.x + threadIdx.x] += 1.0f; }
+int main() {
+  const int n = 1 << 16;
+  float *a;
+  cudaMalloc(&a, n * sizeof(float));
+  cudaMemset(a, 0, n * sizeof(float));
+  for (int r = 0; r < 30; ++r) k<<<2, 128>>>(a, 0);
+  for (int r = 0; r < 10; ++r) k<<<2, 128>>>(a, r * 256);
+  float h[2];
+  cudaMemcpy(h, a, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%g\n", h[0]);
+  return 0;
+}
+"""
+
+
+def test_repeated_launches_decode_once_and_sum_exactly(tmp_path, need_gxx):
+    """Forty launches of one kernel over a 64 K-element allocation, thirty of them alike: the
+    decoder evaluates each distinct launch's static counts once and multiplies (cuda-samples'
+    transpose and BlackScholes time hundreds of alike launches), exactly."""
+    (tmp_path / "rep.cu").write_text(REPEATED)
+    gmprof("nvcc", "rep.cu", "-o", "rep", cwd=tmp_path)
+    p = subprocess.run([str(tmp_path / "rep")], cwd=tmp_path, capture_output=True, text=True,
+                       env=env(GMPROF_OUTPUT=tmp_path / "r.json", GMPROF_QUIET=1))
+    assert p.returncode == 0 and p.stdout == "31\n", p.stderr
+    rep = report_json(tmp_path, tmp_path / "r.json")
+    k = rep["kernels"]["k"]
+    assert k["run"]["launches"] == 40
+    (a,) = k["arrays"]
+    # 40 launches x 256 threads, each one read-modify-write of one element (one access, a
+    # read and a write: docs/samples.md); elements 0-255 are touched by the 30 alike launches
+    # and the first shifted one, 256-2559 by one shifted launch each, the rest of 65536 never
+    assert (a["reads"], a["writes"], a["accesses"]) == (10240, 10240, 10240)
+    assert a["untouched"] == 65536 - 2560
+    assert a["max"] == 31 and a["min"] == 0
