@@ -32,7 +32,10 @@ AREA_HEADER = 2
 
 
 def counts_array(entry: dict) -> np.ndarray:
-    """Counters as the raw report file stores them: base64 of little-endian u4 or u8."""
+    """Counters as the raw report file stores them: base64 of little-endian u4 or u8, or "zero"
+    and their number."""
+    if entry["dtype"] == "zero":
+        return np.zeros(int(entry["n"]), np.int64)
     dtype = {"u4": "<u4", "u8": "<u8"}[entry["dtype"]]
     return np.frombuffer(base64.b64decode(entry["data"]), dtype).astype(np.int64)
 

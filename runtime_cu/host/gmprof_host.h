@@ -38,6 +38,7 @@ struct ObjectDesc {
   unsigned long long elem;    // element size
   unsigned long long bytes;   // OBJ_SHARED: the array's bytes; OBJ_GLOBAL: declared bytes (0: the symbol's)
   int live_ranges;            // enhanced mode keeps live-range statistics for it
+  int static_only;            // a device object no site counts at run time: no counters needed
 };
 
 struct ParamDesc {
