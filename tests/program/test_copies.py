@@ -175,3 +175,21 @@ def test_repeated_launches_decode_once_and_sum_exactly(tmp_path, need_gxx):
     assert (a["reads"], a["writes"], a["accesses"]) == (10240, 10240, 10240)
     assert a["untouched"] == 65536 - 2560
     assert a["max"] == 31 and a["min"] == 0
+
+
+def test_cudart_version_is_defined_as_nvcc_defines_it(tmp_path):
+    """nvcc always includes cuda_runtime_api.h, which defines CUDART_VERSION: a kernel header
+    included only `#if CUDART_VERSION >= 2020` (cuda-samples' threadFenceReduction) is read,
+    and its launches are routed (they ran unseen when gmprof read the #if as false)."""
+    from gmprof.mode import Mode
+    from gmprof.program.translate import translate
+
+    (tmp_path / "k.cuh").write_text(
+        "__global__ void k(float *a) { a[threadIdx.x] = 1.0f; }\n"
+        "void go(float *a) { k<<<1, 32>>>(a); }\n")
+    (tmp_path / "m.cu").write_text(
+        "#if CUDART_VERSION >= 2020 && __CUDACC_VER_MAJOR__ >= 2\n#include \"k.cuh\"\n#endif\n"
+        "int main() { return 0; }\n")
+    t = translate(tmp_path / "m.cu", mode=Mode(), cpu=False)
+    assert t.instrumented == ["k"]
+    assert "::gmprof_host::launch(k, 1, 32)(a);" in t.text
