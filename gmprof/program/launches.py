@@ -8,6 +8,8 @@ without adding a line,
     cudaLaunchKernel(f, g, b, args, s, st)    ->  ::gmprof_host::launch_kernel(f, g, b, args, s, st)
     cudaLaunchKernelEx(&cfg, k, a, b)         ->  ::gmprof_host::launch_kernel_ex(&cfg, k, a, b)
     cudaLaunchKernelExC(&cfg, f, args)        ->  ::gmprof_host::launch_kernel_ex_c(&cfg, f, args)
+    cudaLaunchCooperativeKernel(f, g, b, args, s, st)  (GPU)
+                                              ->  ::gmprof_host::launch_cooperative_kernel(...)
 
 Every launch goes through the runtime, which looks the kernel up by its address: a kernel that
 gmprof instrumented (in any translation unit) may run its instrumented copy, anything else
@@ -31,6 +33,8 @@ API_RENAMES = {
     "cudaLaunchKernelEx": "::gmprof_host::launch_kernel_ex",
     "cudaLaunchKernelExC": "::gmprof_host::launch_kernel_ex_c",
 }
+# on a GPU only: the CPU backend has no cooperative launch (a plain error at build time)
+GPU_RENAMES = {"cudaLaunchCooperativeKernel": "::gmprof_host::launch_cooperative_kernel"}
 
 
 @dataclass
@@ -167,20 +171,21 @@ def deduced_edits(launch: Launch) -> list[Edit] | None:
                  f"([](auto... __gmprof_a) {{ {launch.kernel_text}(__gmprof_a...); }})")]
 
 
-def find_edits(text: str, base: int = 0) -> tuple[list[Edit], list[Launch]]:
+def find_edits(text: str, base: int = 0, cpu: bool = False) -> tuple[list[Edit], list[Launch]]:
     """Edits (offsets into the full file: `base` + offset in `text`) for every launch in
     `text`, and the `<<<>>>` launches found."""
+    renames = API_RENAMES if cpu else {**API_RENAMES, **GPU_RENAMES}
     toks = [t for t in scan(text) if t.kind != "comment"]
     edits: list[Edit] = []
     launches: list[Launch] = []
     i = 0
     while i < len(toks):
         t = toks[i]
-        if t.kind == "id" and t.text.lstrip(":") in API_RENAMES and i + 1 < len(toks) and \
+        if t.kind == "id" and t.text.lstrip(":") in renames and i + 1 < len(toks) and \
                 toks[i + 1].text in ("(", "<"):
             prev = toks[i - 1].text if i else ""
             if prev not in (".", "->"):
-                edits.append(Edit(base + t.start, base + t.end, API_RENAMES[t.text.lstrip(":")]))
+                edits.append(Edit(base + t.start, base + t.end, renames[t.text.lstrip(":")]))
             i += 1
             continue
         if t.kind == "op" and t.text == "<<" and i + 1 < len(toks) and \

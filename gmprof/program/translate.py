@@ -128,7 +128,7 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                 continue
             if seg.kind not in (S.FUNCTION, S.TYPE, S.DIRECTIVE, S.OTHER, S.VARIABLE):
                 continue
-            edits, found = L.find_edits(seg.text(src), seg.start)
+            edits, found = L.find_edits(seg.text(src), seg.start, cpu)
             skip = []
             own = _template_params(seg.text(src))
             consts = L.local_constants(seg.text(src)) if found else {}

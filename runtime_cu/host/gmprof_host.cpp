@@ -470,6 +470,8 @@ cudaError_t run_kernel(const void *fn, Invoker invoker, const Config &c, void **
 #else
   (void)invoker;
   (void)name;
+  if (c.cooperative)
+    return cudaLaunchCooperativeKernel(fn, c.grid, c.block, args, c.shared_mem, c.stream);
   if (c.ex) {
     // cudaLaunchKernelEx: keep the caller's attributes (clusters, priorities, ...)
     cudaLaunchConfig_t config = *c.ex;
@@ -692,6 +694,16 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   ci.shared_mem = dyn;
   err = run_kernel(d->instrumented, d->invoke_instrumented ? d->invoke_instrumented : typed, ci,
                    args, d->name);
+  if (err == cudaErrorCooperativeLaunchTooLarge && c.cooperative) {
+    // the instrumented copy (more registers, its counters in shared memory) leaves fewer
+    // blocks resident than the grid needs: the launch runs as it was, unprofiled
+    cudaGetLastError();
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    s.notes.push_back(std::string("a cooperative launch of ") + d->name + " ran unprofiled: its "
+                      "instrumented copy cannot have the whole grid resident at once");
+    return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name);
+  }
   cudaEventRecord(e1, c.stream);
   cudaError_t sync = cudaStreamSynchronize(c.stream);
   if (err == cudaSuccess) err = sync;
@@ -851,15 +863,22 @@ cudaError_t dispatch(const void *kernel, const Config &c, void **args, Invoker t
 
 cudaError_t launch_kernel_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
                                   size_t shared_mem, cudaStream_t stream) {
-  return dispatch(kernel, Config{grid, block, shared_mem, stream, nullptr}, args, nullptr);
+  return dispatch(kernel, Config{grid, block, shared_mem, stream, nullptr, false}, args, nullptr);
 }
+
+#if !defined(GMPROF_CPU)
+cudaError_t launch_cooperative_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
+                                       size_t shared_mem, cudaStream_t stream) {
+  return dispatch(kernel, Config{grid, block, shared_mem, stream, nullptr, true}, args, nullptr);
+}
+#endif
 
 cudaError_t launch_kernel_ex_untyped(const cudaLaunchConfig_t *config, const void *kernel,
                                      void **args, Invoker typed) {
   if (!config) return cudaErrorInvalidValue;
   return dispatch(kernel,
                   Config{config->gridDim, config->blockDim, config->dynamicSmemBytes,
-                         config->stream, config},
+                         config->stream, config, false},
                   args, typed);
 }
 

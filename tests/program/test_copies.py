@@ -193,3 +193,16 @@ def test_cudart_version_is_defined_as_nvcc_defines_it(tmp_path):
     t = translate(tmp_path / "m.cu", mode=Mode(), cpu=False)
     assert t.instrumented == ["k"]
     assert "::gmprof_host::launch(k, 1, 32)(a);" in t.text
+
+
+def test_cooperative_launch_is_routed_on_a_gpu_only():
+    """cudaLaunchCooperativeKernel goes through the runtime on a GPU (launched cooperatively
+    there, tests/program/test_whole_gpu.py); the CPU backend has no cooperative launch, so its
+    build keeps the call and stops at it with a plain error."""
+    from gmprof.program.launches import find_edits
+
+    src = "e = cudaLaunchCooperativeKernel((void *)k, g, b, args, 0, s);"
+    gpu, _ = find_edits(src)
+    cpu, _ = find_edits(src, cpu=True)
+    assert [e.text for e in gpu] == ["::gmprof_host::launch_cooperative_kernel"]
+    assert cpu == []

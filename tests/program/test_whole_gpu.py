@@ -224,3 +224,42 @@ def test_stream_capture_runs_unprofiled(tmp_path):
     assert any("stream capture" in n for n in rep["notes"])
     a = rep["kernels"]["add"]["arrays"][0]
     assert (a["reads"], a["writes"]) == (32, 32)  # the one launch after the capture
+
+
+COOPERATIVE = r"""#include <cstdio>
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void rotate(int *a, int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  a[i] = i;
+  cg::this_grid().sync();
+  out[i] = a[(i + 1) % n];
+}
+int main() {
+  const int n = 128;
+  int *a, *out, h[n];
+  cudaMalloc(&a, n * sizeof(int));
+  cudaMalloc(&out, n * sizeof(int));
+  int nn = n;
+  void *args[] = {&a, &out, &nn};
+  cudaError_t e = cudaLaunchCooperativeKernel((void *)rotate, dim3(2), dim3(64), args, 0, 0);
+  cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%s %d %d\n", cudaGetErrorName(e), h[0], h[127]);
+  return 0;
+}
+"""
+
+
+def test_cooperative_launch_is_profiled(tmp_path):
+    """cudaLaunchCooperativeKernel is routed (cuda-samples' simpleAWBarrier and
+    reductionMultiBlockCG were not seen at all): the instrumented copy is launched
+    cooperatively, so its grid-wide barrier holds."""
+    (tmp_path / "coop.cu").write_text(COOPERATIVE)
+    gmprof("nvcc", "-arch=sm_90", "coop.cu", "-o", "coop", cwd=tmp_path, **GPU)
+    p = _run(tmp_path, "coop", GMPROF_OUTPUT=tmp_path / "r.json")
+    assert p.returncode == 0 and p.stdout == "cudaSuccess 1 0\n", p.stdout + p.stderr
+    rep = report_json(tmp_path, tmp_path / "r.json")
+    assert rep["processes"][0]["profiled"] == 1
+    arrays = {x["name"]: (x["reads"], x["writes"]) for x in rep["kernels"]["rotate"]["arrays"]}
+    # 128 threads: each writes a[i], then reads a[(i + 1) % n] and writes out[i]
+    assert arrays == {"a": (128, 128), "out": (0, 128)}
