@@ -58,22 +58,35 @@ def add_copy(patches, src, seg, text, ns) -> None:
     patches.setdefault(src, []).append(Patch(seg.end, _SUFFIX, copy, 1 << 40))
 
 
-def _callees(fn) -> set:
+def _mentions(fn, macros) -> set:
+    """Every name a function's body mentions (calls, and names passed or stored: a function
+    pointer), with the names in the bodies of the macros it uses, transitively (a call made by
+    a macro, `#define LOAD(p) helper(p)`, is a call of helper)."""
     from pycparser import c_ast
 
     from gmprof.frontend import cxx_ast as X
 
     out = set()
     for node in X.walk(fn.funcdef.body):
-        if isinstance(node, (c_ast.FuncCall, X.KernelLaunch)) and \
-                isinstance(node.name, (c_ast.ID, X.TemplateId)) and isinstance(node.name.name, str):
-            out.add(node.name.name)
+        if isinstance(node, (c_ast.ID, X.TemplateId)) and isinstance(node.name, str):
+            out.add(node.name)
+    todo = [n for n in out if n in macros]
+    seen = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for word in re.findall(r"[A-Za-z_]\w*", macros[name].body):
+            out.add(word)
+            if word in macros:
+                todo.append(word)
     return out
 
 
 def needed(tu, copyable: set, patches: dict) -> set:
     """The copyable functions that need a copy: kernels, functions the instrumentation edits,
-    and (by name) their callers. A copy of a function with nothing to count would only hide
+    and (by name: any mention, through macros too) their callers. A copy of a function with nothing to count would only hide
     the original's other overloads from the copies (`make_float2(s, s)` in helper_math.h's
     `make_float2(float s)` finds only the copies in their namespace, not CUDA's own)."""
     fns = [fn for fn in tu.functions if fn.segment in copyable and fn.funcdef is not None]
@@ -86,7 +99,7 @@ def needed(tu, copyable: set, patches: dict) -> set:
         return any(seg.start <= p.offset < seg.end for p in patches.get(fn.source, []))
 
     need = {fn.name for fn in fns if fn.is_kernel or edited(fn)}
-    calls = {fn.segment: _callees(fn) for fn in fns}
+    calls = {fn.segment: _mentions(fn, tu.macros) for fn in fns}
     grew = True
     while grew:
         grew = False

@@ -206,3 +206,25 @@ def test_cooperative_launch_is_routed_on_a_gpu_only():
     cpu, _ = find_edits(src, cpu=True)
     assert [e.text for e in gpu] == ["::gmprof_host::launch_cooperative_kernel"]
     assert cpu == []
+
+
+def test_only_functions_that_count_and_their_callers_get_copies(tmp_path):
+    """Only functions with something to count at run time, and their callers, get copies (a
+    caller without one would run the original callee, whose sites never count); a function
+    with nothing to count keeps one definition, so it hides no overload of its name."""
+    from gmprof.mode import Mode
+    from gmprof.program.translate import translate
+
+    f = tmp_path / "m.cu"
+    f.write_text("__device__ float helper(const float *p, int i) { return p[i]; }\n"
+                 "__device__ float mid(const float *p, int i) { return helper(p, i) * 2; }\n"
+                 "__device__ float none(float x) { return x * 2; }\n"
+                 "__global__ void k(const float *a, float *o) {\n"
+                 "  o[threadIdx.x] = none(mid(a, threadIdx.x));\n}\n")
+    t = translate(f, mode=Mode.parse("basic"), cpu=False)
+    ns = t.text[t.text.index("namespace __gmprof_") + 10:].split(" ", 1)[0]
+    for name in ("float helper(", "float mid(", "void k("):
+        assert f"namespace {ns} {{ __device__ {name}" in t.text or \
+            f"namespace {ns} {{ __global__ {name}" in t.text, name
+    assert f"namespace {ns} {{ __device__ float none(" not in t.text
+    assert f"return {ns}::helper(p, i) * 2;" in t.text
