@@ -86,9 +86,10 @@ def _mentions(fn, macros) -> set:
 
 def needed(tu, copyable: set, patches: dict) -> set:
     """The copyable functions that need a copy: kernels, functions the instrumentation edits,
-    and (by name: any mention, through macros too) their callers. A copy of a function with nothing to count would only hide
-    the original's other overloads from the copies (`make_float2(s, s)` in helper_math.h's
-    `make_float2(float s)` finds only the copies in their namespace, not CUDA's own)."""
+    and (by name: any mention, through macros too) their callers. A copy of a function with
+    nothing to count would only hide the original's other overloads from the copies
+    (`make_float2(s, s)` in helper_math.h's `make_float2(float s)` finds only the copies in
+    their namespace, not CUDA's own)."""
     fns = [fn for fn in tu.functions if fn.segment in copyable and fn.funcdef is not None]
 
     def edited(fn) -> bool:
@@ -189,7 +190,8 @@ def copyable(tu, program, plan, warnings) -> set:
     ok: dict = {}
     bad = set()
     for fn in tu.functions:
-        if fn.parsed is None or fn.space not in _DEVICE_SPACES or not tu.active.get(fn.segment, True):
+        if fn.parsed is None or fn.space not in _DEVICE_SPACES or \
+                not tu.active.get(fn.segment, True):
             continue
         if "::" in fn.name or fn.name.startswith("operator") or not re.fullmatch(r"\w+", fn.name):
             bad.add(fn.name)

@@ -139,7 +139,8 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
             shape = env.shape(obj)
             nbytes = "0" if shape is None else f"({elem}) * {int(np.prod(shape)) if shape else 1}"
             out.append(f"{{{slot.index}, {OBJ_GLOBAL}, -1, {gindex[obj.name]}, "
-                       f"::gmprof_host::unit_of({elem}), {elem}, {nbytes}, 0, {static_only(slot)}}}")
+                       f"::gmprof_host::unit_of({elem}), {elem}, {nbytes}, 0, "
+                       f"{static_only(slot)}}}")
         elif slot.kind == "shared":
             if not any(o.function in reachable for o in slot.objects):
                 continue
