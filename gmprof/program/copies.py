@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from gmprof.errors import Diagnostic
+from gmprof.frontend import segment as S
 
 _DEVICE_SPACES = ("global", "device", "host_device")
 
@@ -138,6 +139,18 @@ def qualify_calls(tu, copies, scopes, ns, warnings) -> dict:
               if all(f.segment in copies for f in fns) and
               len({scopes.get(f.segment, ()) for f in fns}) == 1}
 
+    # where each name is declared (definitions and prototypes): a qualified name must be
+    # declared before its use, where an unqualified one in a template may be found later
+    declared: dict = {}
+    for src, segs in tu.segments.items():
+        for seg in segs:
+            if seg.kind in (S.FUNCTION, S.PROTOTYPE) and seg.space in _DEVICE_SPACES and seg.name:
+                declared.setdefault(seg.name, []).append((src, seg.start))
+
+    def before(name, fn) -> bool:
+        return any(src is not fn.source or start <= fn.segment.start
+                   for src, start in declared.get(name, ()))
+
     def written(text, sp, name) -> bool:
         after = text[sp.start + len(name):sp.start + len(name) + 1] or " "
         return text[sp.start:sp.start + len(name)] == name and not re.match(r"\w", after) \
@@ -168,7 +181,7 @@ def qualify_calls(tu, copies, scopes, ns, warnings) -> dict:
                     continue  # an unnamed namespace has no name to qualify with
                 prefix = "::" + "".join(s + "::" for s in where)
                 children.add(name)
-            elif copied[name] == scope:
+            elif copied[name] == scope and before(name, fn):
                 prefix = f"{ns}::"
             else:
                 continue

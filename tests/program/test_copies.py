@@ -228,3 +228,19 @@ def test_only_functions_that_count_and_their_callers_get_copies(tmp_path):
             f"namespace {ns} {{ __global__ {name}" in t.text, name
     assert f"namespace {ns} {{ __device__ float none(" not in t.text
     assert f"return {ns}::helper(p, i) * 2;" in t.text
+
+
+def test_a_call_before_its_callee_is_declared_stays_unqualified(tmp_path):
+    """In a template, `h(p)` may name a function declared after it (found when the template is
+    instantiated); `__gmprof_ID::h(p)` there would not compile, so it is left as written."""
+    from gmprof.mode import Mode
+    from gmprof.program.translate import translate
+
+    f = tmp_path / "t.cu"
+    f.write_text("struct S { float *p; };\n"
+                 "template <class T> __device__ float g(T s) { return h(s); }\n"
+                 "__device__ float h(S s) { return s.p[0]; }\n"
+                 "__global__ void k(S s, float *a) { a[1] = g(s); }\n")
+    t = translate(f, mode=Mode.parse("basic"), cpu=False)
+    ns = t.text[t.text.index("namespace __gmprof_") + 10:].split(" ", 1)[0]
+    assert f"{ns}::h(s)" not in t.text and f"{ns}::g(s)" in t.text
