@@ -237,10 +237,11 @@ def test_a_call_before_its_callee_is_declared_stays_unqualified(tmp_path):
     from gmprof.program.translate import translate
 
     f = tmp_path / "t.cu"
-    f.write_text("struct S { float *p; };\n"
-                 "template <class T> __device__ float g(T s) { return h(s); }\n"
-                 "__device__ float h(S s) { return s.p[0]; }\n"
-                 "__global__ void k(S s, float *a) { a[1] = g(s); }\n")
+    f.write_text("struct S { int i; };\n"
+                 "template <class T> __device__ float g(T s, float *p) { return h(s, p); }\n"
+                 "__device__ float h(S s, float *p) { return p[s.i]; }\n"
+                 "__global__ void k(S s, float *a) { a[1] = g(s, a); }\n")
     t = translate(f, mode=Mode.parse("basic"), cpu=False)
     ns = t.text[t.text.index("namespace __gmprof_") + 10:].split(" ", 1)[0]
-    assert f"{ns}::h(s)" not in t.text and f"{ns}::g(s)" in t.text
+    assert f"namespace {ns} {{ template <class T> __device__ float g(" in t.text
+    assert f"{ns}::h(s, p)" not in t.text and f"{ns}::g(s, a)" in t.text
