@@ -141,6 +141,9 @@ class FindAccesses(Visitor):
             if sym in self.by_symbol:
                 return self.by_symbol[sym], None, None
             if sym.kind == LOCAL and isinstance(sym.decl, c_ast.Decl):
+                if _arithmetic(sym.decl.type):
+                    # `int j = d[i]` holds a value read from d, not a pointer into it
+                    return None, None, f"{sym.name} is not a pointer"
                 obj, reason = self.resolve_alias(sym, depth)
                 return obj, sym.name, reason
             if sym.kind == PARAM:
@@ -467,3 +470,19 @@ def find_accesses(function: Function, names: Names, objects: list[MemoryObject])
 
 __all__ = ["AccessSite", "find_accesses", "parent_map", "READ", "WRITE", "READ_WRITE",
            "ATOMIC_FUNCTIONS", "ADDRESS_FUNCTIONS", "GLOBAL"]
+
+
+_ARITHMETIC_WORDS = {"char", "short", "int", "long", "signed", "unsigned", "float", "double",
+                     "bool", "_Bool", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t",
+                     "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "__half",
+                     "half", "__nv_bfloat16"}
+
+
+def _arithmetic(decl_type) -> bool:
+    """Whether a declared type is a plain arithmetic scalar (`int`, `unsigned long`), which
+    never holds a pointer: `auto`, typedef names and class types may, so they are not."""
+    if not isinstance(decl_type, c_ast.TypeDecl):
+        return False
+    inner = decl_type.type
+    return isinstance(inner, c_ast.IdentifierType) and bool(inner.names) and all(
+        w in _ARITHMETIC_WORDS for w in inner.names)
