@@ -27,8 +27,7 @@ from pycparser import c_ast
 
 from gmprof.frontend import cxx_ast as X
 
-from .ranges import _Finder
-from .value_domain import Context
+from .ranges import _Finder, loop_finder
 
 
 @dataclass(frozen=True)
@@ -41,17 +40,10 @@ class Spread:
 
 
 def find_spread(program, facts, site) -> tuple[Spread | None, str]:
-    if site.form not in ("subscript", "deref") or site.object is None:
-        return None, "not a subscript of a known object"
-    loops = facts.loops.of(site.node) if facts.loops is not None else []
-    if not loops:
-        return None, "not in a loop"
-    loop = loops[0]
-    values = program.values.of(facts, Context(facts))
-    finder = _Finder(facts, values, loop)
-    problem = finder.loop_problem(site)
+    finder, problem = loop_finder(program, facts, site, ("subscript", "deref"))
     if problem:
         return None, problem
+    loop = finder.loop
     if finder.body_writes:
         return None, f"{loop.label} writes memory or calls a function"
     it = loop.iterator
