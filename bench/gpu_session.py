@@ -26,6 +26,9 @@ STEPS = {
     "counts": ("bench/check_counts.py", [PY, "bench/check_counts.py", "--backend", "gpu"], 120),
     "oracle": ("bench/oracle.py", [PY, "bench/oracle.py", "--backend", "gpu", "--count", "300"],
                240),
+    # the generated-kernel oracle at scale on the machine's CPU cores (CPU backend, issue 11)
+    "scale": ("bench/oracle.py", [PY, "bench/oracle.py", "--backend", "cpu",
+                                  "--jobs", str(os.cpu_count() or 1)], 580),
     "time": ("bench/time_to_answer.py", [PY, "bench/time_to_answer.py", "--out", "{out}/time"],
              540),
     "overheads": ("bench/overheads.py", [PY, "bench/overheads.py", "--backend", "gpu",

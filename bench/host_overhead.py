@@ -7,7 +7,8 @@ output comparison, counter read-back, decoding, merging and the report. The self
 fails (the outputs were never computed); that is expected and not counted as an error.
 
 Prints, per sample, the process CPU seconds (the box may be shared: CPU time is steadier than
-wall time) and, with --profile N, the N functions with the most cumulative time.
+wall time), the wall seconds per phase (gmprof/timing.py) and, with --profile N, the N
+functions with the most cumulative time.
 
     python3 bench/host_overhead.py [--size large] [--profile 25] [NAME ...]
 """
@@ -18,6 +19,7 @@ import contextlib
 import cProfile
 import io
 import json
+import os
 import pstats
 import sys
 import time
@@ -43,8 +45,9 @@ def skip_kernels():
 
 
 def one(name: str, size: str, profile: int) -> dict:
-    from gmprof import cli
+    from gmprof import cli, timing
 
+    timing.reset()
     argv = ["profile", str(ROOT / "samples" / name), "--size", size, "--backend", "cpu",
             "--error-exitcode", "0"]
     prof = cProfile.Profile() if profile else None
@@ -57,7 +60,7 @@ def one(name: str, size: str, profile: int) -> dict:
         if prof:
             prof.disable()
     row = {"sample": name, "size": size, "rc": rc, "cpu_s": round(time.process_time() - c0, 2),
-           "wall_s": round(time.perf_counter() - t0, 2)}
+           "wall_s": round(time.perf_counter() - t0, 2), "phases_s": timing.seconds()}
     if prof:
         s = io.StringIO()
         pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats(profile)
@@ -73,6 +76,8 @@ def main(argv=None) -> int:
                     help="print the N functions with the most cumulative time")
     ap.add_argument("--json", help="write the rows here too")
     args = ap.parse_args(argv)
+    # phases are timed only when GMPROF_TIMING is set before gmprof is imported
+    os.environ.setdefault("GMPROF_TIMING", os.devnull)
     names = args.names or sorted(p.name for p in (ROOT / "samples").iterdir()
                                  if (p / "driver.py").is_file())
     skip_kernels()

@@ -2,17 +2,21 @@
 
 Per sample (its launches at --size, default large on a GPU):
   native        a plain CuPy process launching the sample's kernels (tests/samples/gpu_run.py)
-  gmprof 1st    `gmprof profile samples/NAME --size SIZE` with an empty gmprof cache
+  gmprof 1st    `gmprof profile samples/NAME --size SIZE --no-self-check` with an empty gmprof
+                cache (the native process does not check against the numpy reference either)
   gmprof 2nd    the same again (caches warm), and its own overhead: 2nd - native
   ncu           `ncu --set full` over the native process (same launches), if ncu is installed
   sanitizer     `compute-sanitizer` (memcheck) over the native process, if installed
 
-Each figure is the wall time of one whole process (the median of --repeat when > 1). Writes
-OUT/time-to-answer.md and .json, naming the device. On a machine without a GPU, --backend cpu
-times the gmprof columns on the CPU backend only (the others need a GPU).
+Each figure is the wall time of one whole process (the median of --repeat when > 1). The gmprof
+runs also say where their own seconds went, by phase (GMPROF_TIMING, gmprof/timing.py: start-up,
+parse, analyze, static counts, instrument, compile, launch/copy/compare, read back, decode,
+merge, self-check, report, other). Writes OUT/time-to-answer.md and .json, naming the device,
+and the table to --doc (default docs/results/time_to_answer.md on a GPU). On a machine without
+a GPU, --backend cpu times the gmprof columns on the CPU backend only (the others need a GPU).
 
     python3 bench/time_to_answer.py --out DIR [--samples jcb_v1,spmv,co] [--size large]
-        [--repeat 1] [--deadline SECONDS] [--backend gpu|cpu]
+        [--repeat 1] [--deadline SECONDS] [--backend gpu|cpu] [--doc FILE]
 """
 from __future__ import annotations
 
@@ -68,6 +72,8 @@ def main(argv=None) -> int:
     ap.add_argument("--deadline", type=float, default=540,
                     help="seconds after which no new sample starts (listed as not run)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds one process may run")
+    ap.add_argument("--doc", help="also write the table here (default on a GPU: "
+                    "docs/results/time_to_answer.md; '' for none)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -89,13 +95,23 @@ def main(argv=None) -> int:
         env = dict(os.environ, GMPROF_CACHE_DIR=cache, PYTHONPATH=os.pathsep.join(
             [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
         native_cmd = [PY, "tests/samples/gpu_run.py", "--size", size, "--repeat", "0", name]
+        # the native process does not check its outputs against the sample's numpy
+        # reference: neither does this one (the two kernels' outputs are still compared)
         gm_cmd = [PY, "-m", "gmprof", "profile", f"samples/{name}", "--size", size,
-                  "--backend", args.backend]
+                  "--backend", args.backend, "--no-self-check"]
 
-        def measure(key, command, runs):
+        def measure(key, command, runs, phases=False):
             times, status = [], 0
             for _ in range(runs):
-                t, rc = timed(command, env, log, args.timeout)
+                spent = Path(cache) / f"{key}.timing.json"
+                run_env = dict(env, GMPROF_TIMING=str(spent)) if phases else env
+                t, rc = timed(command, run_env, log, args.timeout)
+                if phases and spent.is_file():
+                    try:
+                        row[key[:-2] + "_phases"] = json.loads(spent.read_text())[
+                            "phases"]
+                    except (OSError, ValueError, KeyError):
+                        pass
                 if t is None or rc != 0:
                     status = rc
                     break
@@ -106,8 +122,8 @@ def main(argv=None) -> int:
 
         if gpu:
             measure("native_s", native_cmd, args.repeat)
-        measure("gmprof_first_s", gm_cmd, 1)
-        measure("gmprof_second_s", gm_cmd, args.repeat)
+        measure("gmprof_first_s", gm_cmd, 1, phases=True)
+        measure("gmprof_second_s", gm_cmd, args.repeat, phases=True)
         if ncu:
             rep = Path(cache) / "ncu"
             measure("ncu_s", [ncu, "--set", "full", "-f", "-o", str(rep)] + native_cmd, 1)
@@ -125,8 +141,13 @@ def main(argv=None) -> int:
             "repeat": args.repeat, "command": " ".join([Path(PY).name] + sys.argv),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     (out / "time-to-answer.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
-    (out / "time-to-answer.md").write_text(markdown(rows, meta))
-    print(markdown(rows, meta))
+    text = markdown(rows, meta)
+    (out / "time-to-answer.md").write_text(text)
+    doc = args.doc if args.doc is not None else (
+        str(ROOT / "docs" / "results" / "time_to_answer.md") if gpu else "")
+    if doc:
+        Path(doc).write_text("# Time to an answer (issue 16)\n\n" + text)
+    print(text)
     return 0
 
 
@@ -150,7 +171,28 @@ def markdown(rows, meta) -> str:
                      f"| {s(r.get('ncu_s'))} | {s(r.get('sanitizer_s'))} | {meets} |")
         if r.get("errors"):
             lines.append(f"|  | errors: {'; '.join(r['errors'])} | | | | | | |")
+    lines += phase_table(rows)
     return "\n".join(lines) + "\n"
+
+
+def phase_table(rows) -> list[str]:
+    """gmprof's own seconds by phase, per sample and run (gmprof/timing.py): where the time
+    between the native process and gmprof's goes."""
+    runs = [(r["sample"], which, r[key]) for r in rows
+            for which, key in (("1st", "gmprof_first_phases"), ("2nd", "gmprof_second_phases"))
+            if r.get(key)]
+    if not runs:
+        return []
+    names = list(dict.fromkeys(k for _, _, p in runs for k in p))
+    lines = ["", "gmprof's seconds by phase (wall, each phase less its inner phases; "
+             "launch/copy/compare holds the kernels' own time and the native helper launches; "
+             "self-check is the sample's numpy reference and comparison):", "",
+             "| sample | run | " + " | ".join(names) + " | sum |",
+             "|---|---|" + "---|" * (len(names) + 1)]
+    for sample, which, p in runs:
+        lines.append(f"| {sample} | {which} | " + " | ".join(
+            f"{p[k]:.2f}" if k in p else "" for k in names) + f" | {sum(p.values()):.1f} |")
+    return lines
 
 
 if __name__ == "__main__":

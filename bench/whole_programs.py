@@ -70,9 +70,12 @@ _OK_LIBS = {"CUDA::cudart", "CUDA::cudart_static"}
 
 # what may differ between two correct runs: numbers on lines about time, rates and clocks;
 # addresses
+# (and what no two runs share: iterations a CPU loop made while it waited for the GPU
+# (asyncAPI), the tensor-core samples' TFLOPS/TOPS, a process id in a shared memory name)
 _TIMED = re.compile(r"(?i)(time|elapsed|throughput|bandwidth|gflop|flop/s|gb/s|mb/s|msec|"
                     r"\bms\b|\bsec\b|seconds|usec|\bus\b|speedup|rate|clock|cycles|perf|"
-                    r"processing|ops/s|samples/s|per second)")
+                    r"processing|ops/s|samples/s|per second|tflops|\btops\b|"
+                    r"iterations while waiting|lshmName)")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 _NUMBER = re.compile(r"[-+]?\d+(\.\d+)?([eE][-+]?\d+)?")
 
@@ -160,6 +163,12 @@ def cmake_flags(directory: Path) -> list[str]:
         flags.append("--extended-lambda")
     if re.search(r"CUDA_SEPARABLE_COMPILATION\s+ON", text):
         flags.append("-rdc=true")
+    # the sample's own include directories (FDTD3d's inc/); ../../../Common is on the path
+    for m in re.finditer(r"target_include_directories\(\s*[\w.+-]+([^)]*)\)", text):
+        for word in m.group(1).split():
+            if word not in ("PRIVATE", "PUBLIC", "INTERFACE") and "$" not in word and \
+                    (directory / word).is_dir():
+                flags += ["-I", str((directory / word).resolve())]
     return flags
 
 

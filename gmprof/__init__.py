@@ -6,6 +6,7 @@ docs/architecture.md follows one access through every stage.
 """
 from __future__ import annotations
 
+from . import timing  # noqa: F401 (first: its clock starts with the process's imports)
 from .version import __version__  # noqa: F401 (gmprof.__version__)
 
 from . import api

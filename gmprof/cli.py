@@ -23,7 +23,7 @@ import sys
 import threading
 import traceback
 
-from . import bench, cli_commands, cli_report
+from . import bench, cli_commands, cli_report, timing
 from .program import cli as program_cli
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
                      EXIT_USAGE, CheckFailed, GmprofError)
@@ -66,6 +66,7 @@ def _sigterm_unwinds():
 
 
 def main(argv: list[str] | None = None) -> int:
+    timing.mark_startup()
     parser = build_parser()
     try:
         from .program.cli import raw_command  # nvcc and run take their arguments raw

@@ -63,6 +63,10 @@ class AccessSite:
     unresolved: str | None = None  # why the object is unknown (when object is None)
     atomic: str | None = None  # the atomic function, for atomic accesses
     id: int = -1  # index within the translation unit's sites, set by the caller
+    # the member expression when the access reads or writes a member of the element
+    # (`sp[i].b`, `p->v.x`): a shared array is counted per word, so the member's words are
+    # the ones touched, not the element's
+    member: c_ast.Node | None = None
 
     @property
     def location(self) -> Location:
@@ -108,7 +112,8 @@ def parent_map(root) -> dict:
 
 
 class FindAccesses(Visitor):
-    def __init__(self, function: Function, names: Names, objects: list[MemoryObject]):
+    def __init__(self, function: Function, names: Names, objects: list[MemoryObject],
+                 array_members: dict | None = None):
         self.function = function
         self.names = names
         self.by_symbol = {obj.symbol: obj for obj in objects}
@@ -117,6 +122,7 @@ class FindAccesses(Visitor):
         self.sites: list[AccessSite] = []
         self._claimed: set = set()  # nodes already inside a recorded access's base
         self._alias_cache: dict = {}
+        self.array_members = array_members or {}  # struct -> its array members
         # `T &r = a[i];` binds a reference to an element: the binding is not an access, every
         # use of r is an access to a[i].
         self.references: dict = {}  # Symbol -> the bound element expression
@@ -141,6 +147,9 @@ class FindAccesses(Visitor):
             if sym in self.by_symbol:
                 return self.by_symbol[sym], None, None
             if sym.kind == LOCAL and isinstance(sym.decl, c_ast.Decl):
+                if _arithmetic(sym.decl.type):
+                    # `int j = d[i]` holds a value read from d, not a pointer into it
+                    return None, None, f"{sym.name} is not a pointer"
                 obj, reason = self.resolve_alias(sym, depth)
                 return obj, sym.name, reason
             if sym.kind == PARAM:
@@ -262,8 +271,13 @@ class FindAccesses(Visitor):
     def _record(self, node, obj, kind, subscripts, via, form, reason=None, atomic=None):
         if obj is None and reason is None:
             reason = "unknown object"
+        member = node if form == "arrow" else None
+        parent = self.parents.get(node)
+        while isinstance(parent, c_ast.StructRef) and parent.type == "." and \
+                parent.name is (member or node):
+            member, parent = parent, self.parents.get(parent)
         self.sites.append(AccessSite(node, obj, kind, tuple(subscripts), via, form,
-                                     self.function, reason, atomic))
+                                     self.function, reason, atomic, member=member))
 
     # Each node the walk reaches (_visit) is visited once: visit_<Class>(n) records the access
     # it makes, if any; any other class makes none.
@@ -282,6 +296,15 @@ class FindAccesses(Visitor):
         subs.reverse()
         if self._is_local_value(base):
             return  # an array member of a local struct: registers, not memory
+        if self._member_array_of_pointee(base):
+            # p->arr[i]: bytes of the struct p points to, an access to it as p->field is
+            if self._address_use(n):
+                return
+            obj, via, reason = self.resolve_pointer(base.name)
+            kind, atomic = self._atomic_or_kind(n)
+            self._record(n, obj, kind, self._offsets(base.name), via, "arrow", reason, atomic)
+            self._claim_base(base)
+            return
         obj, via, reason = self.resolve_pointer(base)
         rank = self._rank(obj, base)
         if rank is not None and len(subs) < rank:
@@ -389,6 +412,19 @@ class FindAccesses(Visitor):
         return sym is not None and sym.kind in (LOCAL, PARAM) and sym not in self.by_symbol \
             and not isinstance(sym.type, c_ast.PtrDecl)
 
+    def _member_array_of_pointee(self, base) -> bool:
+        """`p->arr` where p is a pointer variable to a struct whose member arr is an array
+        (struct_members.py), so that `p->arr[i]` lies inside *p."""
+        if not (isinstance(base, c_ast.StructRef) and base.type == "->" and
+                isinstance(base.name, c_ast.ID) and isinstance(base.field, c_ast.ID)):
+            return False
+        from .struct_members import pointee_struct
+
+        sym = self.names[base.name]
+        decl = getattr(sym, "decl", None) if sym is not None else None
+        struct = pointee_struct(getattr(decl, "type", None)) if decl is not None else None
+        return struct is not None and base.field.name in self.array_members.get(struct, ())
+
     def _claim_base(self, base):
         for node in X.walk(base):
             self._claimed.add(node)
@@ -459,11 +495,28 @@ class FindAccesses(Visitor):
         return isinstance(expr, c_ast.Constant)
 
 
-def find_accesses(function: Function, names: Names, objects: list[MemoryObject]) -> list[AccessSite]:
+def find_accesses(function: Function, names: Names, objects: list[MemoryObject],
+                  array_members: dict | None = None) -> list[AccessSite]:
     if function.funcdef is None:
         return []
-    return FindAccesses(function, names, objects).run()
+    return FindAccesses(function, names, objects, array_members).run()
 
 
 __all__ = ["AccessSite", "find_accesses", "parent_map", "READ", "WRITE", "READ_WRITE",
            "ATOMIC_FUNCTIONS", "ADDRESS_FUNCTIONS", "GLOBAL"]
+
+
+_ARITHMETIC_WORDS = {"char", "short", "int", "long", "signed", "unsigned", "float", "double",
+                     "bool", "_Bool", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t",
+                     "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "__half",
+                     "half", "__nv_bfloat16"}
+
+
+def _arithmetic(decl_type) -> bool:
+    """Whether a declared type is a plain arithmetic scalar (`int`, `unsigned long`), which
+    never holds a pointer: `auto`, typedef names and class types may, so they are not."""
+    if not isinstance(decl_type, c_ast.TypeDecl):
+        return False
+    inner = decl_type.type
+    return isinstance(inner, c_ast.IdentifierType) and bool(inner.names) and all(
+        w in _ARITHMETIC_WORDS for w in inner.names)

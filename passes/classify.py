@@ -332,6 +332,14 @@ class Classifier:
         if not known_object:
             result.static_reason = "not static: the object or address is not known"
             return
+        site = result.site
+        if site.member is not None and site.object is not None and (
+                site.object.space in ("shared", "shared_dynamic") or result.chain):
+            # a shared array is counted per word; the formula knows the element, not where
+            # the member lies in it (in a helper, the pointer may be bound to a shared array)
+            result.static_reason = ("not static: a member of a structure in shared memory "
+                                    "(its words are found at run time)")
+            return
         if offset.affine is None:
             why = "; ".join(dict.fromkeys(offset.reasons)) or _deps_sentence(offset.deps)
             result.static_reason = f"not static: the index is not an affine function ({why})"

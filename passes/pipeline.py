@@ -41,6 +41,7 @@ from .plan import Plan, plan_counters
 from .rewrite import emit as emit_text
 from .rewrite import instrument as instrument_patches
 from .scopes import resolve_names
+from .struct_members import array_members
 from .symbols import file_objects, find_memory_objects
 from .targets import Target
 from .values import ValueAnalyses
@@ -65,8 +66,9 @@ def _objects(program: ProgramFacts) -> None:
 
 def _accesses(program: ProgramFacts) -> None:
     next_id = 0
+    members = array_members(program.tu)
     for facts in program.functions:
-        facts.sites = find_accesses(facts.function, facts.names, facts.objects)
+        facts.sites = find_accesses(facts.function, facts.names, facts.objects, members)
         for site in facts.sites:
             site.id = next_id
             next_id += 1

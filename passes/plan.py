@@ -26,6 +26,7 @@ from gmprof.mode import Mode
 
 from .gathers import plan_gathers
 from .ranges import find_range
+from .spread import find_spread
 from .symbols import CONSTANT, DEVICE, GLOBAL_VAR, LOCAL_ARRAY, SHARED, SHARED_DYNAMIC
 
 STATIC = "static"
@@ -62,6 +63,7 @@ class SitePlan:
     lr_end_of: Slot | None = None  # enhanced: this device write ends a live range of that slot
     range: object = None  # ranges.Range: counted once per entry of its loop, as a range
     gather: tuple | None = None  # (pseudo-slot, index SitePlan): counted from its index's range
+    spread: object = None  # spread.Spread: a BLOCK shared site counted once per loop entry
 
 
 @dataclass
@@ -81,6 +83,21 @@ class Plan:
 
     def kernel_slots(self, kernel: str) -> list[Slot]:
         return [s for s in self.slots if s.kernel in (None, kernel)]
+
+    def counts_on_device(self, kernel: str) -> bool:
+        """Whether a launch of `kernel` updates any counter: a hook in the kernel or in a
+        device function it calls. When none does (every site static or not profiled), the
+        kernel gets no prologue or epilogue and no counter area: it runs as the native
+        kernel does, and its counts all come from formulas at launch. Enhanced mode keeps
+        them (its live ranges close in the epilogue)."""
+        if self.mode.enhanced or self.mode.trace:
+            return True
+        ka = self.program.kernels.get(kernel) if self.program.kernels else None
+        if ka is None:
+            return True
+        reachable = {ka.kernel.name} | {callee.name for _, callee in ka.calls}
+        return any(sp.strategy in (HOOK, LR_START) and sp.site.function is not None
+                   and sp.site.function.name in reachable for sp in self.sites.values())
 
     @property
     def site_list(self) -> list:
@@ -222,7 +239,11 @@ class PlanCounters:
         """Range counting (ranges.py) needs exact 32-bit atomic counters without a threshold
         (a difference array's entries go negative) and every access counted (no sampling)."""
         m = self.mode
-        return (plan.slot is not None and plan.slot.kind == "device" and plan.lr_end_of is None
+        # a shared array's range is spread over the block (sm_range_block): only where one
+        # thread would count for all of them (BLOCK), since then every thread runs the entry
+        shared_ok = plan.slot is not None and plan.slot.kind == "shared" and plan.mode == "BLOCK"
+        return (plan.slot is not None and (plan.slot.kind == "device" or shared_ok)
+                and plan.lr_end_of is None
                 and m.ranges and not m.trace and not m.na and m.sampling is None
                 and m.threshold is None and m.counter_bits == 32
                 and all(not sc.static or plan.site.id in self.demoted for sc in plan.classes))
@@ -233,10 +254,18 @@ class PlanCounters:
         if facts is None:
             return
         found, _why = find_range(self.program, facts, site, classes)
+        if found is None and plan.slot.kind == "shared":
+            spread, _why = find_spread(self.program, facts, site)
+            if spread is not None:
+                plan.spread = spread
+                self.plan.loops.setdefault(spread.loop, len(self.plan.loops))
+                plan.reason += "; " + spread.reason
+            return
         if found is None:
             return
         plan.range = found
-        plan.slot.ranges = True
+        if plan.slot.kind == "device":
+            plan.slot.ranges = True  # a difference array after its counters
         self.plan.loops.setdefault(found.loop, len(self.plan.loops))
         plan.reason += "; counted once per entry of " + found.loop.label + " as " + \
             "the range it walks (stride " + found.stride + ")"

@@ -47,23 +47,29 @@ class Range:
 def find_range(program, facts, site, classes) -> tuple[Range | None, str]:
     """(Range, '') when the site's count can be a range per entry of its innermost loop, else
     (None, why not)."""
-    if site.form != "subscript" or site.object is None:
-        return None, "not a subscript of a known object"
-    loops = facts.loops.of(site.node) if facts.loops is not None else []
-    if not loops:
-        return None, "not in a loop"
-    loop = loops[0]
-    values = program.values.of(facts, Context(facts))
-    finder = _Finder(facts, values, loop)
-    problem = finder.loop_problem(site)
+    finder, problem = loop_finder(program, facts, site, ("subscript",))
     if problem:
         return None, problem
+    loop = finder.loop
     stride, problem = finder.site_stride(site)
     if problem:
         return None, problem
     if stride == "0":
         return None, "the address does not change in the loop"
     return Range(loop, stride, f"a range of {loop.label}, stride {stride}"), ""
+
+
+def loop_finder(program, facts, site, forms) -> tuple["_Finder | None", str]:
+    """(the finder for the site's innermost loop, '') when that loop is one gmprof can count
+    per entry (iterator, bound and step known at launch), else (None, why not)."""
+    if site.form not in forms or site.object is None:
+        return None, "not a subscript of a known object"
+    loops = facts.loops.of(site.node) if facts.loops is not None else []
+    if not loops:
+        return None, "not in a loop"
+    finder = _Finder(facts, program.values.of(facts, Context(facts)), loops[0])
+    problem = finder.loop_problem(site)
+    return (None, problem) if problem else (finder, "")
 
 
 class _Finder:
@@ -221,7 +227,10 @@ class _Finder:
         subs.reverse()
         if not isinstance(base, c_ast.ID):
             return None, "the base pointer is not a name"
-        if not self._invariant(base):
+        sym = self.names[base]
+        declared_array = sym is not None and isinstance(getattr(getattr(sym, "decl", None),
+                                                                "type", None), c_ast.ArrayDecl)
+        if not declared_array and not self._invariant(base):  # an array's address is fixed
             return None, "the base pointer changes in the loop"
         dims = [None]
         if len(subs) > 1:

@@ -12,7 +12,8 @@ gmprof header and local includes get `#line` markers).
 Kernels get `::gmprof::enter();` after their opening brace (zeroes the block's counters in
 shared memory) and `::gmprof::leave();` before every return and their closing brace (the last
 thread out flushes the counters); a kernel without `return` ends with `::gmprof::leave_all();`
-instead (one barrier, then the whole block flushes). A loop whose first iteration and trip count a site needs is
+instead (one barrier, then the whole block flushes); a kernel that reaches no hook gets neither
+(Plan.counts_on_device). A loop whose first iteration and trip count a site needs is
 wrapped: `{ bool __gmprof_first_0 = true; unsigned __gmprof_trip_0 = 0u; for (...) { if
 (__gmprof_first_0) __gmprof_trip_0 = ::gmprof::trips(...); ... __gmprof_first_0 = false; } }`.
 
@@ -117,6 +118,25 @@ class InstrumentSource:
             if sp.strategy == LR_START:
                 head = f"::gmprof::lr_start<{site.id}, {obj_index}>("
                 tail = f", (const void *)({base}))"
+            elif sp.spread is not None:
+                # a BLOCK site whose address the block computes again for every iteration,
+                # sharing them out in the first (spread.py): the lambda's local of the
+                # iterator's name stands for the iterator at iteration first + k * step
+                sd = sp.spread
+                k = self.plan.loops[sd.loop]
+                it = sd.iterator
+                head = f"::gmprof::sm_spread_block<{site.id}, {obj_index}>("
+                tail = (f", (const void *)({base}), "
+                        f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), (long long)({it}), "
+                        f"{sd.step}, [&](long long __gmprof_i) {{ decltype({it}) {it} = "
+                        f"(decltype({it}))(__gmprof_i); return &({sd.address}); }})")
+            elif sp.range is not None:
+                # a BLOCK site walking a range: the block shares it out in the first iteration
+                k = self.plan.loops[sp.range.loop]
+                head = f"::gmprof::sm_range_block<{site.id}, {obj_index}>("
+                tail = (f", (const void *)({base}), "
+                        f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
+                        f"(long long)({sp.range.stride}))")
             else:
                 head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
                 tail = f", (const void *)({base}){tail[0:]}"
@@ -144,10 +164,14 @@ class InstrumentSource:
         if sp.lr_end_of is not None:
             end_prefix = f"(::gmprof::lr_clock({sp.lr_end_of.index}, 1), "
             end_suffix = ")"
+        # a member of a shared array's element (`sp[i].b`): the hook gets the member's address
+        # and type, so it counts the member's words, not the element's
+        target = site.member if (site.member is not None and
+                                 (slot is None or slot.kind == "shared")) else site.node
         hoist = self._hoist_point(site)
         if hoist is not None:
             statement, span, braces = hoist
-            address = X.span(site.node).text
+            address = X.span(target).text
             pointer = address if site.form == "pointer" else f"&({address})"
             call = f"{head}{pointer}{tail};"
             if sp.lr_end_of is not None:
@@ -157,7 +181,7 @@ class InstrumentSource:
         if site.form == "pointer":  # atomicAdd(p + i, v): the pointer argument itself
             self._wrap(site.node, end_prefix + head, tail + end_suffix)
         else:
-            self._wrap(site.node, f"{end_prefix}(*{head}&(", f"){tail}){end_suffix}")
+            self._wrap(target, f"{end_prefix}(*{head}&(", f"){tail}){end_suffix}")
 
     # -- counting before the statement ---------------------------------------------------
     _STATEMENT_PARENTS = (c_ast.Compound, c_ast.Case, c_ast.Default, c_ast.Label)
@@ -283,6 +307,8 @@ class InstrumentSource:
         return X.span(node)
 
     def _kernel(self, facts) -> None:
+        if not self.plan.counts_on_device(facts.name):
+            return  # nothing counted at run time: the kernel stays as written
         body = facts.function.funcdef.body
         prologue = " ::gmprof::enter();"
         if self.needs_shared_bases:

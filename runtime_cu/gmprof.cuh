@@ -631,13 +631,13 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
   if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
     const unsigned mask = __activemask();
     if (__any_sync(mask, d > 1 && d <= 32)) {
+      // D is the same in every lane (ranges.py takes only strides known at launch), so
+      // the lanes need not compare theirs
       bool ok = inside && d > 1 && d <= 32;
       const unsigned first = __reduce_min_sync(mask, ok ? (unsigned)e0 : 0xffffffffu);
-      const unsigned dmin = __reduce_min_sync(mask, (unsigned)(ok ? d : 0));
-      const unsigned dmax = __reduce_max_sync(mask, (unsigned)(ok ? d : 0));
       const unsigned elems = __reduce_add_sync(mask, n);
       const long long r = e0 - (long long)first;
-      ok = ok && dmin == dmax && r >= 0 && r < d &&
+      ok = ok && r >= 0 && r < d &&
            (long long)n == ((long long)elems - r + d - 1) / d;
       const unsigned bits = __reduce_or_sync(mask, ok ? (1u << (unsigned)r) : 0u);
       if (__all_sync(mask, ok) && __popc(bits) == __popc(mask)) {
@@ -689,6 +689,56 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
   if (!total) return p;
   add_shared_words(OBJ, (long long)((const volatile char *)p - (const volatile char *)base),
                    (unsigned)sizeof(T), total);
+#endif
+  return p;
+}
+
+// A shared access of a BLOCK site (tid-invariant, run by every thread of the block the same
+// number of times) that walks p, p + D, ..., p + (N - 1) D over the N iterations of its loop
+// (passes/ranges.py): in the loop's first iteration (N > 0; the others pass 0) every thread
+// of the block adds the block's thread count to its share of the N elements (element k by
+// thread k mod threads). Each thread runs this entry with the same p, N and D, so each element
+// gets the count of every thread once: what thread 0 adding `threads` per iteration gave, in
+// N / threads updates a thread instead of N in one warp.
+template <int SITE, int OBJ, class T>
+__device__ __forceinline__ T *sm_range_block(T *p, const volatile void *base, unsigned n,
+                                             long long d) {
+#if GMPROF_TRACE
+  trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
+  (void)n; (void)d;
+#else
+  if (n == 0u) return p;
+  const unsigned threads = n_threads();
+  if (linear_tid() == 0) add_word(area_words() + AREA_HEADER + SITE, n * threads);
+  const long long off0 = (long long)((const volatile char *)p - (const volatile char *)base);
+  for (unsigned k = linear_tid(); k < n; k += threads)
+    add_shared_words(OBJ, off0 + (long long)k * d * (long long)sizeof(T), (unsigned)sizeof(T),
+                     threads);
+#endif
+  return p;
+}
+
+// A BLOCK site in a counted loop whose address is not a range but can be computed again for
+// any iteration (passes/spread.py: AT(i) is the address with the iterator at i): in the
+// loop's first iteration every thread of the block evaluates AT for its share of the N
+// iterations (first + k * STEP for k = its thread index, + threads, ...) and adds the block's
+// thread count to each element found. Every thread runs the entry alike, so each iteration's
+// element gets every thread's access once.
+template <int SITE, int OBJ, class T, class F>
+__device__ __forceinline__ T *sm_spread_block(T *p, const volatile void *base, unsigned n,
+                                              long long first, long long step, F at) {
+#if GMPROF_TRACE
+  trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
+  (void)n; (void)first; (void)step; (void)at;
+#else
+  if (n == 0u) return p;
+  const unsigned threads = n_threads();
+  if (linear_tid() == 0) add_word(area_words() + AREA_HEADER + SITE, n * threads);
+  for (unsigned k = linear_tid(); k < n; k += threads) {
+    const volatile char *q = (const volatile char *)at(first + (long long)k * step);
+    add_shared_words(OBJ, (long long)(q - (const volatile char *)base), (unsigned)sizeof(T),
+                     threads);
+  }
 #endif
   return p;
 }

@@ -80,3 +80,29 @@ def test_host_overhead_runs_a_sample_without_its_kernels(tmp_path):
     rows = json.loads(out.read_text())
     assert [row["sample"] for row in rows] == ["matmul_naive"]
     assert rows[0]["cpu_s"] > 0 and rows[0]["size"] == "small"
+
+
+def test_overheads_writes_its_tables(tmp_path):
+    """bench/overheads.py --out: the per-profile table, Tables 1-2 and the sampling figure's
+    table in overheads.md with the command and device; what the budget left out is named."""
+    r = subprocess.run([sys.executable, "bench/overheads.py", "--backend", "cpu", "--size",
+                        "small", "--samples", "spmv", "--modes", "default:dm", "--repeat", "1",
+                        "--max-launches", "1", "--out", str(tmp_path)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "overheads.json").read_text())
+    assert [(row["sample"], row["mode"], row["profile"]) for row in doc["profiles"]] == \
+        [("spmv", "default", "dm")]
+    assert doc["info"]["device"].startswith("CPU backend")
+    md = (tmp_path / "overheads.md").read_text()
+    assert "bench/overheads.py --backend cpu" in md and "## Mode default: overhead per profile" in md
+    assert "| target (issue 17) | | 0.15x |" in md
+    assert "## Table 2: device-memory profiling" in md
+    r = subprocess.run([sys.executable, "bench/overheads.py", "--backend", "cpu", "--size",
+                        "small", "--samples", "spmv", "--modes", "default:dm", "--paper",
+                        "--budget-s", "0", "--out", str(tmp_path)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "overheads.json").read_text())
+    assert "spmv basic:shm" in doc["not_run"] and "spmv SA-NA:dm" in doc["not_run"]
+    assert "Not run (the call's time budget was spent)" in (tmp_path / "overheads.md").read_text()

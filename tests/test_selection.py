@@ -3,6 +3,7 @@ and -o/--output for `gmprof profile SAMPLE`; the selection logic on its own."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,7 +34,9 @@ def test_skip_and_count_apply_to_matching_launches_in_order():
 
 
 def _gmprof(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "gmprof", *args], cwd=cwd,
+    # this checkout's gmprof, whether or not (and wherever) it is pip-installed
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "gmprof", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
 
 

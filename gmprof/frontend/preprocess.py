@@ -79,6 +79,33 @@ def device_pass_defines(arch: str | int | None) -> dict[str, str]:
     """What nvcc's device pass adds to PREDEFINED: `__CUDA_ARCH__` (host code, which gmprof
     never reads, sees it undefined in nvcc's host pass)."""
     return {"__CUDA_ARCH__": str(cuda_arch(arch))}
+def _cudart_version() -> int:
+    """CUDART_VERSION of the CUDA toolkit nvcc would use (cuda_runtime_api.h defines it, and
+    nvcc always includes it: cuda-samples' threadFenceReduction includes its kernels only
+    `#if CUDART_VERSION >= 2020`); 13000, the CPU backend's emulation, without one."""
+    import os
+    import shutil
+
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        roots.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+    roots.append("/usr/local/cuda")
+    for root in filter(None, roots):
+        try:
+            with open(os.path.join(root, "include", "cuda_runtime_api.h"), errors="replace") as f:
+                m = re.search(r"#define\s+CUDART_VERSION\s+(\d+)", f.read())
+        except OSError:
+            continue
+        if m:
+            return int(m.group(1))
+    return 13000
+
+
+_CUDART = _cudart_version()
+# (nvcc's own version: the toolkit's)
+PREDEFINED.update({"CUDART_VERSION": str(_CUDART), "__CUDACC_VER_MAJOR__": str(_CUDART // 1000),
+                   "__CUDACC_VER_MINOR__": str(_CUDART % 1000 // 10)})
 if sys.platform.startswith("linux"):
     PREDEFINED.update({"__linux__": "1", "__unix__": "1"})
 elif sys.platform == "win32":

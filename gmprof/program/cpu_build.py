@@ -138,7 +138,7 @@ def cpu_build(cmd, opts, mode, tmp: Path, translate_file) -> int:
             if t is None:
                 return 2
             gen = tmp / f"{len(objects)}_{Path(src).stem}.cpp"
-            gen.write_text(t.text)
+            gen.write_text(t.text, errors="surrogateescape")  # non-UTF-8 comments kept
             compiled, language = str(gen), "c++"
         else:
             compiled, language = src, "c" if src.endswith(".c") else "c++"

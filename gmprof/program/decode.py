@@ -32,7 +32,10 @@ AREA_HEADER = 2
 
 
 def counts_array(entry: dict) -> np.ndarray:
-    """Counters as the raw report file stores them: base64 of little-endian u4 or u8."""
+    """Counters as the raw report file stores them: base64 of little-endian u4 or u8, or "zero"
+    and their number."""
+    if entry["dtype"] == "zero":
+        return np.zeros(int(entry["n"]), np.int64)
     dtype = {"u4": "<u4", "u8": "<u8"}[entry["dtype"]]
     return np.frombuffer(base64.b64decode(entry["data"]), dtype).astype(np.int64)
 
@@ -75,7 +78,7 @@ def _static_for_launch(prof, plan, facts, ka, launch, group, objects, sizes):
     """{SiteClass: StaticCount} for one launch, in the allocation's coordinates; and the sites
     whose formula could not be evaluated."""
     from gmprof.runtime.launchenv import LaunchEnv, split_name_expression
-    from gmprof.runtime.static_counts import StaticCount, count_static
+    from gmprof.runtime.static_counts import count_static
 
     kernel_expr = group["kernel"]
     grid, block = tuple(launch["grid"]), tuple(launch["block"])
@@ -120,24 +123,45 @@ def _static_for_launch(prof, plan, facts, ka, launch, group, objects, sizes):
         except SY.Unknown:
             failed.add(sc.site)
             continue
-        if shift:
-            counts = np.concatenate([np.zeros(shift, np.int64), count.counts])
-            count = StaticCount(counts, count.out_of_range, count.executions, count.method)
-        out[sc] = count
+        out[sc] = (count, shift)
     return out, failed, env
 
 
-def _add(a, b):
+def _add(static: dict, sc, count, shift: int, times: int) -> None:
+    """static[sc] += `times` launches' count, its counts shifted by `shift` units (summed in
+    place: a whole program's allocation may have millions of units, and launches hundreds)."""
     from gmprof.runtime.static_counts import StaticCount
 
-    if a is None:
-        return b
-    n = max(len(a.counts), len(b.counts))
-    counts = np.zeros(n, np.int64)
-    counts[:len(a.counts)] += a.counts
-    counts[:len(b.counts)] += b.counts
-    return StaticCount(counts, a.out_of_range + b.out_of_range, a.executions + b.executions,
-                       a.method)
+    n = shift + len(count.counts)
+    have = static.get(sc)
+    if have is None:
+        have = static[sc] = StaticCount(np.zeros(n, np.int64), 0, 0, count.method)
+    elif len(have.counts) < n:
+        grown = np.zeros(n, np.int64)
+        grown[:len(have.counts)] = have.counts
+        have.counts = grown
+    part = have.counts[shift:n]
+    if times == 1:
+        np.add(part, count.counts, out=part)
+    else:
+        part += count.counts * times
+    have.out_of_range += count.out_of_range * times
+    have.executions += count.executions * times
+
+
+def _distinct(launches: list) -> list:
+    """(launch, how many launches are like it): launches with one shape, dynamic shared
+    memory and argument bytes have the same static counts (a benchmark's loop), so each
+    distinct one is evaluated once and its counts multiplied."""
+    seen: dict = {}
+    for launch in launches:
+        key = (tuple(launch["grid"]), tuple(launch["block"]), int(launch["shared_mem"]),
+               tuple(launch["params"]))
+        if key in seen:
+            seen[key][1] += 1
+        else:
+            seen[key] = [launch, 1]
+    return [tuple(v) for v in seen.values()]
 
 
 def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str):
@@ -154,12 +178,12 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     static: dict = {}
     failed: set = set()
     env = None
-    for launch in group["launches"]:
+    for launch, times in _distinct(group["launches"]):
         counts, bad, env = _static_for_launch(prof, plan, facts, ka, launch, group, objects,
                                               sizes)
         failed |= bad
-        for sc, c in counts.items():
-            static[sc] = _add(static.get(sc), c)
+        for sc, (c, shift) in counts.items():
+            _add(static, sc, c, shift, times)
     first = group["launches"][0]
     slots, counters = {}, {}
     for rec in objects:

@@ -101,6 +101,19 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
     gindex = {g.name: k for k, g in enumerate(globals_)}
     profile = plan.mode.profile
     out = []
+    from gmprof.passes.plan import HOOK, LR_START
+
+    # the device objects no site counts at run time (all their sites static): the runtime needs
+    # no device counters for them (no allocation, zeroing or read-back per launch); any counted
+    # site whose object is found at run time, or that counts through a range or gather, keeps
+    # every object's counters
+    hooked = [sp for sp in plan.sites.values() if sp.strategy in (HOOK, LR_START) and
+              sp.site.function.name in reachable]
+    unsure = any(sp.slot is None or sp.gather is not None or sp.range is not None
+                 for sp in hooked)
+
+    def static_only(slot) -> int:
+        return int(not unsure and not any(sp.slot is slot for sp in hooked))
     for slot in plan.slots:
         obj = slot.object
         if (profile == "shm" and slot.kind == "device") or \
@@ -112,7 +125,7 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
                        if getattr(p, "name", None) == obj.name)
             elem = f"::gmprof_host::pointee_size<{idx}>(&{native})"
             out.append(f"{{{slot.index}, {OBJ_PARAM}, {idx}, -1, ::gmprof_host::unit_of({elem}), "
-                       f"{elem}, 0, 0}}")
+                       f"{elem}, 0, 0, {static_only(slot)}}}")
         elif slot.kind == "device" and slot.kernel is None:
             if not any(sp.slot is slot and sp.site.function.name in reachable
                        for sp in plan.sites.values()):
@@ -126,7 +139,8 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
             shape = env.shape(obj)
             nbytes = "0" if shape is None else f"({elem}) * {int(np.prod(shape)) if shape else 1}"
             out.append(f"{{{slot.index}, {OBJ_GLOBAL}, -1, {gindex[obj.name]}, "
-                       f"::gmprof_host::unit_of({elem}), {elem}, {nbytes}, 0}}")
+                       f"::gmprof_host::unit_of({elem}), {elem}, {nbytes}, 0, "
+                       f"{static_only(slot)}}}")
         elif slot.kind == "shared":
             if not any(o.function in reachable for o in slot.objects):
                 continue

@@ -8,6 +8,8 @@ without adding a line,
     cudaLaunchKernel(f, g, b, args, s, st)    ->  ::gmprof_host::launch_kernel(f, g, b, args, s, st)
     cudaLaunchKernelEx(&cfg, k, a, b)         ->  ::gmprof_host::launch_kernel_ex(&cfg, k, a, b)
     cudaLaunchKernelExC(&cfg, f, args)        ->  ::gmprof_host::launch_kernel_ex_c(&cfg, f, args)
+    cudaLaunchCooperativeKernel(f, g, b, args, s, st)  (GPU)
+                                              ->  ::gmprof_host::launch_cooperative_kernel(...)
 
 Every launch goes through the runtime, which looks the kernel up by its address: a kernel that
 gmprof instrumented (in any translation unit) may run its instrumented copy, anything else
@@ -19,8 +21,10 @@ with template arguments (`ns::k<float, 16>`), or a parenthesised expression (`(*
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from gmprof.frontend import segment as S
 from gmprof.frontend.scan import Tok, scan
 
 LAUNCH = "::gmprof_host::launch"
@@ -29,6 +33,8 @@ API_RENAMES = {
     "cudaLaunchKernelEx": "::gmprof_host::launch_kernel_ex",
     "cudaLaunchKernelExC": "::gmprof_host::launch_kernel_ex_c",
 }
+# on a GPU only: the CPU backend has no cooperative launch (a plain error at build time)
+GPU_RENAMES = {"cudaLaunchCooperativeKernel": "::gmprof_host::launch_cooperative_kernel"}
 
 
 @dataclass
@@ -165,20 +171,21 @@ def deduced_edits(launch: Launch) -> list[Edit] | None:
                  f"([](auto... __gmprof_a) {{ {launch.kernel_text}(__gmprof_a...); }})")]
 
 
-def find_edits(text: str, base: int = 0) -> tuple[list[Edit], list[Launch]]:
+def find_edits(text: str, base: int = 0, cpu: bool = False) -> tuple[list[Edit], list[Launch]]:
     """Edits (offsets into the full file: `base` + offset in `text`) for every launch in
     `text`, and the `<<<>>>` launches found."""
+    renames = API_RENAMES if cpu else {**API_RENAMES, **GPU_RENAMES}
     toks = [t for t in scan(text) if t.kind != "comment"]
     edits: list[Edit] = []
     launches: list[Launch] = []
     i = 0
     while i < len(toks):
         t = toks[i]
-        if t.kind == "id" and t.text.lstrip(":") in API_RENAMES and i + 1 < len(toks) and \
+        if t.kind == "id" and t.text.lstrip(":") in renames and i + 1 < len(toks) and \
                 toks[i + 1].text in ("(", "<"):
             prev = toks[i - 1].text if i else ""
             if prev not in (".", "->"):
-                edits.append(Edit(base + t.start, base + t.end, API_RENAMES[t.text.lstrip(":")]))
+                edits.append(Edit(base + t.start, base + t.end, renames[t.text.lstrip(":")]))
             i += 1
             continue
         if t.kind == "op" and t.text == "<<" and i + 1 < len(toks) and \
@@ -202,6 +209,59 @@ def find_edits(text: str, base: int = 0) -> tuple[list[Edit], list[Launch]]:
     return edits, launches
 
 
+def _split_top(toks: list[Tok]) -> list[list[Tok]]:
+    """Tokens split at commas outside brackets (template angle brackets included)."""
+    parts: list = [[]]
+    depth = 0
+    for t in toks:
+        tx = t.text if t.kind == "op" else ""
+        if tx in ("(", "[", "{", "<"):
+            depth += 1
+        elif tx in (")", "]", "}", ">"):
+            depth -= 1
+        elif tx == ">>":
+            depth -= 2
+        elif tx == "," and depth == 0:
+            parts.append([])
+            continue
+        parts[-1].append(t)
+    return parts if parts != [[]] else []
+
+
+def parameter_defaults(text: str, name: str) -> list | None:
+    """The default argument of each parameter of the function `name` declared in `text` (its
+    text, None where there is none), or None if its parameter list is not found."""
+    toks = [t for t in scan(text) if t.kind != "comment"]
+    for i, t in enumerate(toks[:-1]):
+        if t.kind == "id" and t.text.split("::")[-1] == name and toks[i + 1].text == "(":
+            depth, j = 0, i + 1
+            while j < len(toks):
+                if toks[j].text == "(":
+                    depth += 1
+                elif toks[j].text == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            out = []
+            for part in _split_top(toks[i + 2:j]):
+                eq = next((k for k, p in enumerate(part) if p.kind == "op" and p.text == "="), None)
+                out.append(text[part[eq + 1].start:part[-1].end] if eq is not None and
+                           eq + 1 < len(part) else None)
+            return out
+    return None
+
+
+def argument_count(text: str, launch: Launch) -> int | None:
+    """How many arguments the launch passes (None when its argument list is not found)."""
+    if launch.args_end is None:
+        return None
+    inner = text[launch.close_end:launch.args_end].strip()
+    if not inner.startswith("(") or not inner.endswith(")"):
+        return None
+    return len(_split_top([t for t in scan(inner[1:-1]) if t.kind != "comment"]))
+
+
 def rewrite_text(text: str) -> str:
     """`text` with every launch rewritten (for a whole file of host code, and the tests)."""
     edits, _ = find_edits(text)
@@ -223,3 +283,68 @@ def kernel_name_of(expr: str) -> tuple[str, str]:
     if lt and rest.endswith(">"):
         return "".join(name.split()), rest[:-1].strip()
     return "".join(name.split()), ""
+
+
+def kernel_declarations(tu) -> dict:
+    """Kernel name -> the default argument of each parameter (text, or None), one list per
+    definition or declaration of that name (None: its parameter list was not found)."""
+    found: dict = {}
+    for src, segs in tu.segments.items():
+        for seg in segs:
+            if seg.kind in (S.FUNCTION, S.PROTOTYPE) and seg.space == "global" and seg.name and \
+                    tu.active.get(seg, True):
+                text = seg.text(src)
+                head = text[:text.find("{")] if seg.kind == S.FUNCTION else text
+                found.setdefault(seg.name, []).append(parameter_defaults(head, seg.name))
+    return found
+
+
+def overloaded(declarations: dict) -> set:
+    """Kernel names declared with different numbers of parameters: `&k` names no one function
+    (cuda-samples' cdpAdvancedQuicksort declares qsort_warp with 7 parameters in a header and
+    defines it with 8), so their launches stay as they are."""
+    return {name for name, lists in declarations.items()
+            if len({len(x) if x is not None else -1 for x in lists}) > 1}
+
+
+def kernel_defaults(declarations: dict) -> dict:
+    """Kernel name -> the default argument of each parameter (text, or None), for kernels with
+    any (from their definition or a declaration; an overloaded name has none here)."""
+    out = {}
+    for name, lists in declarations.items():
+        if any(x is None for x in lists) or len({len(x) for x in lists}) != 1:
+            continue
+        merged = [next((x[k] for x in lists if x[k] is not None), None)
+                  for k in range(len(lists[0]))]
+        if any(d is not None for d in merged):
+            out[name] = merged
+    return out
+
+
+def add_defaults(patches, src, launch, defaults) -> None:
+    """`k<<<g, b>>>(p)` with `__global__ void k(int *p, int n = 32)` passes n's default
+    explicitly: the runtime's launcher takes the kernel's address, which has no defaults."""
+    from gmprof.passes.patches import REPLACE as _REPLACE
+    from gmprof.passes.patches import Patch
+
+    if not defaults:
+        return
+    n = argument_count(src.text, launch)
+    if n is None or n >= len(defaults) or any(d is None for d in defaults[n:]):
+        return
+    text = (", " if n else "") + ", ".join(defaults[n:])
+    at = launch.args_end - 1
+    patches.setdefault(src, []).append(Patch(at, _REPLACE, text, 0, end=at))
+
+
+def local_constants(text: str) -> dict:
+    """Names a host function declares `const`/`constexpr` -> their value where it is an integer
+    literal (else None): template arguments written with them name no specialisation at file
+    scope, unless replaced by their value."""
+    out: dict = {}
+    for m in re.finditer(r"\b(?:const|constexpr)\s+(?:(?:unsigned|signed|int|long|short|"
+                         r"size_t|char|bool|auto|static)\s+)+(\w+)\s*(?:=\s*([^;,]+?)\s*)?[;,]",
+                         text):
+        value = m.group(2)
+        out[m.group(1)] = value if value and re.fullmatch(r"\d+[uUlL]*", value) else None
+    return out

@@ -204,7 +204,7 @@ def _gpu(cmd: Command, opts: Options, mode, tmp: Path) -> int:
         if t is None:
             continue
         out = tmp / f"{len(translated)}_{Path(src).stem}.cu"
-        out.write_text(t.text)
+        out.write_text(t.text, errors="surrogateescape")  # non-UTF-8 comments kept
         translated[idx] = str(out)
     extra = []
     # local headers gmprof did not inline are still found beside the user's file

@@ -71,12 +71,18 @@ def decode(paths) -> ProgramReport:
         out.processes.append({"file": str(path), "pid": data.get("pid"), "host": data.get("host"),
                               "backend": data.get("backend"), "launches": data.get("launches", 0),
                               "profiled": data.get("profiled", 0),
-                              "not_instrumented": data.get("not_instrumented", {})})
+                              "not_instrumented": data.get("not_instrumented", {}),
+                              "captured": data.get("captured", {})})
         for note in data.get("notes", []):
             out.notes.append(f"{path}: {note}")
         for name, n in data.get("not_instrumented", {}).items():
             out.notes.append(f"{path}: {n} selected launch(es) of {name} ran unprofiled (gmprof "
                              "did not instrument that kernel; see the build's warnings)")
+        for name, n in data.get("captured", {}).items():
+            out.notes.append(f"{path}: {n} selected launch(es) of {name} were made during a "
+                             "stream capture (into a CUDA graph) and ran unprofiled: the runtime "
+                             "cannot synchronise or read counters back inside a capture; the "
+                             "graph's replays run the original kernel and are not counted")
         devices = data.get("devices", {})
         for group in data.get("groups", []):
             module = modules.get(group["module"])

@@ -30,6 +30,7 @@ from gmprof._paths import runtime_cu_dir
 from gmprof.errors import Diagnostic
 from gmprof.frontend import segment as S
 
+from . import copies as C
 from . import launches as L
 from .describe import describe_kernel, global_symbols, qualified, size_names
 
@@ -92,11 +93,6 @@ def _template_params(text: str) -> set:
     return set(re.findall(r"(?:class|typename|\w+)\s+(\w+)\s*(?:=[^,]*)?(?:,|$)", m.group(1)))
 
 
-def _strip_extern_c(text: str) -> str:
-    # a copy must have C++ linkage: two extern "C" functions of one name are one function
-    return re.sub(r'^(\s*(?:template\s*<[^{;]*?>\s*)?)extern\s+"C"\s*', r"\1", text, count=1)
-
-
 def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
               cpu: bool = False, kernel_filter=None, defaults: str = "") -> Translation:
     from gmprof.passes.patches import REPLACE as _REPLACE
@@ -122,19 +118,33 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     deduced: list = []
     templates = {f.name for f in tu.functions if f.parsed is not None and f.template_params}
     sites: list = []
+    declared = L.kernel_declarations(tu)
+    defaults_of = L.kernel_defaults(declared)
+    overloaded = L.overloaded(declared) | {
+        f.name for f in tu.kernels if sum(g.name == f.name for g in tu.kernels) > 1}
     for src, segs in tu.segments.items():
         for seg in segs:
             if seg.kind == S.FUNCTION and seg.space in _DEVICE_SPACES:
                 continue
             if seg.kind not in (S.FUNCTION, S.TYPE, S.DIRECTIVE, S.OTHER, S.VARIABLE):
                 continue
-            edits, found = L.find_edits(seg.text(src), seg.start)
+            edits, found = L.find_edits(seg.text(src), seg.start, cpu)
             skip = []
             own = _template_params(seg.text(src))
+            consts = L.local_constants(seg.text(src)) if found else {}
             for launch in found:
                 name, targs = L.kernel_name_of(launch.kernel_text)
                 base = name.rsplit("::", 1)[-1]
-                if base in templates and (not targs or own & set(re.findall(r"\w+", targs))):
+                words = set(re.findall(r"\w+", targs))
+                if base in templates and words & set(consts):
+                    # `const int N = 128; k<N><<<...>>>`: the table at file scope names k<128>
+                    targs = re.sub(r"\w+", lambda m: consts.get(m.group(0)) or m.group(0), targs)
+                    words = set(re.findall(r"\w+", targs))
+                unnamed = base in templates and (not targs or own & words or any(
+                    consts.get(w, 1) is None for w in words))
+                if unnamed or base in overloaded:
+                    # (a kernel declared with different parameter lists: `&k` names none of
+                    # them, the call's arguments pick one)
                     # (template arguments that are the enclosing host template's own
                     # parameters, `k<T><<<...>>>` in `template <class T> void run()`, name no
                     # specialisation at file scope either)
@@ -150,21 +160,24 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                         for e in picked:
                             patches.setdefault(src, []).append(
                                 Patch(e.start, _REPLACE, e.text, 0, end=e.end))
-                    deduced.append((src, launch))
+                    deduced.append((src, launch, unnamed))
                     continue
                 sites.append((src, launch, base, targs))
+                L.add_defaults(patches, src, launch, defaults_of.get(base))
             for e in edits:
                 if any(a <= e.start < b for a, b in skip):
                     continue
                 patches.setdefault(src, []).append(
                     Patch(e.start, _REPLACE, e.text, max(e.end - e.start, 0), end=e.end))
-    for src, launch in deduced:
+    for src, launch, unnamed in deduced:
         warnings.append(Diagnostic(
             "launch-not-profiled",
             f"launch of template kernel {launch.kernel_text!r}: gmprof cannot name the "
             "specialisation before compiling (its template arguments are deduced from the call, "
             "or are the enclosing template's parameters: write them out, e.g. "
-            "k<float><<<...>>>); it runs unprofiled",
+            "k<float><<<...>>>); it runs unprofiled" if unnamed else
+            f"launch of kernel {launch.kernel_text!r}, declared with different parameter lists: "
+            "gmprof cannot tell which one it launches; it runs unprofiled",
             src.location(launch.kernel_start)))
 
     instrumented: list = []
@@ -176,22 +189,30 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     if mode is not None:
         plan = pipeline.plan(program, mode)
         done = pipeline.instrument(plan, sm=mode.sm)
-        inst_patches = merge(done.patches, target_patches)
         mode_json = mode_fields(mode)
-        copies = _copyable(tu, program, plan, warnings)
+        copies = C.needed(tu, C.copyable(tu, program, plan, warnings), done.patches)
+        inst_patches = merge(done.patches, target_patches,
+                             C.qualify_calls(tu, copies, scopes, ns, warnings))
         # each copy right after its original, in the module's namespace
         for fn in tu.functions:
             if fn.segment not in copies:
                 continue
             src, seg = fn.source, fn.segment
-            body = _emit_span(src, inst_patches.get(src, []), seg.start, seg.end)
-            _add_copy(patches, src, seg, body, ns)
+            expanded = tu.expansions.get(seg)
+            if expanded is not None:
+                # read with its macros expanded: its sites' patches are on that text (same
+                # lines), as passes/rewrite emits it
+                body = _emit_span(expanded, inst_patches.get(expanded, []), 0,
+                                  len(expanded.text))
+            else:
+                body = C.copy_text(fn, inst_patches.get(src, []))
+            C.add_copy(patches, src, seg, body, ns)
         copied_names = {fn.name for fn in tu.functions if fn.segment in copies}
         for src, segs in tu.segments.items():
             for seg in segs:
                 if seg.kind == S.PROTOTYPE and seg.space in _DEVICE_SPACES and \
                         seg.name in copied_names and tu.active.get(seg, True):
-                    _add_copy(patches, src, seg, seg.text(src), ns)
+                    C.add_copy(patches, src, seg, seg.text(src), ns)
         defines_mode = dict(done.defines)
         if defines_mode["GMPROF_SM"]:
             # shared or device memory is chosen per launch (gmprof.cuh reads the description)
@@ -201,7 +222,6 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
 
     # kernels: every plain kernel of the file, and the template instantiations launched here
     kernel_fns = {f.name: f for f in tu.kernels if f.parsed is not None}
-    overloaded = {f.name for f in tu.kernels if sum(g.name == f.name for g in tu.kernels) > 1}
     wanted: dict = {}
     for name, fn in kernel_fns.items():
         if not fn.template_params and name not in overloaded:
@@ -285,6 +305,11 @@ def _emit(tu, source, patches, seen) -> str:
                 pieces.append(_emit(tu, inc.target, patches, seen))
                 pieces.append(f'\n#line {line - 1} "{source.name}"\n')
                 continue
+            if inc.once:
+                # a `#pragma once` header inlined above: the inlined copy has no `#pragma once`
+                # left to stop nvcc reading it again
+                pieces.append("\n" * text.count("\n"))
+                continue
         if seg.kind == S.DIRECTIVE and directive_body(text).startswith("once") and \
                 source is not tu.main:
             pieces.append("\n" * text.count("\n"))
@@ -303,55 +328,6 @@ def _emit_span(src, patches, start, end) -> str:
     from gmprof.passes.patches import apply_patches
 
     return apply_patches(src.text, patches, start, end)
-
-
-def _add_copy(patches, src, seg, text, ns) -> None:
-    from gmprof.passes.patches import SUFFIX as _SUFFIX, Patch
-
-    line = src.line_col(seg.start)[0]
-    end_line, end_col = src.line_col(seg.end)
-    # the copy starts on its original's first line and column, so that compiler messages and
-    # __LINE__ inside it name the user's lines
-    col = src.line_col(seg.start)[1]
-    pad = " " * max(col - 1, 0)
-    copy = (f'\n#line {line} "{src.name}"\n{pad}extern "C++" {{ namespace {ns} {{ '
-            f"{_strip_extern_c(text)} }} }}\n#line {end_line} \"{src.name}\"\n"
-            + " " * max(end_col - 1, 0))
-    patches.setdefault(src, []).append(Patch(seg.end, _SUFFIX, copy, 1 << 40))
-
-
-def _copyable(tu, program, plan, warnings) -> set:
-    """The segments of the device functions that get an instrumented copy: parsed, named plainly
-    (an out-of-class member `A::f` cannot be copied into another namespace), not operators."""
-    from gmprof.passes.plan import HOOK, LR_START
-
-    ok: dict = {}
-    bad = set()
-    for fn in tu.functions:
-        if fn.parsed is None or fn.space not in _DEVICE_SPACES or not tu.active.get(fn.segment, True):
-            continue
-        if "::" in fn.name or fn.name.startswith("operator") or not re.fullmatch(r"\w+", fn.name):
-            bad.add(fn.name)
-            continue
-        ok[fn.segment] = fn
-    # a kernel whose counted sites include some in a function without a copy would miss them
-    kernels = program.kernels
-    for fn in list(ok.values()):
-        if not fn.is_kernel:
-            continue
-        ka = kernels.get(fn.name)
-        callees = {c.name for _, c in ka.calls} if ka is not None else set()
-        missing = sorted(n for n in callees & bad if any(
-            sp.strategy in (HOOK, LR_START) and sp.site.function.name == n
-            for sp in plan.sites.values()))
-        if missing:
-            del ok[fn.segment]
-            warnings.append(Diagnostic(
-                "kernel-not-instrumented",
-                f"kernel {fn.name} calls {', '.join(missing)}, which gmprof cannot copy "
-                "(a member defined outside its class); the kernel runs unprofiled",
-                fn.location))
-    return set(ok)
 
 
 def _prelude(instrumented: bool, defines: dict, cpu: bool) -> str:

@@ -24,13 +24,16 @@ from gmprof.runtime.counters import CLOCK_CAPACITY, TRACE_CAPACITY
 
 from .labels import (count_label, measured_slots, site_how, site_in_kernel, slot_label,
                      uncounted_slots)
+from . import where
 from .model import ArrayStats, Report, SiteStats
 
 
 def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, demoted,
-           info, mode, warnings=()):
+           info, mode, warnings=(), static_sums: dict | None = None):
     """(Report, trace records or None). static: SiteClass -> StaticCount; demoted: the ids of
-    static sites counted on the device at this launch."""
+    static sites counted on the device at this launch. static_sums: a cache of the static
+    counts summed per array, kept by the caller across launches (a solver's launches repeat
+    the same few: each sum is made once, and put on the GPU once)."""
     report = Report(info, warnings=list(warnings))
     size = LY.counter_dtype(mode.counter_bits).itemsize
     area_bytes = counters["area_bytes"]
@@ -47,8 +50,7 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
             counts = raw.view(LY.counter_dtype(mode.counter_bits)).astype(np.int64)
         # read_back's arrays (device_counts) and the astype above are fresh copies, ours to add
         # into: another copy of a 16M-element array per launch is seconds over 50 launches
-        per_slot[ls.slot] = [ls, counts, counters[("oor",) + key], 0,
-                             np.zeros(len(counts), np.int64)]
+        per_slot[ls.slot] = [ls, counts, counters[("oor",) + key], 0, None]
     _fold_gathers(slots, counters, per_slot)
     site_exec = {}
     area = counters["area"]
@@ -60,17 +62,19 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         trace = decode_trace(plan, counters["trace"], per_slot, site_exec)
     # static sites: their formulas' counts
     static_exec: dict = {}
+    parts: dict = {}  # slot -> its static sites' StaticCounts
     for sc, count in static.items():
         target, _ = ka.targets.get(sc, (None, None))
         slot = plan.slot_of(target or sc.site.object)
         if slot is None or slot not in per_slot:
             continue
-        entry = per_slot[slot]
-        n = min(len(entry[4]), len(count.counts))
-        entry[4][:n] += count.counts[:n]
-        entry[2] += count.out_of_range
-        entry[3] += count.executions
+        parts.setdefault(slot, []).append(count)
         static_exec[sc.site] = static_exec.get(sc.site, 0) + count.executions
+    for slot, counts in parts.items():
+        entry = per_slot[slot]
+        entry[4] = static_sum(counts, len(entry[1]), static_sums)
+        entry[2] += entry[4].out_of_range
+        entry[3] += entry[4].executions
     site_exec.update(static_exec)
     _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale)
     for sp in plan.site_list:
@@ -89,6 +93,46 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
     return report, trace
 
 
+class StaticSum:
+    """One array's static sites' counts at a launch, summed: on the host, and on the GPU once
+    a launch's counts there asked for them."""
+
+    def __init__(self, parts, n: int):
+        self.parts = parts  # kept: the cache's key is their ids
+        self.counts = np.zeros(n, np.int64)
+        for count in parts:
+            m = min(n, len(count.counts))
+            self.counts[:m] += count.counts[:m]
+        self.out_of_range = sum(int(c.out_of_range) for c in parts)
+        self.executions = sum(int(c.executions) for c in parts)
+        self._device = None
+
+    def on(self, ref):
+        """The sum where ref lives."""
+        if not where.on_device(ref):
+            return self.counts
+        if self._device is None:
+            self._device = where.like(self.counts, ref)
+        return self._device
+
+
+STATIC_SUMS_KEPT = 8  # a solver alternates a few launches; each sum is an array's size
+
+
+def static_sum(parts, n: int, cache: dict | None) -> StaticSum:
+    """The StaticSum of parts (StaticCounts) over n counters, from cache when the same parts
+    (the same objects: StaticLaunchCounts keeps one per launch values) were summed before."""
+    key = (tuple(id(p) for p in parts), n)
+    got = cache.get(key) if cache is not None else None
+    if got is None:
+        got = StaticSum(list(parts), n)
+        if cache is not None:
+            while len(cache) >= STATIC_SUMS_KEPT:
+                cache.pop(next(iter(cache)))
+            cache[key] = got
+    return got
+
+
 def _fold_gathers(slots, counters, per_slot) -> None:
     """A gather's pseudo-slot (passes/gathers.py) holds how often each element of its index
     array was read by the gather's index: the gathered array's element idx[e] was accessed
@@ -96,7 +140,7 @@ def _fold_gathers(slots, counters, per_slot) -> None:
     for key, ls in slots.items():
         if key[0] != "gather":
             continue
-        walk = per_slot.pop(ls.slot)[1]
+        walk = where.to_host(per_slot.pop(ls.slot)[1])
         values = counters.get(("values",) + key)
         target = per_slot.get(ls.slot.gather[0])
         if values is None or target is None:
@@ -108,7 +152,8 @@ def _fold_gathers(slots, counters, per_slot) -> None:
         counts, oor = LY.count_units(offsets, tl.elem_size, tl.n_counters, tl.unit,
                                      per_word=False, touched=-(-tl.elem_size // tl.unit),
                                      weights=walk[:n][hit])
-        target[1] += counts  # counted at run time (scaled as the target's counters are)
+        # counted at run time (scaled as the target's counters are)
+        target[1] += where.like(counts, target[1])
         target[2] += oor
 
 
@@ -137,8 +182,9 @@ def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, sca
     for slot, (ls, counts, oor, static_execs, static_counts) in per_slot.items():
         obj = slot.object
         if scale is not None:
-            counts = np.rint(counts * scale).astype(np.int64)
-        counts = counts + static_counts
+            counts = where.xp(counts).rint(counts * scale).astype(np.int64)
+        if static_counts is not None:
+            counts += static_counts.on(counts)  # counts is ours (a fresh array: see above)
         label, note = slot_label(slot, mode, measured, uncounted)
         if note and note not in report.notes:
             report.notes.append(note)

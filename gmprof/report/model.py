@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import where
 from .labels import APPROXIMATE, EXACT, SAMPLED, THRESHOLDED  # noqa: F401 (re-exported)
 
 # merging two launches' counts keeps the weaker label (a sum is exact only if both parts are)
@@ -45,24 +46,31 @@ class ArrayStats:
     # merge() adds into counts in place only once it has made its own copy: the first
     # launch's array may be the caller's
     _owned: bool = field(default=False, repr=False, compare=False)
+    # (counts object, summary) made where the counts were (Report.to_host: on the GPU, before
+    # the read-back); valid while `counts` is that object and merge() has not added into it
+    _summary: tuple | None = field(default=None, repr=False, compare=False)
 
     def summary(self) -> dict:
         """accesses, min, max, mean, untouched and at_threshold in one pass each (the
         properties below each make their own: six passes over a large array)."""
         c = self.counts
+        if self._summary is not None and self._summary[0] is c and \
+                self._summary[1] == self.threshold:
+            return dict(self._summary[2])
         if not c.size:
             return {"accesses": 0, "min": 0, "max": 0, "mean": 0.0, "untouched": 0,
                     "at_threshold": 0}
+        xp = where.xp(c)  # numpy, or CuPy for counts still on the GPU
         total = int(c.sum())
         lo, hi = int(c.min()), int(c.max())
-        out = {"accesses": total, "untouched": int(c.size - np.count_nonzero(c))}
+        out = {"accesses": total, "untouched": int(c.size - int(xp.count_nonzero(c)))}
         thr = self.threshold
         if thr is None or hi < thr:
             out.update(min=lo, max=hi, mean=total / c.size, at_threshold=0)
         else:
-            capped = np.minimum(c, thr)
+            capped = xp.minimum(c, thr)
             out.update(min=min(lo, thr), max=thr, mean=float(capped.mean()),
-                       at_threshold=int(np.count_nonzero(c >= thr)))
+                       at_threshold=int(xp.count_nonzero(c >= thr)))
         return out
 
     @property
@@ -218,6 +226,17 @@ class Report:
                 return s
         raise KeyError(f"no site at line {line}")
 
+    def to_host(self) -> "Report":
+        """Every array's counts on the host (a sample's launches kept them on the GPU while
+        they were merged: where.py); the renderers and the API read numpy arrays."""
+        for a in self.arrays:
+            if where.on_device(a.counts):
+                summary = a.summary()  # four reductions on the GPU, not on the host
+                a.counts = where.counts_to_host(a.counts)
+                a._owned = True
+                a._summary = (a.counts, a.threshold, summary)
+        return self
+
     def launches_list(self) -> list[dict]:
         """One entry per launch (its shape, times and check), merged or not."""
         return list(self.launch_runs) or [launch_entry(self.run)]
@@ -235,13 +254,17 @@ class Report:
                 self.arrays.append(a)
                 by_name[a.name] = a
                 continue
+            mine._summary = None  # its counts change below
             if mine.counts.shape == a.counts.shape:
-                # in place: 50 launches of a 16M-element array are 50 passes, not 50 copies
-                if mine.counts.dtype == np.int64 and mine.counts.flags.writeable and \
-                        mine._owned:
-                    np.add(mine.counts, a.counts, out=mine.counts)
+                # in place: 50 launches of a 16M-element array are 50 passes, not 50 copies;
+                # on the GPU when both launches' counts are still there (where.py)
+                add = where.like(where.to_host(a.counts), mine.counts) \
+                    if where.on_device(mine.counts) != where.on_device(a.counts) else a.counts
+                if mine.counts.dtype == np.int64 and mine._owned and \
+                        getattr(mine.counts.flags, "writeable", True):
+                    mine.counts += add
                 else:
-                    mine.counts = mine.counts.astype(np.int64) + a.counts
+                    mine.counts = mine.counts.astype(np.int64) + add
                     mine._owned = True
             else:
                 # the parameter named another array, of another size, at this launch: its counts

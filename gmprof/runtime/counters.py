@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gmprof.errors import GmprofError
+from gmprof.report import where
 
 from . import layout as LY
 
@@ -174,13 +175,20 @@ def area(plan, slots, mode) -> Area:
     return Area(words, offset, lr_offset)
 
 
-def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_blocks: int) -> Area:
-    """SM when the mode asks for it and the area fits beside the kernel's shared memory."""
+def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_blocks: int,
+               counted: bool = True) -> Area:
+    """SM when the mode asks for it and the area fits beside the kernel's shared memory.
+    counted=False: the kernel updates no counter (Plan.counts_on_device): no shared memory
+    is taken from it; the area stays in device memory, zero."""
     area_bytes = a.words * 4
     need = static_smem + ((shared_mem + 15) & ~15) + area_bytes
     sm = mode.sm and not mode.trace
     why = "SM mode: the block's counters live in shared memory" if sm else \
         "device memory (" + ("trace mode" if mode.trace else "no SM in this mode") + ")"
+    if not counted:
+        a.sm, a.why, a.replicas = False, ("none: every count of this kernel comes from "
+                                          "formulas at launch (no counter on the device)"), 1
+        return a
     if sm and need > backend.max_shared_per_block:
         sm = False
         why = (f"device memory: the kernel's {static_smem + shared_mem} bytes of shared "
@@ -286,14 +294,17 @@ def point_at(launch, slots, kernel: str, backend, args) -> None:
             launch["obj"][ls.slot.index]["base"] = backend.address(args[key[1]])
 
 
-def device_counts(raw, n: int, ranges: bool) -> np.ndarray:
-    """A device object's counts: its counters, plus (range sites) the prefix sum of its
-    difference array, in the device's 32-bit modular arithmetic (an entry's -W is 2^32 - W)."""
-    counts = np.asarray(raw)[:n].astype(np.int64)
+def device_counts(raw, n: int, ranges: bool):
+    """A device object's counts (int64, a fresh array where raw lives: numpy or CuPy): its
+    counters, plus (range sites) the prefix sum of its difference array, in the device's
+    32-bit modular arithmetic (an entry's -W is 2^32 - W)."""
+    xp = where.xp(raw)
+    raw = xp.asarray(raw)
+    counts = raw[:n].astype(xp.int64)
     if ranges:
-        diff = np.asarray(raw)[n:2 * n].astype(np.uint32)
-        runs = np.cumsum(diff, dtype=np.uint32)  # wraps as the device's atomics do
-        counts = (counts + runs.astype(np.int64)) & 0xFFFFFFFF
+        diff = raw[n:2 * n].astype(xp.uint32)
+        runs = xp.cumsum(diff, dtype=xp.uint32)  # wraps as the device's atomics do
+        counts = (counts + runs.astype(xp.int64)) & 0xFFFFFFFF
     return counts
 
 
@@ -335,10 +346,12 @@ def check_guards(backend, buffers, slots) -> None:
         raise RuntimeError(f"gmprof's counters wrote outside their buffers: {damaged}")
 
 
-def read_back(slots, buffers, backend, mode) -> dict:
+def read_back(slots, buffers, backend, mode, keep_on_device: bool = False) -> dict:
     """The counters as host arrays: 'area' (int64 words, replicas folded), 'area_bytes', per
     device slot its counters, ('oor',) + key per slot, 'unknown_oor', and the trace and clock
-    log counts."""
+    log counts. keep_on_device: device slots' counters stay on the GPU (a sample's launches
+    are added there; report/where.py), except in trace mode (decoded on the host)."""
+    keep = keep_on_device and backend.name == "gpu" and not mode.trace
     # copies: on the CPU backend "device" buffers are the host arrays themselves, and the
     # timing repetitions that follow keep counting into them
     raw = np.array(backend.to_host(buffers["area"]), copy=True)
@@ -351,8 +364,8 @@ def read_back(slots, buffers, backend, mode) -> dict:
     out["area_bytes"] = raw.view(np.uint8)
     for key, ls in slots.items():
         if ls.kind == LY.KIND_DEVICE:
-            out[key] = device_counts(backend.to_host(ls.counters), ls.n_counters,
-                                     ls.slot.ranges)
+            out[key] = device_counts(ls.counters if keep else backend.to_host(ls.counters),
+                                     ls.n_counters, ls.slot.ranges)
         out[("oor",) + key] = int(backend.to_host(ls.oor)[0])
     if mode.trace:
         n = int(backend.to_host(buffers["trace_count"])[0])

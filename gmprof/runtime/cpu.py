@@ -201,7 +201,9 @@ def _runtime_object(cache_dir: Path, options: Sequence[str]) -> Path:
     obj = cache_dir / f"runtime-{key}.o"
     if cpu_cache.lookup(obj):
         return obj
-    with cpu_cache.temp_dir(cache_dir) as tmp:
+    with cpu_cache.locked(cache_dir, obj.name), cpu_cache.temp_dir(cache_dir) as tmp:
+        if cpu_cache.lookup(obj):  # built by another process while this one waited
+            return obj
         out = tmp / "runtime.o"
         proc = _run([CXX, *flags, *rt_options, "-c",
                      str(_header_dir() / "gmprof_cpu_runtime.cpp"), "-o", str(out)])
@@ -224,7 +226,9 @@ def _pch_dir(cache_dir: Path) -> Path | None:
     final = cache_dir / f"pch-{key}"
     if cpu_cache.lookup(final):
         return final
-    with cpu_cache.temp_dir(cache_dir) as tmp:
+    with cpu_cache.locked(cache_dir, final.name), cpu_cache.temp_dir(cache_dir) as tmp:
+        if cpu_cache.lookup(final):  # built by another process while this one waited
+            return final
         built = tmp / final.name  # `pch-*`: how fault locations recognise these headers
         built.mkdir()
         for p in _header_dir().iterdir():

@@ -30,6 +30,7 @@ from gmprof.errors import CacheError
 
 TEMP_PREFIX = "tmp-"
 _STALE_S = 86400.0
+_PUBLISHING_S = 120.0  # an entry younger than this may still be waiting for its record
 
 
 def checked_dir(path: Path) -> Path:
@@ -95,6 +96,10 @@ def lookup(entry: Path, data: bytes | None = None) -> bool:
     if not entry.exists() and not rec.exists():
         return False
     try:
+        young = time.time() - entry.lstat().st_mtime < _PUBLISHING_S
+    except OSError:
+        young = False
+    try:
         info = json.loads(rec.read_text())
         if data is not None:
             size, digest = len(data), digest_bytes(data)
@@ -104,7 +109,10 @@ def lookup(entry: Path, data: bytes | None = None) -> bool:
             _deps_current(info.get("deps", []))
     except (OSError, ValueError, AttributeError, TypeError):
         ok = False
-    if not ok:
+    if not ok and not young:
+        # a young entry without its record (or with another process's) is most likely being
+        # published by another process right now: deleting it would pull it from under that
+        # process; the caller rebuilds and replaces it instead
         discard(entry)
     return ok
 
@@ -141,6 +149,22 @@ def store(built: Path, entry: Path, deps=()) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def locked(cache_dir: Path, name: str):
+    """Hold an exclusive lock named for an entry shared by every kernel (the runtime object, the
+    precompiled header) while checking, building and publishing it: processes that start
+    together (make -j, a pool of workers) build it once, and none replaces a directory another
+    is reading from."""
+    import fcntl
+
+    fd = os.open(cache_dir / f"{name}.lock", os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _temp_prefix() -> str:

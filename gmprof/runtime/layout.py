@@ -121,7 +121,12 @@ def count_units(offsets, sizes, n_units: int, unit: int, *, per_word: bool = Tru
             if w is not None:
                 w = w[keep]
         inside = (idx >= 0) & (idx < n_units)
-        if w is None:
+        if len(idx) * 8 < n_units and (w is None or w.dtype.kind in "iu"):
+            # few accesses into a large object (a whole program's allocation): add them where
+            # they fall, not through a histogram of every unit
+            np.add.at(counts, idx[inside], 1 if w is None else w[inside].astype(np.int64))
+            out_of_range += int((~inside).sum()) if w is None else int(w[~inside].sum())
+        elif w is None:
             counts += np.bincount(idx[inside], minlength=n_units)[:n_units]
             out_of_range += int((~inside).sum())
         else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gmprof import timing
 from gmprof.passes.pipeline import Pipeline
 
 from .launchenv import _SCALAR_SIZES, clean_type, vector_size
@@ -23,6 +24,7 @@ class Modules:
         self.backend = backend
         self.defines = dict(defines)
         self._modules: dict = {}
+        self._sources: dict = {}  # (id(plan), sm) -> (plan, text, defines)
         self._instantiations: set = set()
         self._size_names: list = []
         self._sizes: dict | None = None
@@ -49,7 +51,13 @@ class Modules:
             wanted.add("__gmprof_sizeof")
         self._instantiations |= {n for n in names if "<" in n}
         names = sorted(wanted)
-        text, defines = self.source(plan, sm)
+        # a plan's text is made once (the Profiler keeps its plans: 50 launches, one text)
+        made = self._sources.get((id(plan), sm))
+        if made is None or made[0] is not plan:
+            with timing.phase("instrument"):
+                made = (plan, *self.source(plan, sm))
+            self._sources[(id(plan), sm)] = made
+        _, text, defines = made
         options = tuple(f"-D{k}={v}" if v is not None else f"-D{k}"
                         for k, v in {**self.defines, **defines}.items())
         key = (text, options, tuple(sorted(names)))
@@ -59,8 +67,9 @@ class Modules:
                 # the CPU module exports accessors for the globals the runtime reads or fills
                 kwargs["globals"] = ([] if plan is None else ["__gmprof_launch"]) + \
                     self.global_names()
-            self._modules[key] = self.backend.compile(text, list(names), options,
-                                                      filename=self.tu.main.name, **kwargs)
+            with timing.phase("compile"):
+                self._modules[key] = self.backend.compile(text, list(names), options,
+                                                          filename=self.tu.main.name, **kwargs)
         return self._modules[key]
 
     def global_names(self) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gmprof import timing
 from gmprof.mode import Mode
 from gmprof.passes.pipeline import Pipeline
 from gmprof.report.decode import decode
@@ -52,21 +53,25 @@ class Profiler:
         self.backend = get_backend(backend)
         # device code is read as the device pass of the GPU that runs it (the CPU backend
         # compiles that same branch: __CUDA_ARCH__ below)
-        self.tu = self.pipeline.load(path, text=text, name=name, defines=defines,
-                                     include_dirs=include_dirs,
-                                     arch=arch or getattr(self.backend, "arch", None))
-        self.program = self.pipeline.analyze(self.tu)
+        with timing.phase("parse"):
+            self.tu = self.pipeline.load(path, text=text, name=name, defines=defines,
+                                         include_dirs=include_dirs,
+                                         arch=arch or getattr(self.backend, "arch", None))
+        with timing.phase("analyze"):
+            self.program = self.pipeline.analyze(self.tu)
         self.defines = dict(defines or {})
         if self.backend.name == "cpu":
             self.defines.setdefault("__CUDA_ARCH__", str(self.tu.cuda_arch))
         self.modules = Modules(self.program, self.backend, self.defines, self.pipeline)
         self._plans: dict = {}
         self._static = StaticLaunchCounts(self.program)
+        self._static_sums: dict = {}  # report/decode.static_sum's cache
 
     def plan(self, mode: Mode, demoted: frozenset = frozenset()):
         key = (mode, demoted)
         if key not in self._plans:
-            self._plans[key] = self.pipeline.plan(self.program, mode, demoted)
+            with timing.phase("plan"):
+                self._plans[key] = self.pipeline.plan(self.program, mode, demoted)
         return self._plans[key]
 
     def kernel_facts(self, name_expression):
@@ -75,13 +80,19 @@ class Profiler:
 
     def launch(self, name_expression: str, grid, block, args, shared_mem: int = 0,
                mode: Mode | None = None, repeat: int = 0, compare_native: bool = True,
-               warmup: int = 1, timeout: float | None = None) -> Report:
+               warmup: int = 1, timeout: float | None = None,
+               keep_on_device: bool = False) -> Report:
         return self.profile_launch(name_expression, grid, block, args, shared_mem, mode,
-                                   repeat, compare_native, warmup, timeout).report
+                                   repeat, compare_native, warmup, timeout,
+                                   keep_on_device).report
 
     def profile_launch(self, name_expression: str, grid, block, args, shared_mem: int = 0,
                        mode: Mode | None = None, repeat: int = 0, compare_native: bool = True,
-                       warmup: int = 1, timeout: float | None = None) -> LaunchResult:
+                       warmup: int = 1, timeout: float | None = None,
+                       keep_on_device: bool = False) -> LaunchResult:
+        """keep_on_device: the report's device arrays' counts stay on the GPU (CuPy arrays,
+        report/where.py) for the caller to merge there and call Report.to_host() at the end;
+        otherwise every count is a numpy array."""
         opts = run_options(mode, repeat, warmup, timeout)
         mode = opts.mode
         backend = self.backend
@@ -94,16 +105,18 @@ class Profiler:
 
         # 1. static formulas at this launch (failures are counted on the device instead)
         # (a global's size is read from a module named by the kernel's plain name)
-        static = self._static.evaluate(
-            self.plan(mode), li,
-            lambda name: self.modules.module(None, [li.kernel]).get_global(name)[1])
+        with timing.phase("static counts"):
+            static = self._static.evaluate(
+                self.plan(mode), li,
+                lambda name: self.modules.module(None, [li.kernel]).get_global(name)[1])
         plan = self.plan(mode, static.demoted)
 
         # 2. layout
         slots = C.layout_slots(self.program, plan, li, native)
         area = C.area(plan, slots, mode)
         C.place_area(area, mode, backend, native().static_shared_bytes(name_expression),
-                     shared_mem, li.grid[0] * li.grid[1] * li.grid[2])
+                     shared_mem, li.grid[0] * li.grid[1] * li.grid[2],
+                     counted=plan.counts_on_device(li.kernel))
         module = self.modules.module(plan, [name_expression], sm=area.sm)
         C.aim_at_module(slots, module)
 
@@ -112,13 +125,15 @@ class Profiler:
                                      shared_mem)
 
         def read_counters():
-            C.check_guards(backend, buffers, slots)
-            return C.read_back(slots, buffers, backend, mode)
+            with timing.phase("read back"):
+                C.check_guards(backend, buffers, slots)
+                return C.read_back(slots, buffers, backend, mode, keep_on_device)
 
         # 4. run native and instrumented on separate copies, compare, time
-        runs = run_profiled(backend, li, native(), module,
-                            C.dynamic_shared_bytes(area, shared_mem), launch, slots,
-                            self.modules.global_names(), opts, read_counters)
+        with timing.phase("launch, copy, compare"):
+            runs = run_profiled(backend, li, native(), module,
+                                C.dynamic_shared_bytes(area, shared_mem), launch, slots,
+                                self.modules.global_names(), opts, read_counters)
         if runs.counters is not None:
             runs.counters.update(C.gather_values(slots, li, backend))
         info = RunInfo(name_expression, backend.name, backend.device, mode.name, li.grid,
@@ -134,11 +149,16 @@ class Profiler:
 
         # 5. the report
         ka = self.program.kernels[li.kernel]
-        report, trace = decode(plan, li.kernel, ka, slots, runs.counters, static.counts,
-                               static.demoted, info, mode, self.tu.warnings)
-        # the native run's launch diagnostics (the instrumented run's repeat them)
-        add_findings(report, plan, li.kernel, ka, static.counts, li.largs, runs.differ,
-                     runs.failures, runs.diagnostics)
+        with timing.phase("decode"):
+            report, trace = decode(plan, li.kernel, ka, slots, runs.counters, static.counts,
+                                   static.demoted, info, mode, self.tu.warnings,
+                                   self._static_sums)
+            # the native run's launch diagnostics (the instrumented run's repeat them)
+            add_findings(report, plan, li.kernel, ka, static.counts, li.largs, runs.differ,
+                         runs.failures, runs.diagnostics)
+        if not keep_on_device:
+            with timing.phase("read back"):
+                report.to_host()
         return LaunchResult(report, plan, dict(static.counts), trace)
 
     def run_native(self, name_expression, grid, block, args, shared_mem=0,
@@ -148,7 +168,8 @@ class Profiler:
         li = launch_input(self.program, self.backend, name_expression, grid, block, args,
                           shared_mem)
         module = self.modules.module(None, [name_expression])
-        return run_native(self.backend, module, li, timeout)
+        with timing.phase("launch, copy, compare"):
+            return run_native(self.backend, module, li, timeout)
 
 
 __all__ = ["Profiler", "LaunchResult"]

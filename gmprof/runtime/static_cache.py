@@ -22,7 +22,7 @@ import numpy as np
 from gmprof import host_cache
 from gmprof.passes import symbolic as S
 
-from . import layout, static_counts
+from . import layout, static_counts, static_points
 
 STORE_AFTER_S = 0.05
 _CODE: str | None = None
@@ -31,7 +31,7 @@ _CODE: str | None = None
 def _code() -> str:
     global _CODE
     if _CODE is None:
-        _CODE = host_cache.source_digest(static_counts, layout)
+        _CODE = host_cache.source_digest(static_counts, static_points, layout)
     return _CODE
 
 

@@ -26,6 +26,8 @@ import numpy as np
 from gmprof.passes import symbolic as S
 
 from . import layout as LY
+from .static_points import CMP as _CMP, Points as _Points, derived as _derived, \
+    eval_constraint as _eval_constraint, lin as _lin, trips as _trips
 
 # Executions enumerated at most, per site per launch: about a second of numpy. Beyond it the site
 # is counted on the device (a few atomics) rather than on the host (seconds per launch).
@@ -82,10 +84,6 @@ def _var(v, env):
     if den == 0:
         raise S.Unknown("division by zero in an index")
     return (tag, left, den)
-
-
-def _derived(v) -> bool:
-    return isinstance(v, tuple) and v[0] in S.DERIVED
 
 
 def _bases(terms) -> set:
@@ -296,10 +294,6 @@ def _prepare(c, env):
     return (tag, _prepare(c[1], env), _prepare(c[2], env))
 
 
-_CMP = {"<": lambda d: d < 0, "<=": lambda d: d <= 0, ">": lambda d: d > 0,
-        ">=": lambda d: d >= 0, "==": lambda d: d == 0, "!=": lambda d: d != 0}
-
-
 def _always(c, ranges, loops, trips):
     """True/False if the constraint holds everywhere/nowhere in the box; None if it varies."""
     tag = c[0]
@@ -473,16 +467,20 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
     oor = 0
     executions = 0
     blocks_per_chunk = max(1, _CHUNK // max(threads, 1))
+    # the coordinates the formula reads: the others are not copied out per loop iteration
+    used = _bases(addr_terms) | _bases(_constraint_vars(constraint))
+    for _, (_, it, _, bt, _, _) in loops:
+        used |= _bases(it) | _bases(bt)
     for b0 in range(0, blocks, blocks_per_chunk):
         b1 = min(blocks, b0 + blocks_per_chunk)
         lin_b = np.repeat(np.arange(b0, b1, dtype=np.int64), threads)
         lin_t = np.tile(np.arange(threads, dtype=np.int64), b1 - b0)
-        pts = {
+        pts = _Points({k: a for k, a in {
             "bid.x": lin_b % grid[0], "bid.y": (lin_b // grid[0]) % grid[1],
             "bid.z": lin_b // (grid[0] * grid[1]),
             "tid.x": lin_t % block[0], "tid.y": (lin_t // block[0]) % block[1],
             "tid.z": lin_t // (block[0] * block[1]),
-        }
+        }.items() if k in used or k == "bid.x"})  # (bid.x: the points' count)
         for k, (cmp, it, ic, bt, bc, step) in loops:
             npoints = len(next(iter(pts.values())))
             start = np.broadcast_to(ic + _lin(it, pts), (npoints,))
@@ -495,7 +493,7 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
                     (b0 == 0 and total * chunks > ENUMERATION_BUDGET):
                 raise S.Unknown(f"more than {ENUMERATION_BUDGET} executions to enumerate")
             idx = np.repeat(np.arange(len(trip)), trip)
-            pts = {v: a[idx] for v, a in pts.items()}
+            pts = _Points({v: a[idx] for v, a in pts.items()})
             # iteration number within each point's run
             offsets = np.cumsum(trip) - trip
             pts[("iter", k)] = np.arange(total, dtype=np.int64) - np.repeat(offsets, trip)
@@ -511,76 +509,6 @@ def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, 
         counts += c
         oor += o
     return StaticCount(counts, oor, executions, "enumerate")
-
-
-def _lin(terms: dict, pts: dict):
-    total = 0
-    for v, x in terms.items():
-        total = total + x * _point_values(v, pts)
-    return total if not isinstance(total, int) else np.int64(total)
-
-
-def _point_values(v, pts):
-    """A variable's value at every point; derived ones computed with C's integer semantics."""
-    if not _derived(v):
-        return pts[v]
-    tag, (at, ac), b = v
-    a = ac + _lin(dict(at), pts)
-    if tag in ("qmin", "qmax"):
-        bt, bc = b
-        other = bc + _lin(dict(bt), pts)
-        return np.minimum(a, other) if tag == "qmin" else np.maximum(a, other)
-    a = np.asarray(a, np.int64)
-    if tag == "qtab":  # a geometric loop's iterator: its iteration's value
-        return np.asarray(b, np.int64)[a]
-    q = np.abs(a) // abs(b)  # C division truncates toward zero
-    q = np.where((a < 0) != (b < 0), -q, q)
-    return q if tag == "qdiv" else a - q * b
-
-
-def _trips(cmp, start, bound, step):
-    start = np.broadcast_to(np.asarray(start, np.int64), np.shape(bound) if np.ndim(bound)
-                            else np.shape(start))
-    bound = np.broadcast_to(np.asarray(bound, np.int64), start.shape)
-    if step == 0:
-        raise S.Unknown("a loop with step 0")
-    s = abs(step)
-    if cmp in ("<", "<=") and step > 0:
-        d = bound - start + (1 if cmp == "<=" else 0)
-        return np.maximum(0, (d + s - 1) // s)
-    if cmp in (">", ">=") and step < 0:
-        d = start - bound + (1 if cmp == ">=" else 0)
-        return np.maximum(0, (d + s - 1) // s)
-    if cmp == "!=":
-        d = bound - start
-        if np.any(d % step != 0) or np.any(d // step < 0):
-            raise S.Unknown("a != loop that does not land on its bound")
-        return d // step
-    raise S.Unknown("a loop that does not terminate as written")
-
-
-def _eval_constraint(c, pts):
-    tag = c[0]
-    if tag == "true":
-        return None
-    if tag == "false":
-        return np.zeros(len(next(iter(pts.values()))), bool)
-    if tag == "not":
-        m = _eval_constraint(c[1], pts)
-        return np.zeros(len(next(iter(pts.values()))), bool) if m is None else ~m
-    if tag in ("and", "or"):
-        a, b = _eval_constraint(c[1], pts), _eval_constraint(c[2], pts)
-        if tag == "and":
-            if a is None:
-                return b
-            return a if b is None else (a & b)
-        if a is None or b is None:
-            return None
-        return a | b
-    _, op, terms, const = c
-    d = const + _lin(terms, pts)
-    n = len(next(iter(pts.values())))
-    return np.broadcast_to(_CMP[op](d), (n,)).copy()
 
 
 # -- from addresses to counters ------------------------------------------------------------

@@ -504,6 +504,11 @@ cudaError_t cudaStreamQuery(cudaStream_t) {
   STICKY();
   return cudaSuccess;
 }
+cudaError_t cudaStreamIsCapturing(cudaStream_t, enum cudaStreamCaptureStatus *status) {
+  if (!status) return record(cudaErrorInvalidValue);
+  *status = cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                   void *userData, unsigned int) {

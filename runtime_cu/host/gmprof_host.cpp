@@ -127,6 +127,7 @@ struct State {
   long long profiled = 0;
   long long seen = 0;
   std::map<std::string, long long> not_instrumented;  // selected, but no instrumented copy
+  std::map<std::string, long long> captured;  // selected, but made during a stream capture
   std::map<std::string, Group> groups;
   std::vector<std::string> group_order;
   std::map<std::string, Shadow> shadows;
@@ -235,11 +236,16 @@ std::string base64(const unsigned char *p, size_t n) {
   return out;
 }
 
-// counters as {"dtype": "u4"|"u8", "data": base64 little-endian}
+// counters as {"dtype": "u4"|"u8", "data": base64 little-endian}, or {"dtype": "zero", "n": N}
+// when every one is zero (an object whose sites are all counted from their formulas)
 std::string counts_json(const std::vector<unsigned long long> &v) {
-  bool narrow = true;
-  for (unsigned long long x : v)
+  bool narrow = true, zero = true;
+  for (unsigned long long x : v) {
     if (x > 0xffffffffull) narrow = false;
+    if (x) zero = false;
+  }
+  if (zero && !v.empty())
+    return "{\"dtype\": \"zero\", \"n\": " + std::to_string((unsigned long long)v.size()) + "}";
   std::string data;
   if (narrow) {
     std::vector<uint32_t> w(v.begin(), v.end());
@@ -331,6 +337,12 @@ void write_report() {
   fprintf(f, "}, \"not_instrumented\": {");
   first = true;
   for (auto &n : s.not_instrumented) {
+    fprintf(f, "%s%s: %lld", first ? "" : ", ", json_string(n.first).c_str(), n.second);
+    first = false;
+  }
+  fprintf(f, "}, \"captured\": {");
+  first = true;
+  for (auto &n : s.captured) {
     fprintf(f, "%s%s: %lld", first ? "" : ", ", json_string(n.first).c_str(), n.second);
     first = false;
   }
@@ -458,6 +470,8 @@ cudaError_t run_kernel(const void *fn, Invoker invoker, const Config &c, void **
 #else
   (void)invoker;
   (void)name;
+  if (c.cooperative)
+    return cudaLaunchCooperativeKernel(fn, c.grid, c.block, args, c.shared_mem, c.stream);
   if (c.ex) {
     // cudaLaunchKernelEx: keep the caller's attributes (clusters, priorities, ...)
     cudaLaunchConfig_t config = *c.ex;
@@ -636,7 +650,10 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
       obj.base = o.base;
       obj.bytes = o.known ? o.bytes : 0;
       obj.n_counters = (unsigned)o.n;
-      if (o.n) {
+      if (o.n && d->objects[i].static_only) {
+        // every site of it is counted from its formula: its counters would stay zero
+        obj.n_counters = 0;
+      } else if (o.n) {
         std::string sk = std::to_string(o.slot) + ":" + std::to_string(o.base) + ":" +
                          std::to_string(o.bytes) + ":" + std::to_string(o.unit) + ":" +
                          std::to_string(csize);
@@ -677,6 +694,16 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   ci.shared_mem = dyn;
   err = run_kernel(d->instrumented, d->invoke_instrumented ? d->invoke_instrumented : typed, ci,
                    args, d->name);
+  if (err == cudaErrorCooperativeLaunchTooLarge && c.cooperative) {
+    // the instrumented copy (more registers, its counters in shared memory) leaves fewer
+    // blocks resident than the grid needs: the launch runs as it was, unprofiled
+    cudaGetLastError();
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    s.notes.push_back(std::string("a cooperative launch of ") + d->name + " ran unprofiled: its "
+                      "instrumented copy cannot have the whole grid resident at once");
+    return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name);
+  }
   cudaEventRecord(e1, c.stream);
   cudaError_t sync = cudaStreamSynchronize(c.stream);
   if (err == cudaSuccess) err = sync;
@@ -767,6 +794,17 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   return cudaSuccess;
 }
 
+// Is the stream capturing into a graph? (An error asking is taken as yes: the legacy stream
+// answers cudaErrorStreamCaptureImplicit while another stream captures in global mode.)
+bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
+    cudaGetLastError();
+    return true;
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
 }  // namespace
 
 void register_module(const ModuleDesc *module, KernelDesc *kernels, int n) {
@@ -801,6 +839,13 @@ cudaError_t dispatch(const void *kernel, const Config &c, void **args, Invoker t
     selected = index >= s.options.skip &&
                (s.options.count < 0 || index < s.options.skip + s.options.count);
   }
+  if (selected && k && k->desc->instrumented && capturing(c.stream)) {
+    // a launch into a CUDA graph (stream capture): the runtime may not synchronise, copy or
+    // allocate inside a capture (that invalidates it), and the graph runs later, maybe many
+    // times; the launch is captured as it was, unprofiled, and the report says so
+    ++s.captured[name];
+    selected = false;
+  }
   if (selected && k && k->desc->instrumented) return profile_launch(s, *k, c, args, typed);
   if (selected && s.registered_exit) ++s.not_instrumented[name ? name : "(a kernel gmprof did not translate)"];
   guard.unlock();
@@ -818,15 +863,22 @@ cudaError_t dispatch(const void *kernel, const Config &c, void **args, Invoker t
 
 cudaError_t launch_kernel_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
                                   size_t shared_mem, cudaStream_t stream) {
-  return dispatch(kernel, Config{grid, block, shared_mem, stream, nullptr}, args, nullptr);
+  return dispatch(kernel, Config{grid, block, shared_mem, stream, nullptr, false}, args, nullptr);
 }
+
+#if !defined(GMPROF_CPU)
+cudaError_t launch_cooperative_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
+                                       size_t shared_mem, cudaStream_t stream) {
+  return dispatch(kernel, Config{grid, block, shared_mem, stream, nullptr, true}, args, nullptr);
+}
+#endif
 
 cudaError_t launch_kernel_ex_untyped(const cudaLaunchConfig_t *config, const void *kernel,
                                      void **args, Invoker typed) {
   if (!config) return cudaErrorInvalidValue;
   return dispatch(kernel,
                   Config{config->gridDim, config->blockDim, config->dynamicSmemBytes,
-                         config->stream, config},
+                         config->stream, config, false},
                   args, typed);
 }
 

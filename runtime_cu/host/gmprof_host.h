@@ -38,6 +38,7 @@ struct ObjectDesc {
   unsigned long long elem;    // element size
   unsigned long long bytes;   // OBJ_SHARED: the array's bytes; OBJ_GLOBAL: declared bytes (0: the symbol's)
   int live_ranges;            // enhanced mode keeps live-range statistics for it
+  int static_only;            // a device object no site counts at run time: no counters needed
 };
 
 struct ParamDesc {
@@ -91,6 +92,7 @@ struct Config {
   size_t shared_mem;
   cudaStream_t stream;
   const cudaLaunchConfig_t *ex;  // cudaLaunchKernelEx's configuration (null otherwise)
+  bool cooperative;              // cudaLaunchCooperativeKernel
 };
 
 // Runs one launch (of the original kernel or, when selected, its instrumented copy). `typed`
@@ -133,7 +135,7 @@ struct Launcher {
 template <class... P>
 inline Launcher<P...> launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t shared_mem = 0,
                              cudaStream_t stream = 0) {
-  return Launcher<P...>{kernel, Config{grid, block, shared_mem, stream, nullptr}};
+  return Launcher<P...>{kernel, Config{grid, block, shared_mem, stream, nullptr, false}};
 }
 
 cudaError_t launch_kernel_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
@@ -145,6 +147,18 @@ inline cudaError_t launch_kernel(T *kernel, dim3 grid, dim3 block, void **args,
   return launch_kernel_untyped(reinterpret_cast<const void *>(kernel), grid, block, args,
                                shared_mem, stream);
 }
+
+#if !defined(GMPROF_CPU)
+cudaError_t launch_cooperative_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
+                                       size_t shared_mem, cudaStream_t stream);
+
+template <class T>
+inline cudaError_t launch_cooperative_kernel(T *kernel, dim3 grid, dim3 block, void **args,
+                                             size_t shared_mem = 0, cudaStream_t stream = 0) {
+  return launch_cooperative_untyped(reinterpret_cast<const void *>(kernel), grid, block, args,
+                                    shared_mem, stream);
+}
+#endif
 
 cudaError_t launch_kernel_ex_untyped(const cudaLaunchConfig_t *config, const void *kernel,
                                      void **args, Invoker typed);
@@ -206,7 +220,7 @@ struct DeducedConfig {
 
 inline DeducedConfig launch_deduced(dim3 grid, dim3 block, size_t shared_mem = 0,
                                     cudaStream_t stream = 0) {
-  return DeducedConfig{Config{grid, block, shared_mem, stream, nullptr}};
+  return DeducedConfig{Config{grid, block, shared_mem, stream, nullptr, false}};
 }
 
 // ---------------------------------------------------------------- tables

@@ -37,12 +37,8 @@ import model  # noqa: E402
 # helper_offset_pointer, ldg_not_a_site, thread_only_and_condition, helper_site_static_zero
 # (a site in a __device__ function with one caller planned static and counted 0) and
 # atomic_pointer_nested_read (`atomicAdd(h + d[i], 1u)` did not count d).
-KNOWN_WRONG = {
-    # found by the oracle
-    # a member of a struct in shared memory (`sp[i].a`, struct {int a; int b;}) is counted on
-    # every word of the element, in every mode: the hook gets &sp[i] and sizeof(P), not the
-    # member's word (docs/report.md: shared counters count the words an access touches)
-    "shared_struct_member_whole_element": {"struct_member"},
+KNOWN_WRONG: dict = {
+    # (every family found so far is fixed; its regression file names it)
 }
 
 # families that a dozen generated kernels do not reliably reach: their strict xfail is their

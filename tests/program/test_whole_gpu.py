@@ -179,3 +179,87 @@ def test_two_gpus_merge_per_device(tmp_path):
     assert (a["reads"], a["writes"]) == (4000, 4000)
     rows = sorted((b["device"].split(":")[0], b["accesses"]["a"]) for b in rep["breakdown"])
     assert rows == [("0", 2000), ("1", 6000)]
+
+
+CAPTURE = r"""#include <cstdio>
+__global__ void add(int *a, int v) { a[threadIdx.x] += v; }
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
+  printf("%s: %s\n", #x, cudaGetErrorString(e)); return 1; } } while (0)
+int main() {
+  int *a;
+  CK(cudaMalloc(&a, 32 * sizeof(int)));
+  CK(cudaMemset(a, 0, 32 * sizeof(int)));
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaGraph_t g;
+  cudaGraphExec_t x;
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  add<<<1, 32, 0, s>>>(a, 1);
+  add<<<1, 32, 0, s>>>(a, 10);
+  CK(cudaStreamEndCapture(s, &g));
+  CK(cudaGraphInstantiate(&x, g, 0));
+  for (int r = 0; r < 3; ++r) CK(cudaGraphLaunch(x, s));
+  CK(cudaStreamSynchronize(s));
+  add<<<1, 32, 0, s>>>(a, 100);
+  int h[32];
+  CK(cudaMemcpy(h, a, sizeof h, cudaMemcpyDeviceToHost));
+  printf("%d %d\n", h[0], h[31]);
+  return 0;
+}
+"""
+
+
+def test_stream_capture_runs_unprofiled(tmp_path):
+    """Launches made during a stream capture go into the graph as they were (the runtime must
+    not synchronise or read back inside a capture: cuda-samples' simpleCudaGraphs failed with
+    cudaErrorStreamCaptureInvalidated); the report says so, and the launch after is profiled."""
+    (tmp_path / "cap.cu").write_text(CAPTURE)
+    gmprof("nvcc", "-arch=sm_90", "cap.cu", "-o", "cap", cwd=tmp_path, **GPU)
+    p = _run(tmp_path, "cap", GMPROF_OUTPUT=tmp_path / "r.json")
+    # three replays of +1, +10, then +100
+    assert p.returncode == 0 and p.stdout == "133 133\n", p.stdout + p.stderr
+    rep = report_json(tmp_path, tmp_path / "r.json")
+    assert rep["processes"][0]["launches"] == 3 and rep["processes"][0]["profiled"] == 1
+    assert rep["processes"][0]["captured"] == {"add": 2}
+    assert any("stream capture" in n for n in rep["notes"])
+    a = rep["kernels"]["add"]["arrays"][0]
+    assert (a["reads"], a["writes"]) == (32, 32)  # the one launch after the capture
+
+
+COOPERATIVE = r"""#include <cstdio>
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void rotate(int *a, int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  a[i] = i;
+  cg::this_grid().sync();
+  out[i] = a[(i + 1) % n];
+}
+int main() {
+  const int n = 128;
+  int *a, *out, h[n];
+  cudaMalloc(&a, n * sizeof(int));
+  cudaMalloc(&out, n * sizeof(int));
+  int nn = n;
+  void *args[] = {&a, &out, &nn};
+  cudaError_t e = cudaLaunchCooperativeKernel((void *)rotate, dim3(2), dim3(64), args, 0, 0);
+  cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%s %d %d\n", cudaGetErrorName(e), h[0], h[127]);
+  return 0;
+}
+"""
+
+
+def test_cooperative_launch_is_profiled(tmp_path):
+    """cudaLaunchCooperativeKernel is routed (cuda-samples' simpleAWBarrier and
+    reductionMultiBlockCG were not seen at all): the instrumented copy is launched
+    cooperatively, so its grid-wide barrier holds."""
+    (tmp_path / "coop.cu").write_text(COOPERATIVE)
+    gmprof("nvcc", "-arch=sm_90", "coop.cu", "-o", "coop", cwd=tmp_path, **GPU)
+    p = _run(tmp_path, "coop", GMPROF_OUTPUT=tmp_path / "r.json")
+    assert p.returncode == 0 and p.stdout == "cudaSuccess 1 0\n", p.stdout + p.stderr
+    rep = report_json(tmp_path, tmp_path / "r.json")
+    assert rep["processes"][0]["profiled"] == 1
+    arrays = {x["name"]: (x["reads"], x["writes"]) for x in rep["kernels"]["rotate"]["arrays"]}
+    # 128 threads: each writes a[i], then reads a[(i + 1) % n] and writes out[i]
+    assert arrays == {"a": (128, 128), "out": (0, 128)}

@@ -26,7 +26,7 @@ def launch(m, v=1):
 
 
 def entries(cache, pattern):
-    return [p for p in Path(cache).glob(pattern) if not p.name.endswith(".sum")]
+    return [p for p in Path(cache).glob(pattern) if not p.name.endswith((".sum", ".lock"))]
 
 
 def truncate(p: Path) -> None:
@@ -61,6 +61,36 @@ def test_a_truncated_runtime_object_and_header_are_rebuilt(tmp_path):
     truncate(pch / "gmprof_cpu.h.gch")
     m = CpuModule(SRC.replace("+ 1", "+ 2"), ["put"], cache_dir=str(tmp_path))
     assert launch(m) == [3] * 4
+
+
+def _build_and_launch(job):
+    cache, v = job
+    m = CpuModule(SRC.replace("+ 1", f"+ {v}"), ["put"], cache_dir=cache)
+    return launch(m)
+
+
+def test_processes_that_start_together_on_a_cold_cache_all_compile(tmp_path):
+    """Four processes, each its own kernel, one empty cache (make -j, a pool of workers): the
+    runtime object and the precompiled header are built once and never pulled from under a
+    process that uses them (the oracle's 16 workers on a cold cache lost kernels to a
+    precompiled-header directory another worker had just deleted as record-less)."""
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(4) as pool:
+        outs = pool.map(_build_and_launch, [(str(tmp_path), v) for v in range(2, 6)])
+    assert outs == [[1 + v] * 4 for v in range(2, 6)]
+    assert len(entries(tmp_path, "pch-*")) == 1 and len(entries(tmp_path, "runtime-*.o")) == 1
+
+
+def test_a_young_entry_without_its_record_is_left_to_its_publisher(tmp_path):
+    from gmprof.runtime import cpu_cache
+
+    entry = tmp_path / "pch-x"
+    entry.mkdir()
+    (entry / "h").write_text("x")  # renamed into place, its record not yet written
+    assert not cpu_cache.lookup(entry) and entry.exists()
+    os.utime(entry, (time.time() - 3600,) * 2)  # a publisher killed an hour ago
+    assert not cpu_cache.lookup(entry) and not entry.exists()
 
 
 def test_temporaries_of_ended_processes_are_removed(tmp_path):

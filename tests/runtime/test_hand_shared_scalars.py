@@ -47,10 +47,10 @@ def test_shared_scalars_counted_on_their_words(prof, mode, block):
     assert (out == block).all() and (o2 == 1.0 + F).all()
     # per block: s written by thread 0, updated by every thread's atomicAdd, read by every
     # thread; u (8 bytes: two words) written once and read once; f written once, updated by
-    # the flagged threads, read once; pr: a member's access is an access to the struct (as
-    # for an array of structs, the element is the unit): pr.a written once, read by every
-    # thread, pr.b written by the flagged threads, each on both of pr's words
-    expect = {"s": [2 * block + 1], "u": [2, 2], "pr": [block + F + 1] * 2, "f": [F + 2]}
+    # the flagged threads, read once; pr: shared memory is counted per word, so a member's
+    # access is on the member's words: pr.a (word 0) written once and read by every thread,
+    # pr.b (word 1) written by the flagged threads
+    expect = {"s": [2 * block + 1], "u": [2, 2], "pr": [block + 1, F], "f": [F + 2]}
     for name, words in expect.items():
         arr = report.array(name)
         np.testing.assert_array_equal(arr.counts, grid * np.array(words), err_msg=name)

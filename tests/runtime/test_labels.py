@@ -91,6 +91,27 @@ def test_arrays_an_unknown_call_may_access_are_not_exact(prof):
     assert report.array("a").counts.sum() == N and report.array("c").counts.sum() == 0
 
 
+def test_a_value_read_from_an_array_handed_to_a_call_is_not_a_pointer_into_it():
+    """`int j = d[i]; min(j, ...)`: min() gets a number read from d, not a pointer into d, so d
+    stays exact (the oracle's seed 51 had d labelled approximate: j was taken for an alias of
+    d). A pointer handed to an unknown call still makes the array approximate."""
+    src = ("__global__ void k(const int *d, const int *e, int *out) {\n"
+           "    int t = threadIdx.x;\n"
+           "    int j = d[t];\n"
+           "    unsigned u = d[t + 1];\n"
+           "    int v = 0;\n"
+           "    if (t == 99) memcpy(&v, e + t, sizeof(int));\n"
+           "    out[t] = min(j, 3) + max(u, 1u) + v;\n"
+           "}\n")
+    prof = Profiler(text=src, name="values.cu", backend="cpu")
+    n = 8
+    d, e, out = np.arange(n + 1, dtype=np.int32), np.zeros(n, np.int32), np.zeros(n, np.int32)
+    report = prof.launch("k", 1, n, [d, e, out], mode=Mode.parse("default"))
+    np.testing.assert_array_equal(report.array("d").counts, np.r_[1, np.full(n - 1, 2), 1])
+    assert report.array("d").label == "exact", report.notes
+    assert report.array("e").label == "approximate"  # e + t is handed to memcpy()
+
+
 def test_a_function_gmprof_cannot_parse_makes_every_array_uncertain():
     src = ("__device__ void odd(float *p) { p[0] = 1.0f; @@@ }\n"
            "__global__ void k(float *x, float *y) { odd(y); x[threadIdx.x] = 0.0f; }\n")

@@ -1,7 +1,7 @@
 #define TILE 16
 template <int T>
 __global__ void matmul(const float *A, const float *B, float *C, int N)
-{ ::gmprof::enter();
+{
     __shared__ float As[T][T];
     __shared__ float Bs[T][T];
     int tx = threadIdx.x, ty = threadIdx.y;
@@ -16,4 +16,4 @@ __global__ void matmul(const float *A, const float *B, float *C, int N)
         __syncthreads();
     }
     C[row * N + col] = sum;
- ::gmprof::leave_all(); }
+}

@@ -23,5 +23,5 @@ __global__ void k3(const int *d, int *out, unsigned *res, unsigned *hist, int n)
   res[t] += acc;
 }
 """
-FAMILY = 'shared_struct_member_whole_element'
+FAMILY = 'fixed:shared_struct_member_whole_element'
 KERNEL = Kernel(name='k3', grid=(1, 1, 1), block=(8, 1, 1), D=8, OUT=8, H=4, S=0, n=4, dvals=[3, 1, 2, 0, 1, 1, 2, 3], body=[Acc(op='+=', e=Load(arr='sp', idx=Bin(op='%', a=Sym(cuda='threadIdx.x', py='tx', thread_only=True), b=Num(v=8)), form='sub', off=0, helper='', member='b'))], helpers={}, features={'struct_member'}, SP=8, C=0, cvals=[], SC=False, seed=3, alias='')

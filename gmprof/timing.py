@@ -1,0 +1,74 @@
+"""Where a run's own seconds go, by phase: what bench/time_to_answer.py reports.
+
+Stage: any (it imports nothing from gmprof). A phase is a `with timing.phase("decode"):` block;
+phases nest, and a phase's seconds are its own, less its inner phases' (decode inside a launch
+is not counted twice), so the phases of a run add up to its total. Off unless GMPROF_TIMING
+names a file: then the process writes {"phases": {name: seconds}, "total_s": ...} there as JSON
+when it exits. Costs two perf_counter calls a phase when on, one dict look-up when off.
+"""
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import time
+
+_START = time.perf_counter()
+_SECONDS: dict = {}
+_STACK: list = []  # [name, start, seconds of inner phases]
+_ON = bool(os.environ.get("GMPROF_TIMING"))
+
+
+@contextlib.contextmanager
+def phase(name: str):
+    if not _ON:
+        yield
+        return
+    entry = [name, time.perf_counter(), 0.0]
+    _STACK.append(entry)
+    try:
+        yield
+    finally:
+        _STACK.pop()
+        spent = time.perf_counter() - entry[1]
+        _SECONDS[name] = _SECONDS.get(name, 0.0) + spent - entry[2]
+        if _STACK:
+            _STACK[-1][2] += spent
+
+
+def mark_startup() -> None:
+    """The seconds from gmprof's first import to now (the command line's start) as a phase."""
+    if _ON and "start-up" not in _SECONDS:
+        _SECONDS["start-up"] = time.perf_counter() - _START
+
+
+def reset() -> None:
+    """Start again from zero (a bench that runs several commands in one process)."""
+    global _START
+    _SECONDS.clear()
+    _START = time.perf_counter()
+
+
+def seconds() -> dict:
+    """{phase: seconds} so far, and 'other' (the process's time outside every phase, Python's
+    start-up and imports after gmprof's first included)."""
+    out = {k: round(v, 3) for k, v in _SECONDS.items()}
+    out["other"] = round(time.perf_counter() - _START - sum(_SECONDS.values()), 3)
+    return out
+
+
+def _write() -> None:
+    path = os.environ.get("GMPROF_TIMING")
+    if not path:
+        return
+    with contextlib.suppress(OSError):
+        with open(path, "w") as f:
+            json.dump({"phases": seconds(), "total_s": round(time.perf_counter() - _START, 3),
+                       "pid": os.getpid()}, f, indent=1)
+
+
+if _ON:
+    atexit.register(_write)
+
+__all__ = ["phase", "seconds", "mark_startup", "reset"]
