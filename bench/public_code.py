@@ -196,7 +196,8 @@ def one_file(args) -> dict:
             # host code that no longer compiles (cudaThreadSynchronize, missing host libraries):
             # compare the device code alone, as gmprof profile compiles it (host code blanked)
             src = tmp / f"native_{path.name}"
-            src.write_text(pipeline.emit(program, None, NVRTC, header=False))
+            src.write_text(pipeline.emit(program, None, NVRTC, header=False),
+                           errors="surrogateescape")  # comment bytes kept as read
             rec["device_original"] = nvcc(src, includes, tmp, depends)
             if rec["device_original"] is not None:
                 return rec
@@ -210,7 +211,7 @@ def one_file(args) -> dict:
                 rec["instrumented"][mode] = f"gmprof: {exc.__class__.__name__}: {exc}"
                 continue
             src = tmp / f"inst_{mode}_{path.name}"
-            src.write_text(text)
+            src.write_text(text, errors="surrogateescape")
             jobs[mode] = src
         # the modes compile side by side: a file whose instrumented code takes ptxas minutes
         # then costs that once, not once per mode, at the end of a run on many cores
