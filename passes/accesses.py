@@ -324,6 +324,9 @@ class FindAccesses(Visitor):
     def visit_UnaryOp(self, n):
         if n.op != "*":
             return
+        parent = self.parents.get(n)
+        if isinstance(parent, c_ast.FuncCall) and parent.name is n:
+            return  # (*fp)(x): a call through a function pointer reads no data there
         if self._address_use(n):
             return
         obj, via, reason = self.resolve_pointer(n.expr)
