@@ -94,11 +94,7 @@ class AddressOf:
                         ptype = self._declared(sym.decl, ptype.elem)
                     return offset, ptype
                 if d.kind == "compound" and d.op in ("+=", "-="):
-                    offset, ptype = self.pointer(d.node.lvalue, depth + 1)
-                    step = self.values.value(d.rhs)
-                    if d.op == "-=":
-                        step = Value(step.deps, -step.affine if step.affine else None, step.reasons)
-                    return self._add_scaled(offset, step, _row_size(ptype, self.values)), ptype
+                    return self._moved(d, depth)
                 raise _Lost(f"{sym.name} is changed in a way gmprof does not follow")
             raise _Lost(f"{expr.name} is not a known object")
         if isinstance(expr, (c_ast.Cast, X.CxxCast)):
@@ -149,12 +145,17 @@ class AddressOf:
             raise _Lost(f"{sym.name} is moved on some paths here")
         d = next(iter(defs))
         if d.kind == "compound" and d.op in ("+=", "-="):
-            offset, ptype = self.pointer(d.node.lvalue, depth + 1)
-            step = self.values.value(d.rhs)
-            if d.op == "-=":
-                step = Value(step.deps, -step.affine if step.affine else None, step.reasons)
-            return self._add_scaled(offset, step, _row_size(ptype, self.values)), ptype
+            return self._moved(d, depth)
         raise _Lost(f"{sym.name} is changed in a way gmprof does not follow")
+
+    def _moved(self, d, depth):
+        """(offset, type) of a pointer after `p += k` / `p -= k` (the definition d): where p
+        pointed before, k rows further on."""
+        offset, ptype = self.pointer(d.node.lvalue, depth + 1)
+        step = self.values.value(d.rhs)
+        if d.op == "-=":
+            step = Value(step.deps, -step.affine if step.affine else None, step.reasons)
+        return self._add_scaled(offset, step, _row_size(ptype, self.values)), ptype
 
     def _subscripts(self, offset: Value, ptype: PointerType, subs) -> tuple[Value, PointerType]:
         for sub in subs:
