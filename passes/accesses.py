@@ -288,12 +288,7 @@ class FindAccesses(Visitor):
         parent = self.parents.get(n)
         if isinstance(parent, c_ast.ArrayRef) and parent.name is n:
             return  # inner part of a chain; the outermost decides
-        subs = []
-        base = n
-        while isinstance(base, c_ast.ArrayRef):
-            subs.append(base.subscript)
-            base = base.name
-        subs.reverse()
+        base, subs = subscript_chain(n)
         if self._is_local_value(base):
             return  # an array member of a local struct: registers, not memory
         if self._member_array_of_pointee(base):
@@ -385,12 +380,7 @@ class FindAccesses(Visitor):
     def _reference_use(self, n, sym) -> None:
         bound = self.references[sym]
         if isinstance(bound, c_ast.ArrayRef):
-            subs = []
-            base = bound
-            while isinstance(base, c_ast.ArrayRef):
-                subs.append(base.subscript)
-                base = base.name
-            subs.reverse()
+            base, subs = subscript_chain(bound)
             form = "subscript"
         else:
             base = bound.expr
@@ -496,6 +486,18 @@ class FindAccesses(Visitor):
     @staticmethod
     def _looks_integral(expr) -> bool:
         return isinstance(expr, c_ast.Constant)
+
+
+def subscript_chain(node) -> tuple:
+    """(base, [subscripts, outermost first]) of `a[i][j]`: (a, [i, j]); (node, []) for a node
+    that is not a subscript."""
+    subs = []
+    base = node
+    while isinstance(base, c_ast.ArrayRef):
+        subs.append(base.subscript)
+        base = base.name
+    subs.reverse()
+    return base, subs
 
 
 def find_accesses(function: Function, names: Names, objects: list[MemoryObject],

@@ -18,6 +18,7 @@ from pycparser import c_ast
 from gmprof.frontend import cxx_ast as X
 
 from . import symbolic as S
+from .accesses import subscript_chain
 from .scopes import LOCAL, PARAM
 from .symbols import type_text
 from .value_domain import UNKNOWN_VALUE, Value, const_value, join
@@ -52,7 +53,7 @@ class AddressOf:
         node = site.node
         try:
             if site.form == "subscript":
-                base, subs = _chain(node)
+                base, subs = subscript_chain(node)
                 offset, ptype = self.pointer(base)
                 offset, ptype = self._subscripts(offset, ptype, subs)
                 return Address(offset, _element_type(ptype))
@@ -119,7 +120,7 @@ class AddressOf:
         if isinstance(expr, c_ast.UnaryOp) and expr.op == "&":
             inner = expr.expr
             if isinstance(inner, c_ast.ArrayRef):
-                base, subs = _chain(inner)
+                base, subs = subscript_chain(inner)
                 offset, ptype = self.pointer(base, depth + 1)
                 offset, ptype = self._subscripts(offset, ptype, subs)
                 # &a[i] points at elements again: one unsized dimension
@@ -129,7 +130,7 @@ class AddressOf:
             raise _Lost("address of a member")
         if isinstance(expr, c_ast.ArrayRef):
             # a row of a multi-dimensional array used as a pointer
-            base, subs = _chain(expr)
+            base, subs = subscript_chain(expr)
             offset, ptype = self.pointer(base, depth + 1)
             return self._subscripts(offset, ptype, subs)
         raise _Lost("pointer expression not understood")
@@ -183,16 +184,6 @@ class AddressOf:
 
 class _Lost(Exception):
     pass
-
-
-def _chain(node):
-    subs = []
-    base = node
-    while isinstance(base, c_ast.ArrayRef):
-        subs.append(base.subscript)
-        base = base.name
-    subs.reverse()
-    return base, subs
 
 
 def _strip_quals(t: str) -> str:
