@@ -145,12 +145,14 @@ def _aliased(args, idx: int) -> bool:
 
 def gather_values(slots, li, backend) -> dict:
     """For each gather pseudo-slot, the index array's contents (never written by the kernel:
-    what the gather's index reads read), keyed like its counters with 'values' in front."""
+    what the gather's index reads read), keyed like its counters with 'values' in front: a
+    copy where the array is (the GPU for a GPU launch; decode folds the gather there)."""
     out = {}
     for key, ls in slots.items():
         if key[0] == "gather" and not ls.fallback:
             arr = li.args[key[1]]
-            out[("values",) + key] = np.asarray(backend.to_host(arr)).reshape(-1)
+            out[("values",) + key] = arr.reshape(-1).copy() if where.on_device(arr) else \
+                np.asarray(backend.to_host(arr)).reshape(-1)
     return out
 
 

@@ -6,15 +6,19 @@ symbols: arguments, blockDim, macros, sizeof...) and the object's counter unit; 
 number of accesses per counter (per element of a device array, per 4-byte word of a shared
 array), the accesses that fall outside the object, and the total executions.
 
-Two methods:
+Three methods:
   box        every loop's bounds are constants and every condition holds everywhere in the
              box: the histogram of an affine function over a box, built one variable at a
              time with a strided prefix sum (O(range) per variable, whatever the trip counts)
+  blocks     block and thread indices enter as a sum (static_blocks.py): one block enumerated,
+             the blocks where the conditions are decided counted as its copies, the boundary
+             blocks enumerated
   enumerate  otherwise: the executions are enumerated with numpy, block chunk by block chunk,
              loops expanded per point (triangular and thread-dependent bounds are fine), the
              conditions applied as masks; bounded by a budget of executions
-If neither applies (the budget is exceeded), Unknown is raised and the runtime counts the site
-on the device instead.
+             (static_enumerate.py)
+If none applies (a budget is exceeded), Unknown is raised and the runtime counts the site on
+the device instead.
 """
 from __future__ import annotations
 
@@ -26,19 +30,11 @@ import numpy as np
 from gmprof.passes import symbolic as S
 
 from . import layout as LY
-from .static_points import CMP as _CMP, Points as _Points, derived as _derived, \
-    eval_constraint as _eval_constraint, lin as _lin, trips as _trips
-
-# Executions enumerated at most, per site per launch: about a second of numpy. Beyond it the site
-# is counted on the device (a few atomics) rather than on the host (seconds per launch).
-ENUMERATION_BUDGET = 20_000_000
-# threads (points) enumerated, whether or not a condition keeps them: `if (i < n)` over a grid
-# of 2^31 blocks executes n times but would enumerate 2^37 points (hours, in numpy)
-POINTS_BUDGET = 8 * ENUMERATION_BUDGET
-_CHUNK = 4_000_000  # points per numpy chunk
-
-_VAR_DIMS = {"tid.x": 0, "tid.y": 1, "tid.z": 2}
-_BLOCK_DIMS = {"bid.x": 0, "bid.y": 1, "bid.z": 2}
+from . import static_enumerate as E
+from .static_blocks import count_by_block_class
+from .static_enumerate import BLOCK_DIMS as _BLOCK_DIMS, ENUMERATION_BUDGET, \
+    VAR_DIMS as _VAR_DIMS, conjuncts as _conjuncts, constraint_vars as _constraint_vars
+from .static_points import CMP as _CMP, bases as _bases, derived as _derived
 
 
 @dataclass
@@ -84,19 +80,6 @@ def _var(v, env):
     if den == 0:
         raise S.Unknown("division by zero in an index")
     return (tag, left, den)
-
-
-def _bases(terms) -> set:
-    """The base variables (thread, block, iteration) behind evaluated terms."""
-    out = set()
-    for v in terms:
-        if _derived(v):
-            out |= _bases(dict(v[1][0]))
-            if v[0] in ("qmin", "qmax"):
-                out |= _bases(dict(v[2][0]))
-        else:
-            out.add(v)
-    return out
 
 
 def count_static(formula, env, grid, block, n_units: int, unit: int, access_size: int,
@@ -182,8 +165,11 @@ def count_prepared(inputs: tuple) -> StaticCount:
     factor *= factor_sep
     if factor == 0:
         return StaticCount(np.zeros(n_units, np.int64), 0, 0, "enumerate")
-    result = _enumerate(None, addr_terms, addr_const, loops_e, constraint, tuple(grid_e),
-                        tuple(block_e), n_units, unit, access_size, per_word, touched, nbytes)
+    args = (addr_terms, addr_const, loops_e, constraint, tuple(grid_e), tuple(block_e),
+            n_units, unit, access_size, per_word, touched, nbytes)
+    parts = count_by_block_class(*args)
+    method = "blocks" if parts is not None else "enumerate"
+    result = StaticCount(*(parts if parts is not None else E.count(*args)), method)
     if factor != 1:
         result = StaticCount(result.counts * factor, result.out_of_range * factor,
                              result.executions * factor, result.method)
@@ -240,8 +226,7 @@ def _separate(addr_terms, loops, constraint, grid_e, block_e):
         if not part_loops and part_c == ("true",):
             # indices alone: they were factored out already when unused; keep them here
             continue
-        points = _enumerate(None, {}, 0, part_loops, part_c, tuple(g), tuple(b), 1, 1, 1,
-                            False, 1).executions
+        points = E.count({}, 0, part_loops, part_c, tuple(g), tuple(b), 1, 1, 1, False, 1)[2]
         factor *= points
         for n, k in _BLOCK_DIMS.items():
             if n in members:
@@ -262,17 +247,6 @@ def _join(cs):
     for c in cs:
         out = c if out == ("true",) else ("and", out, c)
     return out
-
-
-def _constraint_vars(c) -> set:
-    tag = c[0]
-    if tag == "cmp":
-        return set(c[2])
-    if tag == "not":
-        return _constraint_vars(c[1])
-    if tag in ("and", "or"):
-        return _constraint_vars(c[1]) | _constraint_vars(c[2])
-    return set()
 
 
 # -- affine helpers -----------------------------------------------------------------------
@@ -336,12 +310,6 @@ def _always(c, ranges, loops, trips):
     if lo == hi:
         return lo != 0
     return True if (lo > 0 or hi < 0) else None
-
-
-def _conjuncts(c):
-    if c[0] == "and":
-        return _conjuncts(c[1]) + _conjuncts(c[2])
-    return [c]
 
 
 def _tighten(constraint, terms, const, ranges):
@@ -455,68 +423,7 @@ def _strided_box_sum(hist: np.ndarray, a: int, n: int) -> np.ndarray:
     return out.reshape(-1)[:length]
 
 
-# -- enumeration ----------------------------------------------------------------------
-
-def _enumerate(formula, addr_terms, addr_const, loops, constraint, grid, block, n_units, unit,
-               access_size, per_word, touched, nbytes=None) -> StaticCount:
-    threads = int(block[0]) * int(block[1]) * int(block[2])
-    blocks = int(grid[0]) * int(grid[1]) * int(grid[2])
-    if blocks * threads > POINTS_BUDGET:
-        raise S.Unknown(f"more than {POINTS_BUDGET} threads to enumerate")
-    counts = np.zeros(n_units, np.int64)
-    oor = 0
-    executions = 0
-    blocks_per_chunk = max(1, _CHUNK // max(threads, 1))
-    # the coordinates the formula reads: the others are not copied out per loop iteration
-    used = _bases(addr_terms) | _bases(_constraint_vars(constraint))
-    for _, (_, it, _, bt, _, _) in loops:
-        used |= _bases(it) | _bases(bt)
-    for b0 in range(0, blocks, blocks_per_chunk):
-        b1 = min(blocks, b0 + blocks_per_chunk)
-        lin_b = np.repeat(np.arange(b0, b1, dtype=np.int64), threads)
-        lin_t = np.tile(np.arange(threads, dtype=np.int64), b1 - b0)
-        pts = _Points({k: a for k, a in {
-            "bid.x": lin_b % grid[0], "bid.y": (lin_b // grid[0]) % grid[1],
-            "bid.z": lin_b // (grid[0] * grid[1]),
-            "tid.x": lin_t % block[0], "tid.y": (lin_t // block[0]) % block[1],
-            "tid.z": lin_t // (block[0] * block[1]),
-        }.items() if k in used or k == "bid.x"})  # (bid.x: the points' count)
-        for k, (cmp, it, ic, bt, bc, step) in loops:
-            npoints = len(next(iter(pts.values())))
-            start = np.broadcast_to(ic + _lin(it, pts), (npoints,))
-            bound = np.broadcast_to(bc + _lin(bt, pts), (npoints,))
-            trip = np.broadcast_to(_trips(cmp, start, bound, step), (npoints,)).astype(np.int64)
-            total = int(trip.sum())
-            # give up early: this chunk's share, extrapolated to all the blocks
-            chunks = -(-blocks // blocks_per_chunk)
-            if executions + total > ENUMERATION_BUDGET or \
-                    (b0 == 0 and total * chunks > ENUMERATION_BUDGET):
-                raise S.Unknown(f"more than {ENUMERATION_BUDGET} executions to enumerate")
-            idx = np.repeat(np.arange(len(trip)), trip)
-            pts = _Points({v: a[idx] for v, a in pts.items()})
-            # iteration number within each point's run
-            offsets = np.cumsum(trip) - trip
-            pts[("iter", k)] = np.arange(total, dtype=np.int64) - np.repeat(offsets, trip)
-        mask = _eval_constraint(constraint, pts)
-        npoints = len(next(iter(pts.values())))
-        addr = np.broadcast_to(addr_const + _lin(addr_terms, pts), (npoints,))
-        if mask is not None:
-            addr = addr[mask]
-        executions += len(addr)
-        if executions > ENUMERATION_BUDGET:
-            raise S.Unknown(f"more than {ENUMERATION_BUDGET} executions to enumerate")
-        c, o = _units_of(addr, n_units, unit, access_size, per_word, touched, nbytes)
-        counts += c
-        oor += o
-    return StaticCount(counts, oor, executions, "enumerate")
-
-
 # -- from addresses to counters ------------------------------------------------------------
-
-def _units_of(addr, n_units, unit, access_size, per_word, touched, nbytes=None):
-    return LY.count_units(addr, access_size, n_units, unit, per_word=per_word, touched=touched,
-                          nbytes=nbytes)
-
 
 def _to_units(positions, weights, n_units, unit, access_size, per_word, touched, executions,
               method, nbytes=None) -> StaticCount:

@@ -20,6 +20,20 @@ def derived(v) -> bool:
     return isinstance(v, tuple) and v[0] in S.DERIVED
 
 
+def bases(terms) -> set:
+    """The base variables (thread, block, iteration) behind evaluated terms: a derived one's
+    (('qdiv', ((('tid.x', 1),), 0), 32) -> tid.x) are those of its operands."""
+    out = set()
+    for v in terms:
+        if derived(v):
+            out |= bases(dict(v[1][0]))
+            if v[0] in ("qmin", "qmax"):
+                out |= bases(dict(v[2][0]))
+        else:
+            out.add(v)
+    return out
+
+
 class Points(dict):
     """Values at every point of a chunk; .made: the derived ones (t / tilesX, ...) made so far (an
     address and its condition read the same ones, each a few passes over millions of points)."""
@@ -113,4 +127,5 @@ def eval_constraint(c, pts):
     return np.broadcast_to(CMP[op](d), (n,)).copy()
 
 
-__all__ = ["CMP", "Points", "derived", "lin", "point_values", "trips", "eval_constraint"]
+__all__ = ["CMP", "Points", "bases", "derived", "eval_constraint", "lin", "point_values",
+           "trips"]

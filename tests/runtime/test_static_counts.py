@@ -159,3 +159,83 @@ def test_unused_block_indices_multiply_instead_of_enumerating():
                                        lambda e: (e["tid.x"], 8 - 2 * e[("iter", 0)], 4)],
                              lambda e: True, (1, 1, 1), (4, 1, 1), 16, 4, 4, True)
     np.testing.assert_array_equal(one.counts, want)
+
+
+# -- classes of blocks (runtime/static_blocks.py) ----------------------------------------------
+
+def _quot(tag, divisor):
+    return (tag, S.Affine((("tid.x", S.const(1)),), S.const(0)), S.const(divisor))
+
+
+def _with(affine, *terms):
+    return S.Affine(affine.terms + tuple((v, S.const(c)) for v, c in terms), affine.const)
+
+
+_OPS = {"<": lambda d: d < 0, "<=": lambda d: d <= 0, ">": lambda d: d > 0,
+        ">=": lambda d: d >= 0, "==": lambda d: d == 0, "!=": lambda d: d != 0}
+
+
+def test_spmv_rows_count_by_block_class_with_boundary_blocks():
+    # spmv: row = blockIdx.x * 4 + threadIdx.x / 8; `if (row < nRows)` reads bounds[threadIdx.x / 8]
+    # (shared, 4-byte words) and writes y[row] when lane = threadIdx.x % 8 == 0. 11 rows over
+    # 3 blocks of 4 rows: blocks 0 and 1 decided, block 2 holds 3 rows (its boundary).
+    n_rows, grid, block = 11, (3, 1, 1), (32, 1, 1)
+    row = _with(aff(0, bx=4), (_quot("qdiv", 8), 1))
+    local = S.Affine(((_quot("qdiv", 8), S.const(4)),), S.const(0))
+    cond = ("cmp", "<", row, aff(n_rows))
+    r = count_static(StaticFormula(local, ("int", 4), [], cond), {}, grid, block, 5, 4, 4, True)
+    assert r.method == "blocks"
+    # words 0..3: 8 threads each in blocks 0, 1 (16); in block 2 rows 8, 9, 10 only
+    assert r.counts.tolist() == [24, 24, 24, 16, 0] and r.executions == 11 * 8
+    y = S.Affine(((("bid.x"), S.const(16)), (_quot("qdiv", 8), S.const(4))), S.const(0))
+    lane0 = ("cmp", "==", S.Affine(((_quot("qmod", 8), S.const(1)),), S.const(0)), aff(0))
+    r = count_static(StaticFormula(y, ("float", 4), [], ("and", lane0, cond)), {}, grid, block,
+                     n_rows, 4, 4, False)
+    assert r.method == "blocks"
+    assert r.counts.tolist() == [1] * n_rows and r.executions == n_rows
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_block_classes_match_brute_force(seed):
+    """Random formulas whose block and thread terms enter as a sum: mixed conditions of every
+    comparison, a block-only and a thread-only condition, an address with a block part, a loop
+    over the thread part; against the brute-force walk."""
+    rng = np.random.default_rng(100 + seed)
+    grid = (int(rng.integers(2, 7)), int(rng.integers(1, 3)), 1)
+    block = (int(rng.integers(2, 9)), int(rng.integers(1, 3)), 1)
+    q = int(rng.integers(1, 4))
+    cb, ct, cq = (int(rng.integers(-3, 4)) for _ in range(3))
+    op = str(rng.choice(list(_OPS)))
+    k = int(rng.integers(-4, 10))
+    mixed = ("cmp", op, _with(aff(0, bx=cb, tx=ct), (_quot("qdiv", q), cq)), aff(k))
+    ob, k2 = str(rng.choice(["<", ">=", "!="])), int(rng.integers(0, 3))
+    only_b = ("cmp", ob, aff(0, by=1), aff(k2))
+    ot, k3 = str(rng.choice(["<=", ">", "=="])), int(rng.integers(0, 3))
+    only_t = ("cmp", ot, _with(aff(0), (_quot("qmod", q + 1), 1)), aff(k3))
+    constraint = ("and", ("and", mixed, only_b), only_t) if seed % 2 else mixed
+    trips = int(rng.integers(1, 4))
+    loops = [("<", aff(0), aff(trips, ty=1), S.const(1), 1)] if seed % 3 else []
+    a_bx, a_by, a_tx, a_i = (int(rng.integers(0, 4)) * 4 for _ in range(4))
+    a_i = a_i if loops else 0
+    a0 = int(rng.integers(0, 8)) * 4
+    address = _with(aff(a0, bx=a_bx, by=a_by, tx=a_tx, **({"i0": a_i} if loops else {})),
+                    (_quot("qdiv", q), 4))
+    n_units = 48
+    f = StaticFormula(address, ("int", 4), loops, constraint)
+    r = count_static(f, {}, grid, block, n_units, 4, 4, False)
+
+    def c_of(env):
+        d = cb * env["bid.x"] + ct * env["tid.x"] + cq * (env["tid.x"] // q) - k
+        ok = _OPS[op](d)
+        if seed % 2:
+            ok = ok and _OPS[ob](env["bid.y"] - k2) and _OPS[ot](env["tid.x"] % (q + 1) - k3)
+        return ok
+
+    def a_of(env):
+        return a0 + a_bx * env["bid.x"] + a_by * env["bid.y"] + a_tx * env["tid.x"] + \
+            a_i * env.get(("iter", 0), 0) + 4 * (env["tid.x"] // q)
+
+    bl = [lambda env: (0, trips + env["tid.y"], 1)] if loops else []
+    want = brute(a_of, bl, c_of, grid, block, n_units, 4, 4, False)
+    assert (r.counts.tolist(), r.out_of_range, r.executions) == \
+        (want[0].tolist(), want[1], want[2])
