@@ -31,10 +31,17 @@ class CoClustering(Driver):
         row_true = rng.integers(0, k - 1, n)
         col_cl = rng.integers(0, k, m).astype(np.int32)
         target = rng.permutation(k)
-        boost = np.where(col_cl[None, :] == target[row_true][:, None], 4.0, 1.0)
-        data = (boost * rng.uniform(0.5, 1.5, (n, m))).astype(np.float32)
-        # Acomp[a][b] = log q(b | a), estimated from the planted row clusters
-        row_mass = np.stack([data[row_true == a].sum(axis=0, dtype=np.float64) for a in range(k)])
+        # data = boost * U(0.5, 1.5), made in float32 in place (the large size is 138M
+        # elements: float64 temporaries took seconds of the user's wait, issue 16)
+        data = rng.random((n, m), dtype=np.float32)
+        data += np.float32(0.5)
+        planted = col_cl[None, :] == target[row_true][:, None]
+        np.multiply(data, np.float32(4.0), out=data, where=planted)
+        # Acomp[a][b] = log q(b | a), estimated from the planted row clusters: the rows' mass
+        # per cluster as one product with the clusters' indicator matrix
+        member = np.zeros((k, n), np.float32)
+        member[row_true, np.arange(n)] = 1.0
+        row_mass = (member @ data).astype(np.float64)
         block_mass = np.stack([row_mass[:, col_cl == b].sum(axis=1) for b in range(k)], axis=1)
         q = (block_mass + 1e-3) / (block_mass + 1e-3).sum(axis=1, keepdims=True)
         acomp = np.log(q)
