@@ -162,7 +162,8 @@ def gathered_counts(walk, values, elem_size: int, unit: int, n_counters: int):
     element) gets walk[e]; an index outside the array counts out of range. numpy or CuPy, as
     the walk is."""
     xp = where.xp(walk)
-    values = xp.asarray(values).reshape(-1)
+    values = xp.asarray(where.to_host(values) if not where.on_device(walk) else values)
+    values = values.reshape(-1)
     n = min(len(walk), len(values))
     hit = walk[:n] > 0
     w = walk[:n][hit].astype(xp.int64)

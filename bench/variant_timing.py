@@ -1,0 +1,73 @@
+"""What part of an instrumented kernel costs: the sample's first profiled launch timed with its
+instrumented text as gmprof makes it, and with pieces of it removed (each --drop REGEX is one
+variant; its matches are deleted from the text before compiling). A timing experiment only: a
+variant's counts are wrong by design and not shown; its outputs are still compared with the
+native kernel's.
+
+    python3 bench/variant_timing.py spmv --profile dm \
+        --drop 'dm_range<4,[^;]*;' --drop 'dm_gather<[^;]*;'
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sample")
+    ap.add_argument("--mode", default="default")
+    ap.add_argument("--profile", default="dm")
+    ap.add_argument("--size", default="large")
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--backend", default="gpu")
+    ap.add_argument("--drop", action="append", default=[], metavar="REGEX")
+    args = ap.parse_args()
+
+    import numpy as np
+
+    from gmprof.driver import load_sample
+    from gmprof.mode import Mode
+    from gmprof.runtime import modules as M
+    from gmprof.runtime.samples import sample_profiler
+
+    original = M.Modules.source
+    current = {"drop": None}
+
+    def source(self, plan, sm=None):
+        text, defines = original(self, plan, sm)
+        if plan is not None and current["drop"]:
+            text, n = re.subn(current["drop"], "", text)
+            current["matches"] = n
+        return text, defines
+
+    M.Modules.source = source
+    sample = load_sample(ROOT / "samples" / args.sample)
+    drv = sample.driver
+    params = drv.sizes[args.size]
+    arrays = drv.arrays(params, np.random.default_rng(0))
+    launch = next(x for x in drv.launches(params) if x.profile)
+    mode = Mode.parse(args.mode, profile=args.profile)
+    for drop in [None] + args.drop:
+        prof = sample_profiler(sample, args.backend)  # a fresh module cache per variant
+        on = {k: prof.backend.to_device(v) if isinstance(v, np.ndarray) else v
+              for k, v in arrays.items()}
+        largs = [on[a] if isinstance(a, str) else a for a in launch.args]
+        current.update(drop=drop, matches=0)
+        report = prof.launch(launch.kernel, launch.grid3, launch.block3, largs,
+                             launch.shared_mem, mode=mode, repeat=args.repeat)
+        run = report.run
+        print(f"{'as made' if drop is None else 'without ' + drop!s:60s} "
+              f"({current['matches']} removed) native {run.native_ms:.3f} ms, instrumented "
+              f"{run.instrumented_ms:.3f} ms: {run.instrumented_ms / run.native_ms - 1:.2f}x; "
+              f"outputs identical: {run.outputs_identical}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
