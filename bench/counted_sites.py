@@ -10,7 +10,8 @@ sites and local arrays cost nothing and are only counted), with
             BLOCK (one thread per block)
   how       per access; x trips (counted once per entry of loops it is invariant in);
             range (two difference-array updates per entry of its loop); gather (its index's
-            range, turned into counts on the host)
+            range, turned into counts on the host); twin (a range whose elements are a
+            gather's index walk: nothing, where the arrays are alike at the launch)
   depth     the loops around it (a per-access hook in a deep loop is the expensive kind)
   why       the planner's reason (the first thing static analysis could not prove)
 Counts that fail their formula at a launch are demoted to hooks at run time; they are not
@@ -32,6 +33,8 @@ SIX = "co,em_v1,bo_v2,jcb_v1,spmv,dxtc"
 def _how(sp) -> str:
     if sp.gather is not None:
         return "gather"
+    if getattr(sp, "twin", None) is not None:
+        return "twin"
     if getattr(sp, "spread", None) is not None:
         return "spread"
     if sp.range is not None:

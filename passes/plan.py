@@ -63,6 +63,7 @@ class SitePlan:
     lr_end_of: Slot | None = None  # enhanced: this device write ends a live range of that slot
     range: object = None  # ranges.Range: counted once per entry of its loop, as a range
     gather: tuple | None = None  # (pseudo-slot, index SitePlan): counted from its index's range
+    twin: tuple | None = None  # (pseudo-slot, gather SitePlan): its walk is the gather's index walk
     spread: object = None  # spread.Spread: a BLOCK shared site counted once per loop entry
 
 

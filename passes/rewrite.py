@@ -149,9 +149,11 @@ class InstrumentSource:
                     f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
                     f"(long long)({index.range.stride}))")
         elif sp.range is not None:
-            # counted once per entry of its loop, as the range it walks (ranges.py)
+            # counted once per entry of its loop, as the range it walks (ranges.py); a twin
+            # of a gather's index walk only where the host did not find its array alike
             k = self.plan.loops[sp.range.loop]
-            head = f"::gmprof::dm_range<{site.id}, {obj_index}, {mode}>("
+            hook = "dm_twin" if sp.twin is not None else "dm_range"
+            head = f"::gmprof::{hook}<{site.id}, {obj_index}, {mode}>("
             tail = (f", (__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
                     f"(long long)({sp.range.stride}))")
         else:

@@ -676,6 +676,17 @@ __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
 #endif
 }
 
+// A range site whose elements are a gather's index walk, one for one (passes/gathers.py twins):
+// where the host found its array alike to the index array (Object::reserved[0] & 2), decode
+// adds the walk to it and this hook counts nothing; elsewhere it counts itself.
+template <int SITE, int OBJ, int MODE, class T>
+__device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
+#if !GMPROF_TRACE
+  if (L().obj[OBJ].reserved[0] & 2u) return p;
+#endif
+  return dm_range<SITE, OBJ, MODE>(p, n, d);
+}
+
 // Shared memory: BASE is the array's first byte (the declared array, in scope at the site).
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc = 1u,

@@ -51,12 +51,16 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         # read_back's arrays (device_counts) and the astype above are fresh copies, ours to add
         # into: another copy of a 16M-element array per launch is seconds over 50 launches
         per_slot[ls.slot] = [ls, counts, counters[("oor",) + key], 0, None]
-    _fold_gathers(slots, counters, per_slot)
+    twins = _twins(plan, slots)
+    _fold_gathers(slots, counters, per_slot, twins)
     site_exec = {}
     area = counters["area"]
     for sp in plan.sites.values():
         if sp.strategy in (HOOK, LR_START):
             site_exec[sp.site] = int(area[LY.AREA_HEADER + sp.site.id])
+    for sp in (sp for group in twins.values() for sp in group):
+        # a twin runs as often as its gather (the same loop entries and trips)
+        site_exec[sp.site] = site_exec.get(sp.twin[1].site, 0)
     trace = None
     if mode.trace:
         trace = decode_trace(plan, counters["trace"], per_slot, site_exec)
@@ -133,7 +137,7 @@ def static_sum(parts, n: int, cache: dict | None) -> StaticSum:
     return got
 
 
-def _fold_gathers(slots, counters, per_slot) -> None:
+def _fold_gathers(slots, counters, per_slot, twins) -> None:
     """A gather's pseudo-slot (passes/gathers.py) holds how often each element of its index
     array was read by the gather's index: the gathered array's element idx[e] was accessed
     that often. Added to the gathered array's counts; the pseudo-slot is no array of its own.
@@ -142,18 +146,40 @@ def _fold_gathers(slots, counters, per_slot) -> None:
     for key, ls in slots.items():
         if key[0] != "gather":
             continue
-        walk = per_slot.pop(ls.slot)[1]
+        _, walk, walk_oor, _, _ = per_slot.pop(ls.slot)
+        for twin in twins.get(ls.slot, ()):
+            # the twin's elements are the walk's (counters._twins_alike checked the arrays)
+            entry = per_slot[twin.slot]
+            entry[1] += _where_like(walk, entry[1])
+            entry[2] += walk_oor
         values = counters.get(("values",) + key)
         target = per_slot.get(ls.slot.gather[0])
         if values is None or target is None:
             continue  # counted per access (aliased index memory): nothing to fold
         tl = target[0]
         counts, oor = gathered_counts(walk, values, tl.elem_size, tl.unit, tl.n_counters)
-        if where.on_device(counts) != where.on_device(target[1]):
-            counts = where.like(where.to_host(counts), target[1])
         # counted at run time (scaled as the target's counters are)
-        target[1] += counts
+        target[1] += _where_like(counts, target[1])
         target[2] += oor
+
+
+def _where_like(counts, ref):
+    """counts where ref is (the host or the GPU)."""
+    if where.on_device(counts) != where.on_device(ref):
+        return where.like(where.to_host(counts), ref)
+    return counts
+
+
+def _twins(plan, slots) -> dict:
+    """pseudo-slot -> the twin SitePlans (passes/gathers.py) its walk counts at this launch
+    (their slots' twin_ok, set by runtime/counters._twins_alike; never set by a whole
+    program's host runtime, where twins count themselves)."""
+    ok = {ls.slot for ls in slots.values() if getattr(ls, "twin_ok", None)}
+    out: dict = {}
+    for sp in plan.sites.values():
+        if sp.twin is not None and sp.slot in ok:
+            out.setdefault(sp.twin[0], []).append(sp)
+    return out
 
 
 def gathered_counts(walk, values, elem_size: int, unit: int, n_counters: int):

@@ -43,6 +43,9 @@ class SlotLayout:
     counters: object = None  # device array (device objects)
     oor: object = None
     fallback: bool = False  # a gather's pseudo-slot whose index memory is aliased
+    # a slot whose twin sites the gather's walk counts at this launch (_twins_alike); None:
+    # it has none
+    twin_ok: bool | None = None
 
 
 @dataclass
@@ -123,7 +126,26 @@ def layout_slots(program, plan, li, native) -> dict:
                 nbytes = elem * int(np.prod(shape)) if shape else elem
             out[("slot", slot.index)] = SlotLayout(slot, LY.KIND_SHARED, -(-nbytes // 4), 4,
                                                    elem, shape, 0, nbytes)
+    _twins_alike(plan, out)
     return out
+
+
+def _twins_alike(plan, out) -> None:
+    """Set twin_ok on the slots whose twin sites (passes/gathers.py) the gather's index walk
+    counts at this launch: the index memory not aliased, and the twin's array alike to the
+    index array (as many bytes, elements of the counter unit's size), so that element e of
+    the walk is element e of the twin's array, inside it exactly when inside the index."""
+    by_slot = {ls.slot: ls for ls in out.values()}
+    for sp in plan.sites.values():
+        if sp.twin is None:
+            continue
+        walk, twin = by_slot.get(sp.twin[0]), by_slot.get(sp.slot)
+        if twin is None:
+            continue
+        alike = walk is not None and not walk.fallback and \
+            twin.elem_size == twin.unit == walk.elem_size == walk.unit and \
+            twin.n_counters == walk.n_counters and twin.bytes == walk.bytes
+        twin.twin_ok = alike and twin.twin_ok is not False
 
 
 def _aliased(args, idx: int) -> bool:
@@ -254,7 +276,7 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
             ls.counters = backend.zeros(
                 padded_counters(ls.n_counters + extra, counter_t, backend.name), counter_t)
             o["base"], o["bytes"] = ls.base, ls.bytes
-            o["reserved"][0] = 1 if ls.fallback else 0
+            o["reserved"][0] = (1 if ls.fallback else 0) | (2 if ls.twin_ok else 0)
             o["counters"] = backend.address(ls.counters)
         else:
             o["area_offset"] = ls.area_offset

@@ -33,13 +33,23 @@ def test_planned_ranges():
         ("walks", "m[i][t % 8]", "1*8"),
         ("shared_row", "a[start + c]", "1"),
         ("csr_gather", "colIdx[j]", "LANES"),
+        ("csr_twins", "val[j]", "LANES"),
+        ("csr_twins", "colIdx[j]", "LANES"),
         ("int_gather", "idx[j]", "1"),
         ("written_index", "idx[j]", "1"),
     }
     gathers = {(sp.site.function.name, sp.site.text, sp.gather[0].name)
                for sp in plan.sites.values() if sp.gather is not None}
     assert gathers == {("csr_gather", "x[colIdx[j]]", "x<-colIdx"),
+                       ("csr_twins", "x[colIdx[j]]", "x<-colIdx"),
                        ("int_gather", "tab[idx[j]]", "tab<-idx")}
+    # the index sites, and val[j] beside its gather, are the walk's twins
+    twins = {(sp.site.function.name, sp.site.text, sp.twin[1].site.text)
+             for sp in plan.sites.values() if sp.twin is not None}
+    assert twins == {("csr_gather", "colIdx[j]", "x[colIdx[j]]"),
+                     ("csr_twins", "val[j]", "x[colIdx[j]]"),
+                     ("csr_twins", "colIdx[j]", "x[colIdx[j]]"),
+                     ("int_gather", "idx[j]", "tab[idx[j]]")}
     # the difference arrays go only to objects that range sites count into
     assert {s.name for s in plan.slots if s.ranges} == {"val", "a", "b", "c", "m", "colIdx",
                                                         "idx", "x<-colIdx", "tab<-idx"}
@@ -195,6 +205,30 @@ def test_gather_counted_from_its_index_walk(prof, mode):
     assert [a.name for a in r.arrays if "<-" in a.name] == []
     site = next(s for s in r.sites if s.text == "x[colIdx[j]]")
     assert site.executions == int(walk.sum())
+
+
+@pytest.mark.parametrize("extra", [0, 5])  # 5: val longer than colIdx, counted by itself
+def test_twins_counted_from_the_gather_walk(prof, extra):
+    rng = np.random.default_rng(8)
+    n, rows, cols = 800, 28, 41
+    ptr = row_ptr(rng, rows, n)
+    col = rng.integers(0, cols, n).astype(np.int32)
+    threads = rows * 32
+    args = [np.zeros(threads, np.float32), ptr, col, rng.random(n + extra, dtype=np.float32),
+            rng.random(cols, dtype=np.float32), np.int32(rows)]
+    r = prof.launch("csr_twins", (threads // 64,), (64,), args, mode=DEFAULT)
+    walk = walk_counts(n, zip(ptr[:-1], ptr[1:]))
+    firsts = [lo for lo, hi in zip(ptr[:-1], ptr[1:]) if hi > lo]
+    np.testing.assert_array_equal(r.array("val").counts, np.pad(walk, (0, extra)))
+    np.testing.assert_array_equal(r.array("colIdx").counts,
+                                  walk + np.bincount(firsts, minlength=n))
+    np.testing.assert_array_equal(r.array("x").counts,
+                                  np.bincount(col, weights=walk, minlength=cols).astype(np.int64))
+    assert all(a.label == "exact" for a in r.arrays) and r.run.outputs_identical
+    execs = {s.text: s.executions for s in r.sites}
+    assert execs["val[j]"] == execs["x[colIdx[j]]"] == execs["colIdx[j]"] == int(walk.sum())
+    assert (r.array("val").reads, r.array("colIdx").reads) == \
+        (int(walk.sum()), int(walk.sum()) + len(firsts))
 
 
 @pytest.mark.parametrize("aliased", [False, True])

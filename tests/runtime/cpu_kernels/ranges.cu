@@ -101,6 +101,24 @@ __global__ void csr_gather(float *y, const int *rowPtr, const int *colIdx, const
     y[t] = s;
 }
 
+// spmv's loop: val[j] and colIdx[j] walk the gather's index elements (gathers.py twins), and
+// colIdx[j] is read again after the loop (a site of its own, not a twin)
+__global__ void csr_twins(float *y, const int *rowPtr, const int *colIdx, const float *val,
+                          const float *x, int nRows)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = t / LANES;
+    int lane = t % LANES;
+    float s = 0.0f;
+    if (r < nRows) {
+        for (int j = rowPtr[r] + lane; j < rowPtr[r + 1]; j += LANES)
+            s += val[j] * x[colIdx[j]];
+        if (lane == 0 && rowPtr[r] < rowPtr[r + 1])
+            s += colIdx[rowPtr[r]];
+    }
+    y[t] = s;
+}
+
 __global__ void int_gather(int *out, const int *lo, const int *idx, const int *tab, int n)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
