@@ -19,12 +19,14 @@ pseudo-slot's fallback flag and the hook counts x per access (gmprof.cuh dm_gath
 Twins. The walk is also, element for element, the count of the index site itself
 (`colIdx[jj]`), and of every other range site of the same loop that subscripts a kernel
 parameter with the same index and stride (`val[jj]`): their elements are the walk's, in their
-own arrays. Such a site is the gather's twin (sp.twin): its hook (gmprof.cuh dm_twin) counts
-nothing where the host found, at the launch, the twin's array alike to the index array (as
-many elements, of the counter unit's size) and the index memory not aliased; decode then adds
-the walk to the twin's array and the gather's executions to the twin's. Elsewhere (another
-launch, a whole program's host runtime) the twin counts itself as the range it is. spmv: one
-range hook per row instead of three (H200: 1.41x -> 0.61x with the other two removed).
+own arrays. Such a site is the gather's twin (sp.twin). Where the twin's array is alike to the
+index array at the launch (as many elements, of the counter unit's size) and the index memory
+is not aliased (runtime/counters.unlike_twins), decode adds the walk to the twin's array and
+the gather's executions to the twin's. The Python runtime decides it before compiling
+(plan.twins_at_launch: a twin has no hook; one not alike is planned again as a plain range);
+elsewhere (whole programs, `gmprof instrument`) the twin's hook (gmprof.cuh dm_twin) asks the
+launch description and counts itself unless the host said alike, which only the Python host
+does. spmv: one range hook per row instead of three.
 """
 from __future__ import annotations
 
@@ -38,8 +40,10 @@ _INDEX_TYPES = ("int", "short", "long", "char", "size_t", "unsigned", "signed", 
                 "uint32_t", "int64_t", "uint64_t", "int16_t", "uint16_t", "int8_t", "uint8_t")
 
 
-def plan_gathers(plan, slot_class) -> None:
-    """Give each eligible gather site a pseudo-slot (plan.slots) and mark it (sp.gather)."""
+def plan_gathers(plan, slot_class, demoted=frozenset()) -> None:
+    """Give each eligible gather site a pseudo-slot (plan.slots) and mark it (sp.gather), and
+    its twins (sp.twin; not those in `demoted`: ids of twins whose array was not alike at a
+    launch)."""
     by_node = {sp.site.node: sp for sp in plan.sites.values()}
     for sp in list(plan.site_list):
         index = _index_plan(sp, by_node)
@@ -57,6 +61,8 @@ def plan_gathers(plan, slot_class) -> None:
         sp.reason += (f"; counted from the range its index {index.site.text} walks "
                       f"({target.name} is never written: its contents give the elements)")
         for twin in _twins(plan, index):
+            if twin.site.id in demoted:
+                continue
             twin.twin = (pseudo, sp)
             twin.reason += (f"; where its array is alike to {target.name}, counted from the "
                             f"walk of {sp.site.text} (the same elements)")

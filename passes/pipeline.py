@@ -174,8 +174,9 @@ class Pipeline:
                 break
         return program
 
-    def plan(self, program: ProgramFacts, mode, demoted=frozenset()) -> Plan:
-        plan = self._stage("plan", plan_counters, program, mode, demoted)
+    def plan(self, program: ProgramFacts, mode, demoted=frozenset(),
+             twins_at_launch=False) -> Plan:
+        plan = self._stage("plan", plan_counters, program, mode, demoted, twins_at_launch)
         self._after("plan", plan)
         return plan
 

@@ -75,6 +75,10 @@ class Plan:
     sites: dict = field(default_factory=dict)  # AccessSite -> SitePlan
     loops: dict = field(default_factory=dict)  # Loop -> id (loops needing first/trip state)
     kernels: list = field(default_factory=list)  # kernel names
+    # twins (gathers.py) decided at the launch: a twin has no hook at all (the Python runtime
+    # plans again, with the twins whose arrays are not alike demoted, before compiling); else
+    # a twin's hook asks the launch description (whole programs, `gmprof instrument`)
+    twins_at_launch: bool = False
 
     def slot_of(self, obj) -> Slot | None:
         for slot in self.slots:
@@ -106,11 +110,13 @@ class Plan:
 
 
 class PlanCounters:
-    def __init__(self, program, mode: Mode, demoted=frozenset()):
+    def __init__(self, program, mode: Mode, demoted=frozenset(), twins_at_launch=False):
         self.program = program
         self.mode = mode
-        self.demoted = demoted  # site ids whose formula failed at a launch: count on device
-        self.plan = Plan(mode, program)
+        # site ids counted by their own hook at this launch: static sites whose formula
+        # failed, twins whose array is not alike to the index array
+        self.demoted = demoted
+        self.plan = Plan(mode, program, twins_at_launch=twins_at_launch)
 
     def run(self) -> Plan:
         self._slots()
@@ -124,7 +130,7 @@ class PlanCounters:
             for site in facts.sites:
                 self.plan.sites[site] = self._site(site, by_site.get(site, []))
         if any(sp.range is not None for sp in self.plan.sites.values()):
-            plan_gathers(self.plan, Slot)
+            plan_gathers(self.plan, Slot, self.demoted)
         return self.plan
 
     # -- objects -------------------------------------------------------------------------
@@ -309,5 +315,5 @@ class PlanCounters:
         return None, False
 
 
-def plan_counters(program, mode: Mode, demoted=frozenset()) -> Plan:
-    return PlanCounters(program, mode, demoted).run()
+def plan_counters(program, mode: Mode, demoted=frozenset(), twins_at_launch=False) -> Plan:
+    return PlanCounters(program, mode, demoted, twins_at_launch).run()

@@ -148,6 +148,8 @@ class InstrumentSource:
             tail = (f", &({X.span(index.site.node).text}), "
                     f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
                     f"(long long)({index.range.stride}))")
+        elif sp.twin is not None and self.plan.twins_at_launch:
+            return  # the gather's walk counts it (gathers.py twins), alike at this launch
         elif sp.range is not None:
             # counted once per entry of its loop, as the range it walks (ranges.py); a twin
             # of a gather's index walk only where the host did not find its array alike

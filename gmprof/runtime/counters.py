@@ -126,16 +126,18 @@ def layout_slots(program, plan, li, native) -> dict:
                 nbytes = elem * int(np.prod(shape)) if shape else elem
             out[("slot", slot.index)] = SlotLayout(slot, LY.KIND_SHARED, -(-nbytes // 4), 4,
                                                    elem, shape, 0, nbytes)
-    _twins_alike(plan, out)
+    unlike_twins(plan, out)
     return out
 
 
-def _twins_alike(plan, out) -> None:
-    """Set twin_ok on the slots whose twin sites (passes/gathers.py) the gather's index walk
-    counts at this launch: the index memory not aliased, and the twin's array alike to the
-    index array (as many bytes, elements of the counter unit's size), so that element e of
-    the walk is element e of the twin's array, inside it exactly when inside the index."""
-    by_slot = {ls.slot: ls for ls in out.values()}
+def unlike_twins(plan, slots) -> frozenset:
+    """The ids of the twin sites (passes/gathers.py) whose gather's index walk cannot count
+    them at this launch, and twin_ok set on the slots whose twins it counts: the index memory
+    not aliased, and the twin's array alike to the index array (as many bytes, elements of the
+    counter unit's size), so that element e of the walk is element e of the twin's array,
+    inside it exactly when inside the index."""
+    by_slot = {ls.slot: ls for ls in slots.values()}
+    unlike = set()
     for sp in plan.sites.values():
         if sp.twin is None:
             continue
@@ -146,6 +148,9 @@ def _twins_alike(plan, out) -> None:
             twin.elem_size == twin.unit == walk.elem_size == walk.unit and \
             twin.n_counters == walk.n_counters and twin.bytes == walk.bytes
         twin.twin_ok = alike and twin.twin_ok is not False
+        if not alike:
+            unlike.add(sp.site.id)
+    return frozenset(unlike)
 
 
 def _aliased(args, idx: int) -> bool:
@@ -402,7 +407,7 @@ def read_back(slots, buffers, backend, mode, keep_on_device: bool = False) -> di
     return out
 
 
-__all__ = ["SlotLayout", "Area", "layout_slots", "area", "place_area", "dynamic_shared_bytes",
+__all__ = ["SlotLayout", "Area", "layout_slots", "unlike_twins", "area", "place_area", "dynamic_shared_bytes",
            "describe", "padded_counters", "point_at", "aim_at_module", "gather_values",
            "device_counts", "counter_bytes",
            "check_guards", "read_back",
