@@ -23,7 +23,7 @@ own arrays. Such a site is the gather's twin (sp.twin). Where the twin's array i
 index array at the launch (as many elements, of the counter unit's size) and the index memory
 is not aliased (runtime/counters.unlike_twins), decode adds the walk to the twin's array and
 the gather's executions to the twin's. The Python runtime decides it before compiling
-(plan.twins_at_launch: a twin has no hook; one not alike is planned again as a plain range);
+(plan.for_launch: a twin has no hook; one not alike is planned again as a plain range);
 elsewhere (whole programs, `gmprof instrument`) the twin's hook (gmprof.cuh dm_twin) asks the
 launch description and counts itself unless the host said alike, which only the Python host
 does. spmv: one range hook per row instead of three.
@@ -42,10 +42,12 @@ _INDEX_TYPES = ("int", "short", "long", "char", "size_t", "unsigned", "signed", 
 
 def plan_gathers(plan, slot_class, demoted=frozenset()) -> None:
     """Give each eligible gather site a pseudo-slot (plan.slots) and mark it (sp.gather), and
-    its twins (sp.twin; not those in `demoted`: ids of twins whose array was not alike at a
-    launch)."""
+    its twins (sp.twin). `demoted`: ids of gathers whose index memory was aliased at a launch
+    and of twins whose array was not alike, counted by their own hooks."""
     by_node = {sp.site.node: sp for sp in plan.sites.values()}
     for sp in list(plan.site_list):
+        if sp.site.id in demoted:
+            continue  # its index memory is aliased at this launch: counted per access
         index = _index_plan(sp, by_node)
         if index is None or not _never_written(plan, index.slot):
             continue

@@ -175,8 +175,8 @@ class Pipeline:
         return program
 
     def plan(self, program: ProgramFacts, mode, demoted=frozenset(),
-             twins_at_launch=False) -> Plan:
-        plan = self._stage("plan", plan_counters, program, mode, demoted, twins_at_launch)
+             for_launch=False) -> Plan:
+        plan = self._stage("plan", plan_counters, program, mode, demoted, for_launch)
         self._after("plan", plan)
         return plan
 

@@ -75,10 +75,11 @@ class Plan:
     sites: dict = field(default_factory=dict)  # AccessSite -> SitePlan
     loops: dict = field(default_factory=dict)  # Loop -> id (loops needing first/trip state)
     kernels: list = field(default_factory=list)  # kernel names
-    # twins (gathers.py) decided at the launch: a twin has no hook at all (the Python runtime
-    # plans again, with the twins whose arrays are not alike demoted, before compiling); else
-    # a twin's hook asks the launch description (whole programs, `gmprof instrument`)
-    twins_at_launch: bool = False
+    # a plan for one launch's arrays (the Python runtime plans again before compiling, with
+    # the sites the launch's arrays rule out demoted): gathers.py's twins have no hook at all,
+    # and a gather none for aliased index memory; else (whole programs, `gmprof instrument`)
+    # their hooks ask the launch description
+    for_launch: bool = False
 
     def slot_of(self, obj) -> Slot | None:
         for slot in self.slots:
@@ -110,13 +111,13 @@ class Plan:
 
 
 class PlanCounters:
-    def __init__(self, program, mode: Mode, demoted=frozenset(), twins_at_launch=False):
+    def __init__(self, program, mode: Mode, demoted=frozenset(), for_launch=False):
         self.program = program
         self.mode = mode
         # site ids counted by their own hook at this launch: static sites whose formula
         # failed, twins whose array is not alike to the index array
         self.demoted = demoted
-        self.plan = Plan(mode, program, twins_at_launch=twins_at_launch)
+        self.plan = Plan(mode, program, for_launch=for_launch)
 
     def run(self) -> Plan:
         self._slots()
@@ -315,5 +316,5 @@ class PlanCounters:
         return None, False
 
 
-def plan_counters(program, mode: Mode, demoted=frozenset(), twins_at_launch=False) -> Plan:
-    return PlanCounters(program, mode, demoted, twins_at_launch).run()
+def plan_counters(program, mode: Mode, demoted=frozenset(), for_launch=False) -> Plan:
+    return PlanCounters(program, mode, demoted, for_launch).run()

@@ -144,11 +144,12 @@ class InstrumentSource:
             # counted from the range its index walks (gathers.py)
             pseudo, index = sp.gather
             k = self.plan.loops[index.range.loop]
-            head = f"::gmprof::dm_gather<{site.id}, {obj_index}, {pseudo.index}, {mode}>("
+            hook = "dm_walk" if self.plan.for_launch else "dm_gather"
+            head = f"::gmprof::{hook}<{site.id}, {obj_index}, {pseudo.index}, {mode}>("
             tail = (f", &({X.span(index.site.node).text}), "
                     f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
                     f"(long long)({index.range.stride}))")
-        elif sp.twin is not None and self.plan.twins_at_launch:
+        elif sp.twin is not None and self.plan.for_launch:
             return  # the gather's walk counts it (gathers.py twins), alike at this launch
         elif sp.range is not None:
             # counted once per entry of its loop, as the range it walks (ranges.py); a twin

@@ -676,6 +676,19 @@ __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
 #endif
 }
 
+// dm_gather where the host found the index memory not aliased before compiling (the Python
+// runtime's plans for one launch): the walk alone, without the per-access branch.
+template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
+__device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
+#if GMPROF_TRACE
+  (void)idx; (void)n; (void)d;
+  return dm<SITE, OBJ, MODE>(p, 1u);
+#else
+  dm_range<SITE, POBJ, MODE>(idx, n, d);
+  return p;
+#endif
+}
+
 // A range site whose elements are a gather's index walk, one for one (passes/gathers.py twins),
 // in code compiled for any launch (whole programs, `gmprof instrument`): where the host found
 // its array alike to the index array (Object::reserved[0] & 2), decode adds the walk to it and

@@ -131,13 +131,16 @@ def layout_slots(program, plan, li, native) -> dict:
 
 
 def unlike_twins(plan, slots) -> frozenset:
-    """The ids of the twin sites (passes/gathers.py) whose gather's index walk cannot count
-    them at this launch, and twin_ok set on the slots whose twins it counts: the index memory
+    """The ids of the gathers whose index memory is aliased at this launch, and of the twin
+    sites (passes/gathers.py) whose gather's index walk cannot count them; twin_ok set on the
+    slots whose twins it counts: the index memory
     not aliased, and the twin's array alike to the index array (as many bytes, elements of the
     counter unit's size), so that element e of the walk is element e of the twin's array,
     inside it exactly when inside the index."""
     by_slot = {ls.slot: ls for ls in slots.values()}
-    unlike = set()
+    # gathers whose index memory is another argument's too: counted per access
+    unlike = {sp.site.id for sp in plan.sites.values() if sp.gather is not None and
+              by_slot.get(sp.gather[0]) is not None and by_slot[sp.gather[0]].fallback}
     for sp in plan.sites.values():
         if sp.twin is None:
             continue

@@ -67,14 +67,14 @@ class Profiler:
         self._static = StaticLaunchCounts(self.program)
         self._static_sums: dict = {}  # report/decode.static_sum's cache
 
-    def plan(self, mode: Mode, demoted: frozenset = frozenset(), twins_at_launch=False):
-        """twins_at_launch: a launch's plan (gathers.py twins without hooks, decided with the
+    def plan(self, mode: Mode, demoted: frozenset = frozenset(), for_launch=False):
+        """for_launch: a launch's plan (gathers.py twins without hooks, decided with the
         launch's arrays); False: a plan any launch can use (what whole programs compile)."""
-        key = (mode, demoted, twins_at_launch)
+        key = (mode, demoted, for_launch)
         if key not in self._plans:
             with timing.phase("plan"):
                 self._plans[key] = self.pipeline.plan(self.program, mode, demoted,
-                                                      twins_at_launch)
+                                                      for_launch)
         return self._plans[key]
 
     def kernel_facts(self, name_expression):
@@ -112,13 +112,14 @@ class Profiler:
             static = self._static.evaluate(
                 self.plan(mode), li,
                 lambda name: self.modules.module(None, [li.kernel]).get_global(name)[1])
-        plan = self.plan(mode, static.demoted, twins_at_launch=True)
+        plan = self.plan(mode, static.demoted, for_launch=True)
 
-        # 2. layout (twins whose arrays are not alike at this launch count themselves)
+        # 2. layout (planned again where the arrays rule out a gather or a twin: counted by
+        # their own hooks at this launch)
         slots = C.layout_slots(self.program, plan, li, native)
         unlike = C.unlike_twins(plan, slots)
         if unlike:
-            plan = self.plan(mode, static.demoted | unlike, twins_at_launch=True)
+            plan = self.plan(mode, static.demoted | unlike, for_launch=True)
             slots = C.layout_slots(self.program, plan, li, native)
         area = C.area(plan, slots, mode)
         C.place_area(area, mode, backend, native().static_shared_bytes(name_expression),
