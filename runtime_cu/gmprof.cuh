@@ -617,14 +617,19 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
   if (n == 0u) return p;  // not the loop's first iteration
   const unsigned total = who_counts<SITE, MODE>(n, p);
   if (!total) return p;
-  const unsigned w = total / n;  // the lanes this thread counts for
+  // the lanes this thread counts for (1 for EACH: no division in the common case)
+  const unsigned w = total == n ? 1u : total / n;
   const Object &o = L().obj[OBJ];
   const unsigned long long a = (unsigned long long)p;
-  // the walk in elements of the object, when T is one element at an element boundary
+  // the walk in elements of the object, when T is one element at an element boundary; a
+  // shift, not a 64-bit division (a software loop per lane: most of this hook's time on an
+  // H100 once it ran per row of spmv)
   const bool elements = sizeof(T) == o.unit && a >= o.base && a - o.base < o.bytes &&
                         (o.unit_shift < 64u ? ((a - o.base) & (o.unit - 1)) == 0
                                             : (a - o.base) % o.unit == 0);
-  const long long e0 = elements ? (long long)((a - o.base) / o.unit) : -1;
+  const long long e0 = !elements ? -1
+                       : o.unit_shift < 64u ? (long long)((a - o.base) >> o.unit_shift)
+                                            : (long long)((a - o.base) / o.unit);
   const long long last = e0 + (long long)(n - 1u) * d;
   const bool inside = elements && last >= 0 && last < (long long)o.n_counters;
 #if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GMPROF_CPU)
@@ -637,8 +642,9 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
       const unsigned first = __reduce_min_sync(mask, ok ? (unsigned)e0 : 0xffffffffu);
       const unsigned elems = __reduce_add_sync(mask, n);
       const long long r = e0 - (long long)first;
+      // (elems - r + d - 1) / d in 32 bits: 0 <= r < d <= 32 where it matters
       ok = ok && r >= 0 && r < d &&
-           (long long)n == ((long long)elems - r + d - 1) / d;
+           n == (elems - (unsigned)r + (unsigned)d - 1u) / (unsigned)d;
       const unsigned bits = __reduce_or_sync(mask, ok ? (1u << (unsigned)r) : 0u);
       if (__all_sync(mask, ok) && __popc(bits) == __popc(mask)) {
         // the lanes' walks are exactly [first, first + elems), each element once
