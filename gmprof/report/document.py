@@ -70,8 +70,6 @@ def site_how(how: str, sampling=None, threshold=None) -> str:
 # -- building ------------------------------------------------------------------------------
 
 def _array(a: ArrayStats, include_counts: bool | None) -> dict:
-    from .heatgrid import heat_grid
-
     stats = a.summary()
     entry = {
         "name": a.name, "space": a.space, "elem_type": a.elem_type,
@@ -96,7 +94,7 @@ def _array(a: ArrayStats, include_counts: bool | None) -> dict:
             "accesses"] / a.live_ranges["ranges"])
     keep = a.counters <= COUNTS_LIMIT if include_counts is None else include_counts
     entry["counts"] = a.counts.tolist() if keep else None
-    entry["heatmap"] = heat_grid(a.grid(), threshold=a.threshold)
+    entry["heatmap"] = a.heat()
     return entry
 
 

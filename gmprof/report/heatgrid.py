@@ -14,13 +14,17 @@ Stage: report. Takes the counts in the declared shape (ArrayStats.grid()); retur
      "threshold": THR or None}
 
 1-D arrays stay 1-D (a strip, never folded into a square); a 2-D grid keeps at most 64 cells
-a side and a strip 256 cells, so the page stays small and hover works on every cell.
+a side and a strip 256 cells, so the page stays small and hover works on every cell. The counts
+may be a CuPy array: the grid is then made on the GPU, before the counts cross to the host
+(Report.to_host; spmv's two 134M-element arrays took a second of the host's time).
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+from . import where
 
 MAX_CELLS_2D = 64
 MAX_CELLS_1D = 256
@@ -34,35 +38,38 @@ def _num(x: float):
     return int(xf) if xf.is_integer() else round(xf, 4)
 
 
-def _along(reduce, a: np.ndarray, axis: int, b: int) -> np.ndarray:
-    """reduce (np.add, np.minimum, np.maximum) over blocks of b along an axis: the whole blocks
-    through a reshape (contiguous, ten times faster than reduceat on 16M elements), the last,
-    partial one apart."""
-    a = np.moveaxis(a, axis, 0)
+def _along(reduce: str, a, axis: int, b: int):
+    """reduce ('sum', 'min', 'max') over blocks of b along an axis: the whole blocks through a
+    reshape (contiguous, ten times faster than reduceat on 16M elements), the last, partial one
+    apart. numpy or CuPy, as `a` is."""
+    xp = where.xp(a)
+    f = getattr(xp, reduce)
+    a = xp.moveaxis(a, axis, 0)
     n = a.shape[0]
     whole = n // b * b
     parts = []
     if whole:
-        parts.append(reduce.reduce(a[:whole].reshape(n // b, b, *a.shape[1:]), axis=1))
+        parts.append(f(a[:whole].reshape(n // b, b, *a.shape[1:]), axis=1))
     if whole < n:
-        parts.append(reduce.reduce(a[whole:], axis=0, keepdims=True))
-    return np.moveaxis(np.concatenate(parts) if len(parts) > 1 else parts[0], 0, axis)
+        parts.append(f(a[whole:], axis=0, keepdims=True))
+    return xp.moveaxis(xp.concatenate(parts) if len(parts) > 1 else parts[0], 0, axis)
 
 
-def _reduce(grid: np.ndarray, block: tuple) -> tuple:
+def _reduce(grid, block: tuple) -> tuple:
     """Block means, minima and maxima; partial blocks at the ends use the elements they have."""
+    xp = where.xp(grid)
     sums, mins, maxs = grid.astype(np.int64, copy=False), grid, grid
-    sizes = np.ones((1,) * grid.ndim, np.int64)
+    sizes = xp.ones((1,) * grid.ndim, np.int64)
     for axis, b in enumerate(block):
-        sums = _along(np.add, sums, axis, b)
-        mins = _along(np.minimum, mins, axis, b)
-        maxs = _along(np.maximum, maxs, axis, b)
+        sums = _along("sum", sums, axis, b)
+        mins = _along("min", mins, axis, b)
+        maxs = _along("max", maxs, axis, b)
         n = grid.shape[axis]
         counts = np.full(-(-n // b), b, np.int64)
         counts[-1] = n - b * (len(counts) - 1)
         shape = [1] * grid.ndim
         shape[axis] = len(counts)
-        sizes = sizes * counts.reshape(shape)
+        sizes = sizes * xp.asarray(counts.reshape(shape))
     return sums / sizes, mins, maxs
 
 

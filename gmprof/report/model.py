@@ -49,6 +49,8 @@ class ArrayStats:
     # (counts object, summary) made where the counts were (Report.to_host: on the GPU, before
     # the read-back); valid while `counts` is that object and merge() has not added into it
     _summary: tuple | None = field(default=None, repr=False, compare=False)
+    # (counts object, threshold, heat grid): made on the GPU by Report.to_host, as _summary
+    _heat: tuple | None = field(default=None, repr=False, compare=False)
 
     def summary(self) -> dict:
         """accesses, min, max, mean, untouched and at_threshold in one pass each (the
@@ -72,6 +74,17 @@ class ArrayStats:
             out.update(min=min(lo, thr), max=thr, mean=float(capped.mean()),
                        at_threshold=int(xp.count_nonzero(c >= thr)))
         return out
+
+    def heat(self) -> dict:
+        """The heat map's grid (heatgrid.heat_grid), from the cache when made for these counts."""
+        from .heatgrid import heat_grid
+
+        h = self._heat
+        if h is not None and h[0] is self.counts and h[1] == self.threshold:
+            return h[2]
+        grid = heat_grid(self.grid(), threshold=self.threshold)
+        self._heat = (self.counts, self.threshold, grid)
+        return grid
 
     @property
     def accesses(self) -> int:
@@ -232,9 +245,11 @@ class Report:
         for a in self.arrays:
             if where.on_device(a.counts):
                 summary = a.summary()  # four reductions on the GPU, not on the host
+                heat = a.heat()  # and the heat map's blocks
                 a.counts = where.counts_to_host(a.counts)
                 a._owned = True
                 a._summary = (a.counts, a.threshold, summary)
+                a._heat = (a.counts, a.threshold, heat)
         return self
 
     def launches_list(self) -> list[dict]:
@@ -254,7 +269,7 @@ class Report:
                 self.arrays.append(a)
                 by_name[a.name] = a
                 continue
-            mine._summary = None  # its counts change below
+            mine._summary = mine._heat = None  # its counts change below
             if mine.counts.shape == a.counts.shape:
                 # in place: 50 launches of a 16M-element array are 50 passes, not 50 copies;
                 # on the GPU when both launches' counts are still there (where.py)
