@@ -14,7 +14,9 @@ arrays, interleaved round by round,
      counter area in SM mode) and nothing else changed: what the shared memory alone costs
      (the driver's L1 / shared-memory split and the blocks per SM it allows);
   3. both again with the shared-memory carveout preference set on the native and the
-     instrumented functions (--carveouts, percent of the maximum; -1: the driver's choice);
+     instrumented functions (--carveouts, percent of the maximum; -1: the driver's choice;
+     fit: the smallest shared part that holds the grid's resident blocks, what
+     GMPROF_CARVEOUT=fit makes gmprof ask for, gmprof/runtime/carveout.py);
 with each function's registers, static shared memory and blocks per SM (occupancy API).
 
     python3 bench/ab_timing.py co --profile shm --placements [--rounds 5] [--reps 10]
@@ -56,8 +58,9 @@ def main() -> int:
                     help="compare the placements of once-per-entry counts, the counter area's "
                          "shared memory and carveouts (see the module's docstring)")
     ap.add_argument("--rounds", type=int, default=5, help="--placements: interleaved rounds")
-    ap.add_argument("--carveouts", default="-1,0,50,100",
-                    help="--placements: carveout preferences to try (percent; -1 default)")
+    ap.add_argument("--carveouts", default="-1,fit,50,100",
+                    help="--placements: carveout preferences to try (percent; -1: the "
+                         "driver's choice; fit: GMPROF_CARVEOUT=fit's, runtime/carveout.py)")
     args = ap.parse_args()
     if args.placements:
         return placements(args)
@@ -228,9 +231,19 @@ def placements(args) -> int:
     def t(shared):
         return native.launch(launch.kernel, launch.grid3, launch.block3, largs, shared) * 1e3
 
-    carveouts = [int(x) for x in args.carveouts.split(",")]
-    for percent in carveouts:
-        status = [_set_carveout(m.function(launch.kernel), percent) for m in [native] + others]
+    for percent in args.carveouts.split(","):
+        if percent == "fit":
+            # gmprof's GMPROF_CARVEOUT=fit (runtime/carveout.py), the native function given
+            # the one its launch with the counter area's bytes would get
+            status = []
+            for m, dyn in [(native, pad)] + [(m, asked.get(id(m), 0)) for m in others]:
+                m._carveouts.clear()
+                got = m.fit_carveout(launch.kernel, launch.grid3, launch.block3, dyn)
+                status.append(f"{got}%" if got is not None else "driver's")
+        else:
+            percent = int(percent)
+            status = [_set_carveout(m.function(launch.kernel), percent)
+                      for m in [native] + others]
         t(launch.shared_mem), t(pad)  # warm
         plain, padded = [], []
         for _ in range(args.reps):
@@ -238,7 +251,7 @@ def placements(args) -> int:
             padded.append(t(pad))
             padded.append(t(pad))
             plain.append(t(launch.shared_mem))
-        print(f"  carveout {percent:4d} ({'/'.join(sorted(set(status)))}): native "
+        print(f"  carveout {percent!s:>4} ({'/'.join(sorted(set(status)))}): native "
               f"{med(plain):.3f} ms, native + {pad} B dynamic shared {med(padded):.3f} ms "
               f"({med(padded) / med(plain) - 1:+.2f}x)")
         for label, mode in modes.items():
