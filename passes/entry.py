@@ -14,7 +14,8 @@ the iterator set to its first value in a scope of its own, the loop's body is th
       for (int c = 0; c < nCol; c++) t += data[(r + n_idx) * nCol + c]; }
 
 The count at entry is the one the first iteration would have made when:
-  - every site counted per entry of the loop runs in each of its iterations (ranges.py's
+  - every site counted per entry of the loop (a range, a spread, or a site weighted by the
+    loop's trip count) runs in each of its iterations (ranges.py's
     loop_problem for that site: a counted loop, no early exit, the site under no condition in
     it), so it runs in the first iteration exactly when the trip count is not zero, and the
     entry counts only then;
@@ -27,10 +28,12 @@ The count at entry is the one the first iteration would have made when:
     at the entry the value it has at the site in the first iteration; an address that reads
     memory needs a loop that writes none and calls nothing impure (no barrier): the body
     before the site cannot change what it reads;
-  - no site of the program is weighted by the loop's trip count, and no gather's index walks
-    the loop (those count at their own place: a weighted site in the first iteration, with
-    the loop's first-iteration flag; a gather in every iteration where the runtime finds its
-    index's memory aliased, gmprof.cuh dm_gather).
+  - a site weighted by the loop's trip count (invariant in it, plan.py) is weighted by it
+    alone and meets the two rules above (it then counts the trip count at the entry, as it
+    did in the first iteration); one weighted by several loops' trips, and a gather whose
+    index walks the loop, keep the loop's first-iteration placement (the former needs every
+    loop's first-iteration flag; the latter counts in every iteration where the runtime
+    finds its index's memory aliased, gmprof.cuh dm_gather).
 Any loop that fails one of these keeps the first-iteration placement for all of its sites.
 The inserted text holds no newline (line numbers of the user's code stay).
 """
@@ -54,13 +57,15 @@ class LoopEntry:
 
 
 def entry_sites(plan, loop) -> list:
-    """The hook SitePlans counted once per entry of `loop` (range, spread)."""
+    """The hook SitePlans counted once per entry of `loop`: ranges, spreads, and sites
+    weighted by its trip count alone."""
     out = []
     for sp in plan.site_list:
         if sp.strategy != "hook":
             continue
         if sp.spread is not None and sp.spread.loop is loop or \
-                sp.gather is None and sp.range is not None and sp.range.loop is loop:
+                sp.gather is None and sp.range is not None and sp.range.loop is loop or \
+                sp.weight_loops == [loop]:
             out.append(sp)
     return out
 
@@ -68,7 +73,11 @@ def entry_sites(plan, loop) -> list:
 def find_loop_entries(program, plan) -> dict:
     """Loop -> LoopEntry for each loop of plan.loops whose counts can move to its entry."""
     hooks = [sp for sp in plan.sites.values() if sp.strategy == "hook"]
-    weighted = {loop for sp in hooks for loop in sp.weight_loops}
+    # a site weighted by several loops' trips counts when all of them are in their first
+    # iteration (their flags); sampling and trace count per access
+    m = plan.mode
+    weighted = {loop for sp in hooks for loop in sp.weight_loops
+                if len(sp.weight_loops) > 1 or m.sampling is not None or m.trace}
     # a gather's hook counts per access where the runtime finds its index's memory aliased
     # (gmprof.cuh dm_gather): it must run in every iteration, at its own place
     gathers = {sp.gather[1].range.loop for sp in hooks if sp.gather is not None}

@@ -101,6 +101,8 @@ class InstrumentSource:
     def _inc(self, sp) -> str:
         if not sp.weight_loops:
             return "1u"
+        if len(sp.weight_loops) == 1 and sp.weight_loops[0] in self.plan.entry:
+            return f"__gmprof_trip_{self.plan.loops[sp.weight_loops[0]]}"  # at the entry
         ids = [self.plan.loops[loop] for loop in sp.weight_loops]
         first = " && ".join(f"__gmprof_first_{k}" for k in ids)
         trips = " * ".join(f"__gmprof_trip_{k}" for k in ids)
@@ -125,6 +127,8 @@ class InstrumentSource:
         obj_index = slot.index if slot is not None else -1
         mode = f"::gmprof::{sp.mode}"
         entry_loop = None  # the loop counted once per entry of, if any
+        if len(sp.weight_loops) == 1 and sp.weight_loops[0] in self.plan.entry:
+            entry_loop = sp.weight_loops[0]  # weighted by its trips: counted at its entry
         tail = f", {self._inc(sp)}, {self._sampler(site)})"
         if slot is not None and slot.kind == "shared":
             base = self._shared_base(site, slot)

@@ -7,6 +7,7 @@ in both placements (Mode.loop_entry False forces the first iteration) and per ac
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ __device__ int rows(const int *d, const int *lab, const int *model, const int *f
     for (int r = 0; r < 3; r++)
         if (flag[r] > 0) {
             for (int c = 0; c < n; c++)
-                s += d[t + c] * model[r * 8 + lab[c]];
+                s += d[t + c] * model[r * 8 + lab[c]] + flag[r];
             for (int c = 0; c < n; c++) {
                 int k = 2 * c;
                 s += d[t + k];
@@ -56,7 +57,8 @@ DEFAULT = Mode.parse("default")
 MODES = {"entry": DEFAULT,
          "first iteration": dataclasses.replace(DEFAULT, loop_entry=False),
          "per access": dataclasses.replace(DEFAULT, ranges=False)}
-LOOP = "for (int c = 0; c < n; c++)\n                s += d[t + c] * model[r * 8 + lab[c]];"
+LOOP = ("for (int c = 0; c < n; c++)\n                s += d[t + c] * model[r * 8 + lab[c]] + "
+        "flag[r];")
 
 
 def _planned(mode):
@@ -76,6 +78,12 @@ def test_counts_move_to_the_loop_entry():
     assert at_entry == {("d[t + c]", False), ("model[r * 8 + lab[c]]", True),
                         ("lab[c]", False), ("d[j]", False)}
     assert set(how) - at_entry == {("d[t + k]", False)}  # k is set in the loop: 1st iteration
+    # flag[r] is invariant in the c loop: weighted by its trips alone, counted at its entry
+    weighted = [sp for sp in plan.sites.values() if sp.site.text == "flag[r]" and
+                sp.strategy == "hook" and sp.weight_loops]
+    assert len(weighted) == 1 and weighted[0].weight_loops[0] in plan.entry
+    assert re.search(r"::gmprof::dm<\d+, \d+, ::gmprof::\w+>\(&\(flag\[r\]\), "
+                     r"__gmprof_trip_\d+, nullptr\);", text)
     # co's loop is the user's text, byte for byte; the j loops' bodies too (their conditions
     # read hi[t], counted per access); their counts come before them
     assert LOOP in text
@@ -126,7 +134,7 @@ def test_loop_entry_counts(prof, mode, block, n):
     for t in range(threads):
         for r in (0, 2):
             for c in range(n):
-                want_out[t] += d[t + c] * model[r * 8 + lab[c]]
+                want_out[t] += d[t + c] * model[r * 8 + lab[c]] + flag[r]
                 want_d[t + c] += 1
                 want_model[r * 8 + lab[c]] += 1
             for c in range(n):
@@ -150,6 +158,8 @@ def test_loop_entry_counts(prof, mode, block, n):
     trips1 = np.maximum(hi - lo, 0)
     trips2 = np.maximum((hi - lo) // 2, 0)  # j = lo + 1, lo + 3, ... < hi
     np.testing.assert_array_equal(report.array("hi").counts, trips1 + 1 + trips2 + 1)
-    np.testing.assert_array_equal(report.array("flag").counts, np.full(3, threads))
+    # flag[r]: every thread reads it in the condition, and n times more where the c loop runs
+    np.testing.assert_array_equal(report.array("flag").counts,
+                                  threads * np.array([1 + n, 1, 1 + n]))
     for name in ("d", "model", "lab", "lo", "hi"):
         assert report.array(name).label == "exact" and report.array(name).out_of_range == 0
