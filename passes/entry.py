@@ -1,12 +1,13 @@
 """FindLoopEntries: loops whose once-per-entry counts can be made before the loop starts.
 
-A planning helper (PlanCounters asks it once every site has a plan). A range (ranges.py) or a
-spread (spread.py) is counted once per entry of its loop, from the
-site's address in the loop's first iteration. Made inside that iteration, the count costs the
-loop a branch on "first iteration?" in every iteration and a large block of hook code in its
-body, and nvcc then neither unrolls nor pipelines the loop: co's `c` loop (one multiply-add a
-trip) ran as a single-issue loop, 16x unrolled natively (issue 17). Made before the loop, with
-the iterator set to its first value in a scope of its own, the loop's body is the user's alone:
+A planning helper (PlanCounters asks it once every site has a plan). A range (ranges.py), a
+spread (spread.py) and a site weighted by the loop's trip count (plan.py) are counted once per
+entry of their loop, from the site's address in its first iteration. Made inside that
+iteration, the count costs the loop a branch on "first iteration?" in every iteration and a
+large block of hook code in its body, and nvcc then neither unrolls nor pipelines the loop:
+co's `c` loop (one multiply-add a trip) ran rolled, 16x unrolled natively (issue 17). Made
+before the loop, with the iterator set to its first value in a scope of its own, the loop's
+body is the user's alone:
 
     for (int c = 0; c < nCol; c++) t += data[(r + n_idx) * nCol + c];
  -> { { int c = 0; unsigned __gmprof_trip_0 = ::gmprof::trips(c, nCol, 1, <);
@@ -14,8 +15,7 @@ the iterator set to its first value in a scope of its own, the loop's body is th
       for (int c = 0; c < nCol; c++) t += data[(r + n_idx) * nCol + c]; }
 
 The count at entry is the one the first iteration would have made when:
-  - every site counted per entry of the loop (a range, a spread, or a site weighted by the
-    loop's trip count) runs in each of its iterations (ranges.py's
+  - every site counted per entry of the loop runs in each of its iterations (ranges.py's
     loop_problem for that site: a counted loop, no early exit, the site under no condition in
     it), so it runs in the first iteration exactly when the trip count is not zero, and the
     entry counts only then;
