@@ -9,9 +9,12 @@ sites and local arrays cost nothing and are only counted), with
   mode      EACH (every thread updates a counter), WARP / UNIFORM (one lane per group),
             BLOCK (one thread per block)
   how       per access; x trips (counted once per entry of loops it is invariant in);
-            range (two difference-array updates per entry of its loop); gather (its index's
+            range (two difference-array updates per entry of its loop); spread (a BLOCK shared
+            site's iterations shared out over the block, per entry); gather (its index's
             range, turned into counts on the host); twin (a range whose elements are a
-            gather's index walk: nothing, where the arrays are alike at the launch)
+            gather's index walk: nothing, where the arrays are alike at the launch); @entry:
+            made before the loop, its body as written (passes/entry.py), @1st: in its first
+            iteration
   depth     the loops around it (a per-access hook in a deep loop is the expensive kind)
   why       the planner's reason (the first thing static analysis could not prove)
 Counts that fail their formula at a launch are demoted to hooks at run time; they are not
@@ -30,15 +33,20 @@ sys.path.insert(0, str(ROOT))
 SIX = "co,em_v1,bo_v2,jcb_v1,spmv,dxtc"
 
 
-def _how(sp) -> str:
+def _how(sp, plan) -> str:
+    """The kind of count; for a count per loop entry, where it is made: at the loop's entry
+    (`@entry`, passes/entry.py: the loop's body as written) or in its first iteration
+    (`@1st`: a branch and the hook's code in every iteration's body)."""
     if sp.gather is not None:
-        return "gather"
+        where = "@entry" if sp.gather[1].range.loop in getattr(plan, "entry", {}) else "@1st"
+        return "gather" + where
     if getattr(sp, "twin", None) is not None:
         return "twin"
-    if getattr(sp, "spread", None) is not None:
-        return "spread"
-    if sp.range is not None:
-        return "range"
+    loop = sp.spread.loop if getattr(sp, "spread", None) is not None else \
+        sp.range.loop if sp.range is not None else None
+    if loop is not None:
+        where = "@entry" if loop in getattr(plan, "entry", {}) else "@1st"
+        return ("spread" if getattr(sp, "spread", None) is not None else "range") + where
     if sp.weight_loops:
         return "x trips(" + ",".join(loop.label for loop in sp.weight_loops) + ")"
     return "per access"
@@ -67,7 +75,7 @@ def sites(sample_dir: Path, profile: str, mode_name: str) -> list[dict]:
                      "location": str(site.location) if hasattr(site, "location") else "",
                      "text": getattr(site, "text", ""),
                      "object": sp.slot.name if sp.slot is not None else "(found at run time)",
-                     "mode": sp.mode, "how": _how(sp), "depth": _depth(sp),
+                     "mode": sp.mode, "how": _how(sp, plan), "depth": _depth(sp),
                      "why": sp.reason})
     return rows
 

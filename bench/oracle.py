@@ -4,6 +4,7 @@ its exact counts, profiled by gmprof in every mode asked for; print every mismat
     python3 bench/oracle.py --count 1000 --seed 0 [--backend cpu|gpu] [--modes default,SA,...]
                             [--all-features] [--shrink DIR] [--counts-out FILE] [--jobs J]
     python3 bench/oracle.py --compare cpu.json gpu.json     # two --counts-out files
+    python3 bench/oracle.py --ranges --modes default,default/first,SA,basic   # loop walks
 
 The GPU check of issue 11 (the first 300 kernels, the same counts on both backends):
     python3 bench/oracle.py --backend gpu --count 300 --counts-out gpu.json
@@ -48,6 +49,9 @@ def main(argv=None) -> int:
                     help="write every kernel's gmprof counts (JSON) to compare two backends")
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"),
                     help="compare two --counts-out files (every kernel, mode, array, counter)")
+    ap.add_argument("--ranges", action="store_true",
+                    help="kernels whose reads walk constant-bound loops (range, spread and "
+                         "loop-entry counting); other seeds' kernels than without it")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     if args.compare:
@@ -59,7 +63,7 @@ def main(argv=None) -> int:
     log = None if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
     t0 = time.time()
     out = harness.run(seeds, args.backend, modes, disabled, args.batch, log,
-                      counts_out=args.counts_out, jobs=args.jobs)
+                      counts_out=args.counts_out, jobs=args.jobs, ranges=args.ranges)
     for m in out.mismatches:
         fam = harness.families(out.failed_seeds[m.seed])
         print(f"MISMATCH {m}" + (f"  (known: {', '.join(fam)})" if fam else ""))

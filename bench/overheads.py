@@ -6,7 +6,9 @@ optimisation before the full `gmprof bench` (which also runs the case studies).
                                [--paper] [--out docs/results] [--budget-s 270]
 
 A mode may end in `/noranges` (`default/noranges:dm`): the same mode without range and gather
-counting (passes/ranges.py, passes/gathers.py), to measure what they save in the same run.
+counting (passes/ranges.py, passes/gathers.py), to measure what they save in the same run; or in
+`/first` (`default/first:shm`): once-per-entry counts made in the loop's first iteration, not
+before the loop (passes/entry.py), to measure what the placement saves.
 
 Prints one row per (sample, mode): native and instrumented ms (medians of --repeat runs, summed
 over the profiled launches), overhead = instrumented / native - 1, where the counters lived and
@@ -49,8 +51,10 @@ def parse_modes(text: str, error) -> list:
         mode = Mode.parse(name, profile=profile or "both")
         if variant == "noranges":
             mode = dataclasses.replace(mode, ranges=False)
+        elif variant == "first":
+            mode = dataclasses.replace(mode, loop_entry=False)
         elif variant:
-            error(f"unknown mode variant /{variant} (known: /noranges)")
+            error(f"unknown mode variant /{variant} (known: /noranges, /first)")
         modes.append(mode)
     return modes
 

@@ -34,6 +34,11 @@ class Mode:
     # range counting (passes/ranges.py): a device access that walks a range in a loop is
     # counted once per entry of the loop. False: per access (to measure what ranges save).
     ranges: bool = True
+    # where a loop's once-per-entry counts (ranges, spreads, gathers) are made: before the loop
+    # where passes/entry.py proves it exact (the loop's body stays as written, so the compiler
+    # unrolls it as without gmprof), else in its first iteration. False: always in the first
+    # iteration (to measure what the placement saves).
+    loop_entry: bool = True
 
     @property
     def exact(self) -> bool:
@@ -53,12 +58,15 @@ class Mode:
         if self.threshold is not None:
             parts.append("TH")
         base = "-".join(parts) or "basic"
-        if Mode(**{**self.__dict__, "ranges": True}) == Mode(profile=self.profile):
+        if Mode(**{**self.__dict__, "ranges": True, "loop_entry": True}) == \
+                Mode(profile=self.profile):
             base = "default"
         if not self.static_counts:
             base += " (no static counts)"
         if not self.ranges:
             base += " (no ranges)"
+        if not self.loop_entry:
+            base += " (counts in first iterations)"
         extra = []
         if self.counter_bits != 32:
             extra.append(f"{self.counter_bits}-bit")

@@ -11,6 +11,8 @@ optimisations as flags); returns a Plan:
             is invariant in and counted in their first iteration only), `lr_start` (enhanced
             mode), or `none` (local arrays)
   loops     the loops whose first iteration and trip count the hooks need
+  entry     of those, the loops whose counts are made before the loop starts (entry.py), so
+            that the loop's body stays as written
 
     basic  every site: hook EACH                      (the paper's GMProf-basic)
     SA     static sites: none; tid-invariant: BLOCK or UNIFORM; warp-uniform: WARP;
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from gmprof.errors import GmprofError
 from gmprof.mode import Mode
 
+from .entry import find_loop_entries
 from .gathers import plan_gathers
 from .ranges import find_range
 from .spread import find_spread
@@ -74,6 +77,7 @@ class Plan:
     slots: list = field(default_factory=list)
     sites: dict = field(default_factory=dict)  # AccessSite -> SitePlan
     loops: dict = field(default_factory=dict)  # Loop -> id (loops needing first/trip state)
+    entry: dict = field(default_factory=dict)  # Loop -> entry.LoopEntry (counted before it)
     kernels: list = field(default_factory=list)  # kernel names
     # a plan for one launch's arrays (the Python runtime plans again before compiling, with
     # the sites the launch's arrays rule out demoted): gathers.py's twins have no hook at all,
@@ -132,6 +136,8 @@ class PlanCounters:
                 self.plan.sites[site] = self._site(site, by_site.get(site, []))
         if any(sp.range is not None for sp in self.plan.sites.values()):
             plan_gathers(self.plan, Slot, self.demoted)
+        if self.mode.loop_entry:
+            self.plan.entry = find_loop_entries(self.program, self.plan)
         return self.plan
 
     # -- objects -------------------------------------------------------------------------

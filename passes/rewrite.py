@@ -15,7 +15,10 @@ thread out flushes the counters); a kernel without `return` ends with `::gmprof:
 instead (one barrier, then the whole block flushes); a kernel that reaches no hook gets neither
 (Plan.counts_on_device). A loop whose first iteration and trip count a site needs is
 wrapped: `{ bool __gmprof_first_0 = true; unsigned __gmprof_trip_0 = 0u; for (...) { if
-(__gmprof_first_0) __gmprof_trip_0 = ::gmprof::trips(...); ... __gmprof_first_0 = false; } }`.
+(__gmprof_first_0) __gmprof_trip_0 = ::gmprof::trips(...); ... __gmprof_first_0 = false; } }`,
+unless its counts are made before it (Plan.entry, entry.py): `{ { int c = 0; unsigned
+__gmprof_trip_0 = ::gmprof::trips(...); if (__gmprof_trip_0) { <counts> } } for (...) ... }`,
+the loop itself untouched.
 
 emit() writes the translation unit for a Target (targets.py): the whole file (host code kept:
 `gmprof instrument`, for nvcc) or device code only (host code blanked line for line: for NVRTC
@@ -50,6 +53,7 @@ class InstrumentSource:
         # statement node -> (span, needs braces, [count calls]): counts placed before the
         # statement, so the user's expression is compiled exactly as without gmprof
         self.hoisted: dict = {}
+        self.entry_calls: dict = {}  # Loop -> [count calls made before it] (Plan.entry)
         self._parents: dict = {}
 
     # -- patch helpers -------------------------------------------------------------------
@@ -97,6 +101,8 @@ class InstrumentSource:
     def _inc(self, sp) -> str:
         if not sp.weight_loops:
             return "1u"
+        if len(sp.weight_loops) == 1 and sp.weight_loops[0] in self.plan.entry:
+            return f"__gmprof_trip_{self.plan.loops[sp.weight_loops[0]]}"  # at the entry
         ids = [self.plan.loops[loop] for loop in sp.weight_loops]
         first = " && ".join(f"__gmprof_first_{k}" for k in ids)
         trips = " * ".join(f"__gmprof_trip_{k}" for k in ids)
@@ -107,11 +113,22 @@ class InstrumentSource:
             return "&__gmprof_sampler"
         return "nullptr"
 
+    def _first_trips(self, loop) -> str:
+        """The count argument of a hook counted once per entry of `loop`: its trip count in
+        the first iteration, 0 in the others (or the trip count, at the entry: Plan.entry)."""
+        k = self.plan.loops[loop]
+        if loop in self.plan.entry:
+            return f"__gmprof_trip_{k}"
+        return f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u)"
+
     def _site(self, sp) -> None:
         site = sp.site
         slot = sp.slot
         obj_index = slot.index if slot is not None else -1
         mode = f"::gmprof::{sp.mode}"
+        entry_loop = None  # the loop counted once per entry of, if any
+        if len(sp.weight_loops) == 1 and sp.weight_loops[0] in self.plan.entry:
+            entry_loop = sp.weight_loops[0]  # weighted by its trips: counted at its entry
         tail = f", {self._inc(sp)}, {self._sampler(site)})"
         if slot is not None and slot.kind == "shared":
             base = self._shared_base(site, slot)
@@ -123,19 +140,18 @@ class InstrumentSource:
                 # sharing them out in the first (spread.py): the lambda's local of the
                 # iterator's name stands for the iterator at iteration first + k * step
                 sd = sp.spread
-                k = self.plan.loops[sd.loop]
+                entry_loop = sd.loop
                 it = sd.iterator
                 head = f"::gmprof::sm_spread_block<{site.id}, {obj_index}>("
                 tail = (f", (const void *)({base}), "
-                        f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), (long long)({it}), "
+                        f"{self._first_trips(sd.loop)}, (long long)({it}), "
                         f"{sd.step}, [&](long long __gmprof_i) {{ decltype({it}) {it} = "
                         f"(decltype({it}))(__gmprof_i); return &({sd.address}); }})")
             elif sp.range is not None:
                 # a BLOCK site walking a range: the block shares it out in the first iteration
-                k = self.plan.loops[sp.range.loop]
+                entry_loop = sp.range.loop
                 head = f"::gmprof::sm_range_block<{site.id}, {obj_index}>("
-                tail = (f", (const void *)({base}), "
-                        f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
+                tail = (f", (const void *)({base}), {self._first_trips(entry_loop)}, "
                         f"(long long)({sp.range.stride}))")
             else:
                 head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
@@ -143,21 +159,20 @@ class InstrumentSource:
         elif sp.gather is not None:
             # counted from the range its index walks (gathers.py)
             pseudo, index = sp.gather
-            k = self.plan.loops[index.range.loop]
+            entry_loop = index.range.loop
             hook = "dm_walk" if self.plan.for_launch else "dm_gather"
             head = f"::gmprof::{hook}<{site.id}, {obj_index}, {pseudo.index}, {mode}>("
-            tail = (f", &({X.span(index.site.node).text}), "
-                    f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
+            tail = (f", &({X.span(index.site.node).text}), {self._first_trips(entry_loop)}, "
                     f"(long long)({index.range.stride}))")
         elif sp.twin is not None and self.plan.for_launch:
             return  # the gather's walk counts it (gathers.py twins), alike at this launch
         elif sp.range is not None:
             # counted once per entry of its loop, as the range it walks (ranges.py); a twin
             # of a gather's index walk only where the host did not find its array alike
-            k = self.plan.loops[sp.range.loop]
+            entry_loop = sp.range.loop
             hook = "dm_twin" if sp.twin is not None else "dm_range"
             head = f"::gmprof::{hook}<{site.id}, {obj_index}, {mode}>("
-            tail = (f", (__gmprof_first_{k} ? __gmprof_trip_{k} : 0u), "
+            tail = (f", {self._first_trips(entry_loop)}, "
                     f"(long long)({sp.range.stride}))")
         else:
             head = f"::gmprof::dm<{site.id}, {obj_index}, {mode}>("
@@ -173,6 +188,12 @@ class InstrumentSource:
         # and type, so it counts the member's words, not the element's
         target = site.member if (site.member is not None and
                                  (slot is None or slot.kind == "shared")) else site.node
+        if entry_loop in self.plan.entry:
+            # counted before the loop, the iterator set to its first value (entry.py)
+            pointer = X.span(target).text if site.form == "pointer" else \
+                f"&({X.span(target).text})"
+            self.entry_calls.setdefault(entry_loop, []).append(f"{head}{pointer}{tail};")
+            return
         hoist = self._hoist_point(site)
         if hoist is not None:
             statement, span, braces = hoist
@@ -285,9 +306,15 @@ class InstrumentSource:
         bound = X.span(loop.bound).text
         step = X.span(loop.step).text if loop.step is not None else "1"
         cmp = {"<": 0, "<=": 1, ">": 2, ">=": 3, "!=": 4}[loop.compare]
-        top = (f" if (__gmprof_first_{k}) __gmprof_trip_{k} = ::gmprof::trips("
-               f"(long long)({iterator}), (long long)({bound}), "
-               f"{'-' if loop.step_sign < 0 else ''}(long long)({step}), {cmp});")
+        trips = (f"::gmprof::trips((long long)({iterator}), (long long)({bound}), "
+                 f"{'-' if loop.step_sign < 0 else ''}(long long)({step}), {cmp})")
+        entry = self.plan.entry.get(loop)
+        if entry is not None:
+            calls = " ".join(self.entry_calls.get(loop, []))
+            self._wrap(loop.node, f"{{ {{ {entry.scope} unsigned __gmprof_trip_{k} = {trips}; "
+                       f"if (__gmprof_trip_{k}) {{ {calls} }} }} ", " }")
+            return
+        top = f" if (__gmprof_first_{k}) __gmprof_trip_{k} = {trips};"
         bottom = f" __gmprof_first_{k} = false; "
         self._wrap(loop.node, f"{{ bool __gmprof_first_{k} = true; unsigned __gmprof_trip_{k} = 0u; ",
                    " }")

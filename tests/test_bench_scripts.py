@@ -106,3 +106,13 @@ def test_overheads_writes_its_tables(tmp_path):
     doc = json.loads((tmp_path / "overheads.json").read_text())
     assert "spmv basic:shm" in doc["not_run"] and "spmv SA-NA:dm" in doc["not_run"]
     assert "Not run (the call's time budget was spent)" in (tmp_path / "overheads.md").read_text()
+
+
+def test_ab_timing_placements_dry_run():
+    """bench/ab_timing.py --placements on the CPU backend: both placements of the
+    once-per-entry counts are built and timed in one run (the GPU rows need a device)."""
+    r = subprocess.run([sys.executable, "bench/ab_timing.py", "co", "--profile", "shm",
+                        "--placements", "--size", "small", "--backend", "cpu", "--rounds", "1",
+                        "--reps", "1"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "  entry " in r.stdout and "  first iteration " in r.stdout

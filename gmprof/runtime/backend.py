@@ -84,6 +84,7 @@ class GpuModule:
         self.raw = raw
         self.names = names
         self._functions: dict = {}
+        self._carveouts: dict = {}  # fit_carveout's answers
 
     def function(self, name):
         if name not in self._functions:
@@ -147,6 +148,37 @@ class GpuModule:
     def static_shared_bytes(self, name) -> int:
         return int(self.function(name).shared_size_bytes)
 
+    def fit_carveout(self, name, grid, block, dynamic: int) -> int | None:
+        """Prefer the smallest shared-memory part of the SM that holds the blocks of this
+        launch that can be resident at once (carveout.py; GMPROF_CARVEOUT=fit): the percent
+        set, or None (left to the driver)."""
+        import ctypes
+
+        from .carveout import fit_percent
+
+        key = (name, tuple(grid), tuple(block), dynamic)
+        if key in self._carveouts:
+            return self._carveouts[key]
+        fn = self.function(name)
+        be = self.backend
+        percent = None
+        try:
+            cuda = ctypes.CDLL("libcuda.so.1")
+            n = ctypes.c_int(0)
+            if cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    ctypes.byref(n), ctypes.c_void_p(int(fn.ptr)),
+                    ctypes.c_int(int(np.prod(block))), ctypes.c_size_t(dynamic)) == 0:
+                percent = fit_percent(int(fn.shared_size_bytes), dynamic,
+                                      be.reserved_shared_per_block, int(np.prod(grid)),
+                                      be.sm_count, n.value, be.max_shared_per_sm)
+            if percent is not None and cuda.cuFuncSetAttribute(
+                    ctypes.c_void_p(int(fn.ptr)), 9, ctypes.c_int(percent)) != 0:
+                percent = None  # 9: CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+        except (OSError, AttributeError, TypeError, ValueError):
+            percent = None
+        self._carveouts[key] = percent
+        return percent
+
 
 class GpuBackend:
     name = "gpu"
@@ -162,6 +194,11 @@ class GpuBackend:
         self.max_threads_per_block = int(props["maxThreadsPerBlock"])
         self.max_shared_per_block = int(props.get("sharedMemPerBlockOptin",
                                                   props["sharedMemPerBlock"]))
+        self.sm_count = int(props.get("multiProcessorCount", 0))
+        self.max_shared_per_sm = int(props.get("sharedMemPerMultiprocessor", 0))
+        self.reserved_shared_per_block = int(props.get("reservedSharedMemPerBlock", 0))
+        # GMPROF_CARVEOUT=fit: the instrumented launch's L1 / shared split (carveout.py)
+        self.carveout = os.environ.get("GMPROF_CARVEOUT", "")
         self.max_grid = tuple(int(x) for x in props["maxGridSize"])
         self.max_block = tuple(int(x) for x in props["maxThreadsDim"])
         self.driver = cp.cuda.runtime.driverGetVersion()

@@ -127,6 +127,10 @@ class Profiler:
                      counted=plan.counts_on_device(li.kernel))
         module = self.modules.module(plan, [name_expression], sm=area.sm)
         C.aim_at_module(slots, module)
+        if area.sm and getattr(backend, "carveout", "") == "fit":
+            # the counter area's shared memory taken from the grid's needs, not L1 (carveout.py)
+            module.fit_carveout(name_expression, li.grid, li.block,
+                                C.dynamic_shared_bytes(area, shared_mem))
 
         # 3. buffers and the launch description
         launch, buffers = C.describe(backend, plan, slots, area, mode, li.grid, li.block,

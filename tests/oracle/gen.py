@@ -49,8 +49,12 @@ class Gen:
     """Draws one kernel from `rng` (random.Random, or Hypothesis' st.randoms()). Features in
     `disabled` are never used."""
 
-    def __init__(self, rng: random.Random, name: str, disabled=frozenset()):
+    def __init__(self, rng: random.Random, name: str, disabled=frozenset(), ranges=False):
         self.r = rng
+        # ranges: some reads in a constant-bound loop walk it (`d[j0 + (e % (D - 5))]`), for
+        # gmprof's range, spread and loop-entry counting (bench/oracle.py --ranges); off, the
+        # random stream and so every kernel are the earlier grammar's
+        self.ranges = ranges
         self.name = name
         self.disabled = set(disabled)
         self.features: set = set()
@@ -387,6 +391,20 @@ class Gen:
         self.scope.append((v,))
         self.loop_depth += 1
         body = self.stmts(r.randint(1, 2 if brace else 1), depth + 1) or [Acc("+=", J)]
+        if self.ranges and kind == "loop_const" and r.random() < 0.7:
+            # a read in every iteration that walks the loop (a range, or a spread when the
+            # rest of its address is a shared array's data and the same for the block)
+            if self.budget > 0 and r.random() < 0.5:
+                rest = self.load(depth + 1)
+            else:
+                rest = self.expr(depth + 1)
+            arrs = ["d", "d"] + (["s"] if self.S > 6 else []) + (["out"] if self.OUT > 6 else [])
+            arr = r.choice(arrs)
+            size = {"d": self.D, "out": self.OUT, "s": self.S}[arr]
+            if arr == "s":
+                self.use("shared")
+            walk = Load(arr, Bin("+", J, Bin("%", rest, Num(size - 5))), "sub")
+            body = [Acc("+=", walk)] + body if brace else body
         self.loop_depth -= 1
         self.scope.pop()
         if not brace and len(body) == 1:
@@ -399,6 +417,45 @@ class Gen:
                 return Acc("+=", Num(5))
             self.use("loop_thread_trip_invariant_site")
         return loop
+
+    def walk(self) -> S:
+        """(ranges) `if (d[a] > b) for (j = 0; j < K; j++) acc += X[j + (e % (size - 6))];`,
+        one to three such reads: device and shared ranges (counted as ranges when the data
+        condition keeps them from static formulas), and `s[(s[j + e] + e') % S]`, a spread when
+        the block reads it alike. e is the same in every iteration: for the block or per
+        thread, a constant, blockIdx.x, the thread's index or a read of d."""
+        r = self.r
+        v = f"j{self.nloop}"
+        self.nloop += 1
+        J = Sym(v, v)
+
+        def rest(block_alike: bool) -> E:
+            opts = [Num(r.randint(0, 9)), Sym("blockIdx.x", "bx"),
+                    Load("d", Num(r.randint(0, self.D - 1)))]
+            if not block_alike:
+                opts += [Sym("tid", "tid", True), Sym("t", "t"),
+                         Load("d", Bin("%", Sym("t", "t"), Num(self.D)))]
+            return r.choice(opts)
+
+        reads = []
+        for _ in range(r.randint(1, 3)):
+            kind = r.choice(["d", "d", "out"] + (["s", "s_spread"] if self.S > 8 else []))
+            if kind == "s_spread":
+                inner = Load("s", Bin("+", J, Bin("%", rest(True), Num(self.S - 6))))
+                reads.append(Load("s", Bin("%", Bin("+", inner, rest(True)), Num(self.S))))
+            else:
+                size = {"d": self.D, "out": self.OUT, "s": self.S}[kind]
+                alike = kind == "s" and r.random() < 0.7
+                reads.append(Load(kind, Bin("+", J, Bin("%", rest(alike), Num(size - 6)))))
+            if kind.startswith("s"):
+                self.use("shared")
+        self.use("loop_const")
+        self.use("if")
+        self.use("data_index")
+        loop = For(v, Num(0), Bin("<", J, Num(r.randint(0, 6))), "++",
+                   [Acc("+=", e) for e in reads])
+        return If(Bin(">", Load("d", Num(r.randint(0, self.D - 1))), Num(r.randint(0, 6))),
+                  [loop])
 
     # ------------------------------------------------------------ the whole kernel
     def kernel(self) -> Kernel:
@@ -433,6 +490,9 @@ class Gen:
                 body.append(Sync())
             if self.budget <= 0:
                 break
+        if self.ranges and all(self.on(f) for f in ("loop_const", "if", "data_index")):
+            for _ in range(r.randint(1, 2)):
+                body.insert(r.randint(0, len(body)), self.walk())
         # locals declared at the top level stay in scope for the next statements; the loop
         # above drops them to keep the model's scoping simple
         body = [Block([s]) if isinstance(s, Local) else s for s in body]
@@ -452,8 +512,8 @@ class Gen:
                       cvals, self.SC)
 
 
-def generate(seed: int, name: str | None = None, disabled=frozenset()) -> Kernel:
-    return Gen(random.Random(seed), name or f"k{seed}", disabled).kernel()
+def generate(seed: int, name: str | None = None, disabled=frozenset(), ranges=False) -> Kernel:
+    return Gen(random.Random(seed), name or f"k{seed}", disabled, ranges).kernel()
 
 
 def kernels(disabled=frozenset(), name: str = "k0"):

@@ -118,7 +118,6 @@ def run_batch(kernels: list, backend: str = "cpu", modes=MODES, log=None,
     """Profile every kernel of one translation unit in every mode (`counts`: filled with
     {kernel: {mode: {array: counts list}}}, to compare backends)."""
     import gmprof
-    from gmprof.mode import Mode
 
     src = "\n".join(k.cuda() for k in kernels)
     found = []
@@ -140,7 +139,7 @@ def run_batch(kernels: list, backend: str = "cpu", modes=MODES, log=None,
 
                 args = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
             try:
-                report = prof.launch(k.name, k.grid, k.block, args, mode=Mode.parse(mode))
+                report = prof.launch(k.name, k.grid, k.block, args, mode=parse_mode(mode))
             except Exception as e:  # noqa: BLE001
                 if len(kernels) > 1 and type(e).__name__ == "CompileError":
                     # one kernel that does not compile fails its whole unit: run each alone
@@ -159,15 +158,27 @@ def run_batch(kernels: list, backend: str = "cpu", modes=MODES, log=None,
     return found
 
 
+def parse_mode(text: str):
+    """A mode's name, or `default/first`: the default mode with once-per-entry counts made in
+    the loop's first iteration (Mode.loop_entry False), not before the loop."""
+    import dataclasses
+
+    from gmprof.mode import Mode
+
+    name, _, variant = text.partition("/")
+    mode = Mode.parse(name)
+    return dataclasses.replace(mode, loop_entry=False) if variant == "first" else mode
+
+
 def run(seeds, backend: str = "cpu", modes=MODES, disabled=None, batch: int = BATCH,
-        log=None, counts_out: str | None = None, jobs: int = 1) -> Outcome:
+        log=None, counts_out: str | None = None, jobs: int = 1, ranges=False) -> Outcome:
     """Generate a kernel per seed (without the `disabled` features), profile, compare."""
     disabled = disabled_features() if disabled is None else frozenset(disabled)
     t0 = time.time()
     res = Outcome()
     seeds = list(seeds)
     counts = {} if counts_out else None
-    batches = pack([generate(s, disabled) for s in seeds], batch)
+    batches = pack([generate(s, disabled, ranges) for s in seeds], batch)
     def absorb(ks, mm, cs):
         if counts is not None:
             counts.update(cs)
@@ -223,8 +234,8 @@ def _batch_job(job):
     return run_batch(ks, backend, modes, None, counts), counts
 
 
-def generate(seed: int, disabled=frozenset()) -> gen.Kernel:
-    k = gen.generate(seed, f"k{seed}", disabled)
+def generate(seed: int, disabled=frozenset(), ranges=False) -> gen.Kernel:
+    k = gen.generate(seed, f"k{seed}", disabled, ranges)
     k.seed = seed
     return k
 

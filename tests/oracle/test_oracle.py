@@ -46,6 +46,20 @@ def test_generated_kernels_match_their_models():
         f"{sorted(out.failed_seeds)}); shrink with bench/oracle.py --shrink:\n{_report(out)}"
 
 
+RANGES_COUNT = 24
+
+
+def test_generated_loop_walks_match_their_models():
+    """--ranges kernels (reads that walk constant-bound loops: range, spread, loop-entry and
+    first-iteration counting) in default mode, default/first and basic."""
+    modes = ("default", "default/first", "basic")
+    out = harness.run(range(CI_SEED, CI_SEED + RANGES_COUNT), modes=modes, jobs=JOBS,
+                      ranges=True)
+    assert out.kernels == RANGES_COUNT and out.launches == RANGES_COUNT * len(modes)
+    assert not out.mismatches, f"{len(out.mismatches)} mismatches (seeds " \
+        f"{sorted(out.failed_seeds)}); bench/oracle.py --ranges --shrink:\n{_report(out)}"
+
+
 def _family_seeds(family: str) -> tuple:
     """FAMILY_KERNELS seeds whose kernels use the family's features, and none of the other
     known families'."""

@@ -7,7 +7,7 @@ __global__ void uniform_reads(const int *col, float *out, int n)
     __syncthreads();
     int j = col[0];
     float acc = 0.0f;
-    { bool __gmprof_first_0 = true; unsigned __gmprof_trip_0 = 0u; for (int k = 0; k < n; k++)
-        { if (__gmprof_first_0) __gmprof_trip_0 = ::gmprof::trips((long long)(k), (long long)(n), (long long)(1), 0); { ::gmprof::sm<2, 2, ::gmprof::BLOCK>(&(s[j]), (const void *)(s), ((__gmprof_first_0) ? (__gmprof_trip_0) : 0u), nullptr); acc += s[j]; } __gmprof_first_0 = false; } }
+    { { int k = 0; unsigned __gmprof_trip_0 = ::gmprof::trips((long long)(k), (long long)(n), (long long)(1), 0); if (__gmprof_trip_0) { ::gmprof::sm<2, 2, ::gmprof::BLOCK>(&(s[j]), (const void *)(s), __gmprof_trip_0, nullptr); } } for (int k = 0; k < n; k++)
+        acc += s[j]; }
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
  ::gmprof::leave_all(); }
