@@ -163,17 +163,23 @@ class GpuModule:
         be = self.backend
         percent = None
         try:
+            # a CuPy RawKernel's CUfunction is its compiled Function's (RawKernel.kernel)
+            ptr = int(getattr(fn, "ptr", None) or fn.kernel.ptr)
             cuda = ctypes.CDLL("libcuda.so.1")
             n = ctypes.c_int(0)
             if cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                    ctypes.byref(n), ctypes.c_void_p(int(fn.ptr)),
+                    ctypes.byref(n), ctypes.c_void_p(ptr),
                     ctypes.c_int(int(np.prod(block))), ctypes.c_size_t(dynamic)) == 0:
                 percent = fit_percent(int(fn.shared_size_bytes), dynamic,
                                       be.reserved_shared_per_block, int(np.prod(grid)),
                                       be.sm_count, n.value, be.max_shared_per_sm)
-            if percent is not None and cuda.cuFuncSetAttribute(
-                    ctypes.c_void_p(int(fn.ptr)), 9, ctypes.c_int(percent)) != 0:
-                percent = None  # 9: CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+            if percent is not None:
+                try:
+                    fn.preferred_shared_memory_carveout = percent
+                except AttributeError:  # 9: CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+                    if cuda.cuFuncSetAttribute(ctypes.c_void_p(ptr), 9,
+                                               ctypes.c_int(percent)) != 0:
+                        percent = None
         except (OSError, AttributeError, TypeError, ValueError):
             percent = None
         self._carveouts[key] = percent
@@ -197,8 +203,9 @@ class GpuBackend:
         self.sm_count = int(props.get("multiProcessorCount", 0))
         self.max_shared_per_sm = int(props.get("sharedMemPerMultiprocessor", 0))
         self.reserved_shared_per_block = int(props.get("reservedSharedMemPerBlock", 0))
-        # GMPROF_CARVEOUT=fit: the instrumented launch's L1 / shared split (carveout.py)
-        self.carveout = os.environ.get("GMPROF_CARVEOUT", "")
+        # the instrumented launch's L1 / shared split (carveout.py): 'fit' unless
+        # GMPROF_CARVEOUT=driver leaves it to the driver
+        self.carveout = os.environ.get("GMPROF_CARVEOUT", "fit")
         self.max_grid = tuple(int(x) for x in props["maxGridSize"])
         self.max_block = tuple(int(x) for x in props["maxThreadsDim"])
         self.driver = cp.cuda.runtime.driverGetVersion()

@@ -9,12 +9,14 @@ between the lanes of a warp, a load of 32 lines that the next 31 columns read ag
 about 64 KB of such lines are live per SM (16 warps), more than 28 KB. The prediction: co's
 shared-memory profile loses its L1 hits, not its time to counting.
 
-`GMPROF_CARVEOUT=fit` (read by the GPU backend) asks, for each instrumented launch, for the
-smallest shared-memory part that still holds every block the grid can have resident at once
-(the grid's blocks over the SMs, at most what occupancy allows), leaving the rest to L1. The
-driver rounds the preference up to a capacity the chip has, and may ignore it. Counts and
-outputs do not depend on it. bench/ab_timing.py --placements times both; until measured it
-stays off.
+The GPU backend asks (unless GMPROF_CARVEOUT=driver), for each instrumented launch whose
+counters live in shared memory, for the smallest shared-memory part that still holds every
+block the grid can have resident at once (the grid's blocks over the SMs, at most what
+occupancy allows), leaving the rest to L1. The driver rounds the preference up to a capacity
+the chip has, and may ignore it. Counts and outputs do not depend on it. Measured on an H100
+(bench/ab_timing.py co --profile shm --placements): native co with the counter area's 8,520
+bytes of dynamic shared memory and nothing else, +0.26x under the driver's choice, +0.00x with
+a 50% carveout; the instrumented kernel 0.48x -> 0.02x.
 """
 from __future__ import annotations
 
