@@ -200,11 +200,17 @@ class ClassifyKernels:
 
         if isinstance(name, X.TemplateId):
             return self.program.facts(name.name)
-        if isinstance(name, c_ast.StructRef) and isinstance(name.name, c_ast.ID) and \
-                isinstance(name.field, c_ast.ID):
-            # obj.f(...) / ptr->f(...): a member function defined in its class's body or
-            # outside it (`S::f`), found by the class named in obj's declaration
-            sym = facts.names[name.name]
+        if isinstance(name, c_ast.StructRef) and isinstance(name.field, c_ast.ID):
+            # obj.f(...) / ptr->f(...) / a[i].f(...) / (*p).f(...): a member function defined
+            # in its class's body or outside it (`S::f`), found by the class named in the
+            # declaration of obj, ptr, a or p (pointers and arrays stripped)
+            root = name.name
+            while isinstance(root, c_ast.ArrayRef) or \
+                    (isinstance(root, c_ast.UnaryOp) and root.op == "*"):
+                root = root.name if isinstance(root, c_ast.ArrayRef) else root.expr
+            if not isinstance(root, c_ast.ID):
+                return None
+            sym = facts.names[root]
             decl = getattr(sym, "decl", None) if sym is not None else None
             cls = _class_name(getattr(decl, "type", None))
             if cls is not None:
@@ -213,11 +219,11 @@ class ClassifyKernels:
 
 
 def _class_name(t):
-    """The class a declaration's type names, through pointers and references: `S *p`,
-    `FDWT<float, 3> f`, `const S &s` -> 'S', 'FDWT', 'S'."""
+    """The class a declaration's type names, through pointers, references and arrays: `S *p`,
+    `FDWT<float, 3> f`, `const S &s`, `S a[4]` -> 'S', 'FDWT', 'S', 'S'."""
     from gmprof.frontend import cxx_ast as X
 
-    while isinstance(t, (c_ast.PtrDecl, X.RefDecl)):
+    while isinstance(t, (c_ast.PtrDecl, X.RefDecl, c_ast.ArrayDecl)):
         t = t.type
     if not isinstance(t, c_ast.TypeDecl):
         return None
