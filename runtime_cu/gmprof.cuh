@@ -149,6 +149,16 @@ namespace gmprof {
 
 __device__ __forceinline__ const Launch &L() { return __gmprof_launch; }
 
+// The hooks' common path is inline (a few dozen instructions a site); what is rare or long runs
+// out of line, one copy in the module, called: finding the object of a pointer gmprof could not
+// resolve (two 64-object scans, about 2,600 SASS instructions a hook when inlined and unrolled,
+// so that files with a few hundred such hooks took ptxas minutes: Rodinia heartwall,
+// cuda-samples reduction), 64-bit division by an element size that is not a power of two,
+// accesses wider than an element. Out-of-line helpers take object numbers, not references into
+// constant memory, and end in no warp collective. `inline` keeps one definition per program
+// (-rdc) without an unused-function warning.
+#define GMPROF_OUTLINE inline __device__ __noinline__
+
 __device__ __forceinline__ unsigned linear_tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 }
@@ -357,14 +367,22 @@ __device__ __forceinline__ void trace(int site, int obj, const volatile void *ad
 
 // ---------------------------------------------------------------- finding the counter
 
+// Bytes D into the object, in elements: element sizes are almost always powers of two (a
+// shift); a 64-bit division (a 12-byte struct) is out of line.
+GMPROF_OUTLINE unsigned long long divide_by_unit(unsigned long long d, unsigned unit) {
+  return d / unit;
+}
+
+__device__ __forceinline__ unsigned long long element_of(const Object &o, unsigned long long d) {
+  return o.unit_shift < 64u ? d >> o.unit_shift : divide_by_unit(d, o.unit);
+}
+
 // Device memory: the element (o.unit bytes each) holding `addr`, or null when outside.
 __device__ __forceinline__ counter_t *device_counter(const Object &o, const volatile void *addr,
                                                      unsigned long long *elem_out) {
   const unsigned long long a = (unsigned long long)addr;
   if (a < o.base || a - o.base >= o.bytes) return nullptr;
-  // element sizes are almost always powers of two: a shift, not a 64-bit division
-  const unsigned long long e = o.unit_shift < 64u ? (a - o.base) >> o.unit_shift
-                                                  : (a - o.base) / o.unit;
+  const unsigned long long e = element_of(o, a - o.base);
   *elem_out = e;
   return reinterpret_cast<counter_t *>(o.counters) + e;
 }
@@ -414,15 +432,12 @@ __device__ __forceinline__ const void *shared_base(int slot) {
 #endif
 }
 
-// Find a shared array by address (pointers gmprof could not resolve at compile time, which may
-// point into shared memory): the slot whose registered base (this block's) and size hold it,
-// or -1. *off: the byte offset within it.
-__device__ __forceinline__ int find_shared_object(const volatile void *addr, long long *off) {
+// The scans below run only for accesses through pointers gmprof could not resolve at compile
+// time: out of line (GMPROF_OUTLINE).
 #if GMPROF_SHARED_BASES
-#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
-  if (!__isShared((const void *)addr)) return -1;  // one instruction spares the scan
-#endif
-  const unsigned long long a = (unsigned long long)addr;
+// The registered shared array (this block's base and the object's size) that holds address A,
+// or -1; *off: the byte offset within it.
+GMPROF_OUTLINE int scan_shared_objects(unsigned long long a, long long *off) {
   for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
     const Object &o = L().obj[k];
     if (o.kind != KIND_SHARED) continue;
@@ -432,14 +447,27 @@ __device__ __forceinline__ int find_shared_object(const volatile void *addr, lon
       return k;
     }
   }
+  return -1;
+}
+#endif
+
+// Find a shared array by address (pointers gmprof could not resolve at compile time, which may
+// point into shared memory): the slot whose registered base (this block's) and size hold it,
+// or -1. *off: the byte offset within it.
+__device__ __forceinline__ int find_shared_object(const volatile void *addr, long long *off) {
+#if GMPROF_SHARED_BASES
+#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
+  if (!__isShared((const void *)addr)) return -1;  // one instruction spares the scan
+#endif
+  return scan_shared_objects((unsigned long long)addr, off);
 #else
   (void)addr; (void)off;
-#endif
   return -1;
+#endif
 }
 
 // Find a device object by address (pointers gmprof could not resolve at compile time).
-__device__ __forceinline__ int find_device_object(const volatile void *addr) {
+GMPROF_OUTLINE int find_device_object(const volatile void *addr) {
   const unsigned long long a = (unsigned long long)addr;
   for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
     const Object &o = L().obj[k];
@@ -520,9 +548,9 @@ __device__ __forceinline__ unsigned who_counts(unsigned inc, const volatile void
 }
 
 // Add `total` to each 4-byte word of shared object `obj` that an access of `size` bytes at byte
-// offset `off` covers.
-__device__ __forceinline__ void add_shared_words(int obj, long long off, unsigned size,
-                                                 unsigned total) {
+// offset `off` covers: out of line for an access that spans words (a float2, a misaligned int).
+GMPROF_OUTLINE void add_shared_words_spanning(int obj, long long off, unsigned size,
+                                              unsigned total) {
   const Object &o = L().obj[obj];
   const long long w0 = off >> 2;
   const long long w1 = (off + (long long)size - 1) >> 2;
@@ -532,6 +560,47 @@ __device__ __forceinline__ void add_shared_words(int obj, long long off, unsigne
   counter_t *area = area_counters() + o.area_offset;
   for (long long w = w0; w <= w1; ++w) {
     if (inside && w >= 0 && w < (long long)o.n_counters) add_to(area + w, total);
+    else out_of_range(obj);
+  }
+}
+
+// The common case inline: the access lies in one word (what the loop above does for w0 == w1).
+__device__ __forceinline__ void add_shared_words(int obj, long long off, unsigned size,
+                                                 unsigned total) {
+  if (size > 4u || ((unsigned)off & 3u) + size > 4u) {
+    add_shared_words_spanning(obj, off, size, total);
+    return;
+  }
+  const Object &o = L().obj[obj];
+  const long long w = off >> 2;
+  if (off >= 0 && (unsigned long long)off < o.bytes && w < (long long)o.n_counters)
+    add_to(area_counters() + o.area_offset + w, total);
+  else
+    out_of_range(obj);
+}
+
+// dm's counting after who counts, out of line, for an access through a pointer gmprof could not
+// resolve (OBJ < 0: shared_obj, found at run time, or else the device object holding P) and for
+// an access wider than one element (a float4 load from a float array touches several).
+GMPROF_OUTLINE void count_out_of_line(int obj, int shared_obj, long long shared_off,
+                                      const volatile void *p, unsigned bytes, unsigned total) {
+  if (shared_obj >= 0) {
+    add_shared_words(shared_obj, shared_off, bytes, total);
+    return;
+  }
+  if (obj < 0) obj = find_device_object(p);
+  if (obj < 0) { out_of_range(-1); return; }
+  const Object &o = L().obj[obj];
+  unsigned long long e;
+  counter_t *c = device_counter(o, p, &e);
+  if (!c) { out_of_range(obj); return; }
+  if (bytes <= 4u) {
+    add_to(c, total);
+    return;
+  }
+  const unsigned n = (bytes + o.unit - 1) / o.unit;
+  for (unsigned k = 0; k < n; ++k) {
+    if (e + k < o.n_counters) add_to(c + k, total);
     else out_of_range(obj);
   }
 }
@@ -550,26 +619,16 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   if (!sampled(s)) return p;
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
-  if (shared_obj >= 0) {
-    add_shared_words(shared_obj, shared_off, (unsigned)sizeof(T), total);
+  if (OBJ < 0 || sizeof(T) > 4u) {
+    count_out_of_line(OBJ, shared_obj, shared_off, p, (unsigned)sizeof(T), total);
     return p;
   }
-  const int obj = OBJ >= 0 ? OBJ : find_device_object(p);
-  if (obj < 0) { out_of_range(-1); return p; }
-  const Object &o = L().obj[obj];
+  // the common case: a known object, one element (units are >= 4 bytes)
+  const Object &o = L().obj[OBJ];
   unsigned long long e;
   counter_t *c = device_counter(o, p, &e);
-  if (!c) { out_of_range(obj); return p; }
-  if (sizeof(T) <= 4u) {  // the common case: one element (units are >= 4 bytes)
-    add_to(c, total);
-    return p;
-  }
-  // an access wider than one element (a float4 load from a float array) touches several
-  const unsigned n = (unsigned)((sizeof(T) + o.unit - 1) / o.unit);
-  for (unsigned k = 0; k < n; ++k) {
-    if (e + k < o.n_counters) add_to(c + k, total);
-    else out_of_range(obj);
-  }
+  if (!c) { out_of_range(OBJ); return p; }
+  add_to(c, total);
 #endif
   return p;
 }
@@ -589,8 +648,7 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
 __device__ __forceinline__ void count_element(const Object &o, int obj, unsigned long long a,
                                               unsigned bytes, unsigned w) {
   if (a < o.base || a - o.base >= o.bytes) { atomicAdd((unsigned *)o.oor, w); return; }
-  const unsigned long long e = o.unit_shift < 64u ? (a - o.base) >> o.unit_shift
-                                                  : (a - o.base) / o.unit;
+  const unsigned long long e = element_of(o, a - o.base);
   counter_t *c = reinterpret_cast<counter_t *>(o.counters) + e;
   const unsigned n = bytes <= o.unit ? 1u : (bytes + o.unit - 1) / o.unit;
   for (unsigned k = 0; k < n; ++k) {
@@ -621,10 +679,10 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
   const Object &o = L().obj[OBJ];
   const unsigned long long a = (unsigned long long)p;
   // the walk in elements of the object, when T is one element at an element boundary
-  const bool elements = sizeof(T) == o.unit && a >= o.base && a - o.base < o.bytes &&
-                        (o.unit_shift < 64u ? ((a - o.base) & (o.unit - 1)) == 0
-                                            : (a - o.base) % o.unit == 0);
-  const long long e0 = elements ? (long long)((a - o.base) / o.unit) : -1;
+  const bool in_object = sizeof(T) == o.unit && a >= o.base && a - o.base < o.bytes;
+  const unsigned long long at = in_object ? element_of(o, a - o.base) : 0ull;
+  const bool elements = in_object && at * o.unit == a - o.base;
+  const long long e0 = elements ? (long long)at : -1;
   const long long last = e0 + (long long)(n - 1u) * d;
   const bool inside = elements && last >= 0 && last < (long long)o.n_counters;
 #if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GMPROF_CPU)
