@@ -39,7 +39,8 @@ class KernelAnalysis:
     targets: dict = field(default_factory=dict)  # SiteClass -> (MemoryObject | None, Value|None)
     calls: list = field(default_factory=list)  # (chain, callee FunctionFacts)
     # calls gmprof cannot see into that may access profiled memory: (call node, callee name,
-    # objects it is handed, or None: any object (a function of the file left unparsed))
+    # objects it is handed, or None: any object (a function of the file left unparsed)), and
+    # optionally a fourth item, the sentence saying why (report/labels.py)
     opaque_calls: list = field(default_factory=list)
 
     def of_site(self, site) -> list[SiteClass]:
@@ -74,6 +75,7 @@ class ClassifyKernels:
         if len(chain) >= _MAX_CALL_DEPTH:
             return
         for call in self._calls(facts):
+            self._receiver(result, facts, call, bindings, values)
             callee = self._callee(facts, call)
             if callee is None:
                 self._opaque(result, facts, call, bindings, values)
@@ -139,6 +141,27 @@ class ClassifyKernels:
                 objects.append(target[0])
         if objects:
             result.opaque_calls.append((call, name or "(an expression)", objects))
+
+    def _receiver(self, result, facts, call, bindings, values) -> None:
+        """`acc.f(x)`, `a[i].f(x)`, `p->f(x)`: a member function reads and writes its object
+        through `this` (its members named bare, `base` for `this->base`), which no site counts
+        (the call itself is no access, accesses.py): a profiled object called on is recorded
+        like one handed to code gmprof cannot see into, so that its counts are labelled lower
+        bounds rather than exact."""
+        from gmprof.frontend import cxx_ast as X
+
+        name = call.name
+        if not isinstance(name, c_ast.StructRef):
+            return
+        receiver = name.name if name.type == "->" else c_ast.UnaryOp("&", name.name,
+                                                                       name.name.coord)
+        target = self._pointer_target(facts, receiver, bindings, values)
+        if target is None or target[0] is None or target[0].space == LOCAL_ARRAY:
+            return
+        text = X.span(name).text
+        result.opaque_calls.append(
+            (call, text, [target[0]], f"{text}() may read or write it through `this` "
+                                      f"(a member function's object is not counted)"))
 
     def _pointer_target(self, facts, expr, bindings, values):
         """(kernel-level object, extra offset) a caller's pointer expression refers to."""
