@@ -123,7 +123,7 @@ struct Launch {
   unsigned int obj_counters;      // counter_t values for the shared objects
   unsigned int lr_offset;         // first word of the live-range statistics (0: none)
   unsigned int area_replicas;     // SM: copies of the area in device memory (>= 1)
-  unsigned int reserved0;
+  unsigned int n_objects;          // slots in use (obj[0, n_objects)); 0: all GMPROF_MAX_OBJECTS
   unsigned long long sample_state; // per-thread sampler state (device functions), u32 each
   unsigned long long area_global; // the area in device memory (SM: area_replicas copies)
   unsigned long long unknown_oor; // accesses whose object gmprof could not find
@@ -433,12 +433,20 @@ __device__ __forceinline__ const void *shared_base(int slot) {
 }
 
 // The scans below run only for accesses through pointers gmprof could not resolve at compile
-// time: out of line (GMPROF_OUTLINE).
+// time: out of line (GMPROF_OUTLINE; ptxas copies such a function into every kernel that calls
+// it, so they are loops, not unrolled) and over the launch's slots in use only.
+__device__ __forceinline__ int objects_in_use() {
+  const unsigned n = L().n_objects;
+  return n == 0u || n > (unsigned)GMPROF_MAX_OBJECTS ? GMPROF_MAX_OBJECTS : (int)n;
+}
+
 #if GMPROF_SHARED_BASES
 // The registered shared array (this block's base and the object's size) that holds address A,
 // or -1; *off: the byte offset within it.
 GMPROF_OUTLINE int scan_shared_objects(unsigned long long a, long long *off) {
-  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+  const int n = objects_in_use();
+#pragma unroll 1
+  for (int k = 0; k < n; ++k) {
     const Object &o = L().obj[k];
     if (o.kind != KIND_SHARED) continue;
     const unsigned long long b = __gmprof_shared_bases[k];
@@ -469,7 +477,9 @@ __device__ __forceinline__ int find_shared_object(const volatile void *addr, lon
 // Find a device object by address (pointers gmprof could not resolve at compile time).
 GMPROF_OUTLINE int find_device_object(const volatile void *addr) {
   const unsigned long long a = (unsigned long long)addr;
-  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+  const int n = objects_in_use();
+#pragma unroll 1
+  for (int k = 0; k < n; ++k) {
     const Object &o = L().obj[k];
     if (o.kind == KIND_DEVICE && a >= o.base && a - o.base < o.bytes) return k;
   }
@@ -928,7 +938,9 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
 #if GMPROF_ENHANCED
 // Close every word's open live range (its accesses so far) before the statistics are flushed.
 __device__ __forceinline__ void close_live_ranges(unsigned first, unsigned stride) {
-  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+  const int n = objects_in_use();
+#pragma unroll 1
+  for (int k = 0; k < n; ++k) {
     const Object &o = L().obj[k];
     if (o.kind != KIND_SHARED || !o.lr_offset) continue;
     volatile counter_t *c = area_counters() + o.area_offset;
