@@ -910,12 +910,16 @@ __device__ __forceinline__ void enter() {
 
 // Add the block's area into its replica of the device-memory totals, words first..stride apart.
 // Blocks flush into one of L().area_replicas copies (by block number), so that thousands of
-// blocks do not all queue on the same few hundred addresses; the host sums the copies.
+// blocks do not all queue on the same few hundred addresses; the host sums the copies (so any
+// copy is right: the block number's low 32 bits choose it, a 32-bit remainder, not the 64-bit
+// one that ptxas expands into every kernel).
 __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
   unsigned *a = area_words();
   const unsigned replicas = L().area_replicas;  // 0 (an old launch description) means 1
   unsigned *g = reinterpret_cast<unsigned *>(L().area_global) +
-                (replicas > 1 ? (linear_bid() % replicas) * L().area_words : 0ull);
+                (replicas > 1 ? (unsigned long long)((unsigned)linear_bid() % replicas) *
+                                    L().area_words
+                              : 0ull);
   // header and per-site words, then the live-range statistics: 32-bit words
   for (unsigned i = AREA_HEADER + first; i < AREA_HEADER + L().n_sites; i += stride) {
     unsigned v = *(volatile unsigned *)(a + i);
