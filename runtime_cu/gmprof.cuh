@@ -574,24 +574,29 @@ GMPROF_OUTLINE void add_shared_words_spanning(int obj, long long off, unsigned s
   }
 }
 
-// The common case inline: the access lies in one word (what the loop above does for w0 == w1).
+// The common cases inline (what the loop above does for them): an access within one word (an
+// int, a char), or whole aligned words, up to four (a double, a float4). SIZE is sizeof(T) at
+// every hook, a constant, so the loop below is one or a few straight updates.
 __device__ __forceinline__ void add_shared_words(int obj, long long off, unsigned size,
                                                  unsigned total) {
-  if (size > 4u || ((unsigned)off & 3u) + size > 4u) {
+  const unsigned lead = (unsigned)off & 3u;
+  const unsigned words = lead == 0u && (size & 3u) == 0u ? size >> 2 : lead + size <= 4u ? 1u : 0u;
+  if (words == 0u || words > 4u) {
     add_shared_words_spanning(obj, off, size, total);
     return;
   }
   const Object &o = L().obj[obj];
-  const long long w = off >> 2;
-  if (off >= 0 && (unsigned long long)off < o.bytes && w < (long long)o.n_counters)
-    add_to(area_counters() + o.area_offset + w, total);
-  else
-    out_of_range(obj);
+  const long long w0 = off >> 2;
+  const bool inside = off >= 0 && (unsigned long long)off < o.bytes;
+  counter_t *area = area_counters() + o.area_offset;
+  for (unsigned k = 0; k < words; ++k) {
+    if (inside && w0 + k < (long long)o.n_counters) add_to(area + w0 + k, total);
+    else out_of_range(obj);
+  }
 }
 
 // dm's counting after who counts, out of line, for an access through a pointer gmprof could not
-// resolve (OBJ < 0: shared_obj, found at run time, or else the device object holding P) and for
-// an access wider than one element (a float4 load from a float array touches several).
+// resolve: shared_obj, found at run time, or else the device object holding P (obj < 0).
 GMPROF_OUTLINE void count_out_of_line(int obj, int shared_obj, long long shared_off,
                                       const volatile void *p, unsigned bytes, unsigned total) {
   if (shared_obj >= 0) {
@@ -629,16 +634,24 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   if (!sampled(s)) return p;
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
-  if (OBJ < 0 || sizeof(T) > 4u) {
+  if (OBJ < 0) {
     count_out_of_line(OBJ, shared_obj, shared_off, p, (unsigned)sizeof(T), total);
     return p;
   }
-  // the common case: a known object, one element (units are >= 4 bytes)
   const Object &o = L().obj[OBJ];
   unsigned long long e;
   counter_t *c = device_counter(o, p, &e);
   if (!c) { out_of_range(OBJ); return p; }
-  add_to(c, total);
+  if (sizeof(T) <= 4u) {  // the common case: one element (units are >= 4 bytes)
+    add_to(c, total);
+    return p;
+  }
+  // an access wider than one element (a float4 load from a float array) touches several
+  const unsigned n = (unsigned)((sizeof(T) + o.unit - 1) / o.unit);
+  for (unsigned k = 0; k < n; ++k) {
+    if (e + k < o.n_counters) add_to(c + k, total);
+    else out_of_range(OBJ);
+  }
 #endif
   return p;
 }
