@@ -158,6 +158,12 @@ __device__ __forceinline__ const Launch &L() { return __gmprof_launch; }
 // constant memory, and end in no warp collective. `inline` keeps one definition per program
 // (-rdc) without an unused-function warning.
 #define GMPROF_OUTLINE inline __device__ __noinline__
+// a loop in an out-of-line helper stays a loop (g++, the CPU backend, has no such pragma)
+#if defined(__CUDACC__) && !defined(GMPROF_CPU)
+#define GMPROF_NO_UNROLL _Pragma("unroll 1")
+#else
+#define GMPROF_NO_UNROLL
+#endif
 
 __device__ __forceinline__ unsigned linear_tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -445,7 +451,7 @@ __device__ __forceinline__ int objects_in_use() {
 // or -1; *off: the byte offset within it.
 GMPROF_OUTLINE int scan_shared_objects(unsigned long long a, long long *off) {
   const int n = objects_in_use();
-#pragma unroll 1
+  GMPROF_NO_UNROLL
   for (int k = 0; k < n; ++k) {
     const Object &o = L().obj[k];
     if (o.kind != KIND_SHARED) continue;
@@ -478,7 +484,7 @@ __device__ __forceinline__ int find_shared_object(const volatile void *addr, lon
 GMPROF_OUTLINE int find_device_object(const volatile void *addr) {
   const unsigned long long a = (unsigned long long)addr;
   const int n = objects_in_use();
-#pragma unroll 1
+  GMPROF_NO_UNROLL
   for (int k = 0; k < n; ++k) {
     const Object &o = L().obj[k];
     if (o.kind == KIND_DEVICE && a >= o.base && a - o.base < o.bytes) return k;
@@ -956,7 +962,7 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
 // Close every word's open live range (its accesses so far) before the statistics are flushed.
 __device__ __forceinline__ void close_live_ranges(unsigned first, unsigned stride) {
   const int n = objects_in_use();
-#pragma unroll 1
+  GMPROF_NO_UNROLL
   for (int k = 0; k < n; ++k) {
     const Object &o = L().obj[k];
     if (o.kind != KIND_SHARED || !o.lr_offset) continue;
