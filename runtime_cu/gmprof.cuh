@@ -1,9 +1,10 @@
 // gmprof device runtime: the counters that instrumented kernels update.
 //
 // Included once at the top of every instrumented translation unit (GPU through NVRTC/nvcc, CPU
-// through the CPU backend's header). Every helper is a template over the accessed type, so
+// through the CPU backend's header). Every hook is a template over the accessed type, so
 // instrumented template kernels work for every instantiation, and over compile-time site and
-// object numbers, so each call compiles to straight-line code.
+// object numbers, so its common path compiles to straight-line code; rare and long paths are
+// out of line (GMPROF_OUTLINE below).
 //
 // The launch's description lives in constant memory (`__gmprof_launch`): the host fills it
 // before each launch with the objects' addresses, sizes and counter buffers. Counters are
@@ -149,14 +150,15 @@ namespace gmprof {
 
 __device__ __forceinline__ const Launch &L() { return __gmprof_launch; }
 
-// The hooks' common path is inline (a few dozen instructions a site); what is rare or long runs
-// out of line, one copy in the module, called: finding the object of a pointer gmprof could not
-// resolve (two 64-object scans, about 2,600 SASS instructions a hook when inlined and unrolled,
-// so that files with a few hundred such hooks took ptxas minutes: Rodinia heartwall,
-// cuda-samples reduction), 64-bit division by an element size that is not a power of two,
-// accesses wider than an element. Out-of-line helpers take object numbers, not references into
-// constant memory, and end in no warp collective. `inline` keeps one definition per program
-// (-rdc) without an unused-function warning.
+// The hooks' common path is inline (a few dozen SASS instructions a site); what is rare or long
+// runs out of line, called (ptxas copies such a function into each kernel that calls it, once,
+// rather than into each hook): finding and counting the object of a pointer gmprof could not
+// resolve (inlined, its two unrolled 64-object scans were about 2,600 SASS instructions a hook,
+// and files with a few hundred such hooks took ptxas minutes: Rodinia heartwall, cuda-samples
+// reduction), a shared access spanning words unevenly, 64-bit division by an element size that
+// is not a power of two. Out-of-line helpers take object numbers, not references into constant
+// memory, and hold no warp collective. `inline` keeps one definition per program (-rdc)
+// without an unused-function warning.
 #define GMPROF_OUTLINE inline __device__ __noinline__
 // a loop in an out-of-line helper stays a loop (g++, the CPU backend, has no such pragma)
 #if defined(__CUDACC__) && !defined(GMPROF_CPU)
@@ -602,14 +604,14 @@ __device__ __forceinline__ void add_shared_words(int obj, long long off, unsigne
 }
 
 // dm's counting after who counts, out of line, for an access through a pointer gmprof could not
-// resolve: shared_obj, found at run time, or else the device object holding P (obj < 0).
-GMPROF_OUTLINE void count_out_of_line(int obj, int shared_obj, long long shared_off,
-                                      const volatile void *p, unsigned bytes, unsigned total) {
+// resolve: into shared_obj, found at run time, or else the device object holding P.
+GMPROF_OUTLINE void count_unresolved(int shared_obj, long long shared_off, const volatile void *p,
+                                     unsigned bytes, unsigned total) {
   if (shared_obj >= 0) {
     add_shared_words(shared_obj, shared_off, bytes, total);
     return;
   }
-  if (obj < 0) obj = find_device_object(p);
+  const int obj = find_device_object(p);
   if (obj < 0) { out_of_range(-1); return; }
   const Object &o = L().obj[obj];
   unsigned long long e;
@@ -641,7 +643,7 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
   if (OBJ < 0) {
-    count_out_of_line(OBJ, shared_obj, shared_off, p, (unsigned)sizeof(T), total);
+    count_unresolved(shared_obj, shared_off, p, (unsigned)sizeof(T), total);
     return p;
   }
   const Object &o = L().obj[OBJ];
