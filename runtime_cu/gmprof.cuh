@@ -155,8 +155,9 @@ __device__ __forceinline__ const Launch &L() { return __gmprof_launch; }
 // rather than into each hook): finding and counting the object of a pointer gmprof could not
 // resolve (inlined, its two unrolled 64-object scans were about 2,600 SASS instructions a hook,
 // and files with a few hundred such hooks took ptxas minutes: Rodinia heartwall, cuda-samples
-// reduction), a shared access spanning words unevenly, 64-bit division by an element size that
-// is not a power of two. Out-of-line helpers take object numbers, not references into constant
+// reduction), an access wider than an element of its device array (a float4 of a float array)
+// or spanning shared words unevenly, 64-bit division by an element size that is not a power of
+// two. Out-of-line helpers take object numbers, not references into constant
 // memory, and hold no warp collective. `inline` keeps one definition per program (-rdc)
 // without an unused-function warning.
 #define GMPROF_OUTLINE inline __device__ __noinline__
@@ -603,6 +604,19 @@ __device__ __forceinline__ void add_shared_words(int obj, long long off, unsigne
   }
 }
 
+// An access of BYTES bytes wider than one element (a float4 load from a float array), from
+// element E of device object OBJ on: the elements it covers, each TOTAL times.
+GMPROF_OUTLINE void count_elements(int obj, unsigned long long e, unsigned bytes,
+                                   unsigned total) {
+  const Object &o = L().obj[obj];
+  counter_t *c = reinterpret_cast<counter_t *>(o.counters) + e;
+  const unsigned n = (bytes + o.unit - 1) / o.unit;
+  for (unsigned k = 0; k < n; ++k) {
+    if (e + k < o.n_counters) add_to(c + k, total);
+    else out_of_range(obj);
+  }
+}
+
 // dm's counting after who counts, out of line, for an access through a pointer gmprof could not
 // resolve: into shared_obj, found at run time, or else the device object holding P.
 GMPROF_OUTLINE void count_unresolved(int shared_obj, long long shared_off, const volatile void *p,
@@ -617,15 +631,11 @@ GMPROF_OUTLINE void count_unresolved(int shared_obj, long long shared_off, const
   unsigned long long e;
   counter_t *c = device_counter(o, p, &e);
   if (!c) { out_of_range(obj); return; }
-  if (bytes <= 4u) {
+  if (bytes <= 4u || bytes == o.unit) {
     add_to(c, total);
     return;
   }
-  const unsigned n = (bytes + o.unit - 1) / o.unit;
-  for (unsigned k = 0; k < n; ++k) {
-    if (e + k < o.n_counters) add_to(c + k, total);
-    else out_of_range(obj);
-  }
+  count_elements(obj, e, bytes, total);
 }
 
 // Device memory, or (OBJ < 0: a pointer gmprof could not resolve) whatever the address holds: a
@@ -650,16 +660,12 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   unsigned long long e;
   counter_t *c = device_counter(o, p, &e);
   if (!c) { out_of_range(OBJ); return p; }
-  if (sizeof(T) <= 4u) {  // the common case: one element (units are >= 4 bytes)
+  // the common case: one element (units are >= 4 bytes; a double of a double array)
+  if (sizeof(T) <= 4u || sizeof(T) == o.unit) {
     add_to(c, total);
     return p;
   }
-  // an access wider than one element (a float4 load from a float array) touches several
-  const unsigned n = (unsigned)((sizeof(T) + o.unit - 1) / o.unit);
-  for (unsigned k = 0; k < n; ++k) {
-    if (e + k < o.n_counters) add_to(c + k, total);
-    else out_of_range(OBJ);
-  }
+  count_elements(OBJ, e, (unsigned)sizeof(T), total);
 #endif
   return p;
 }

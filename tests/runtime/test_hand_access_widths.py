@@ -1,8 +1,10 @@
-"""Shared accesses of every width the hooks take apart (gmprof.cuh add_shared_words): a double
-(two aligned words, inline), a 12-byte struct (three words, inline), a 20-byte struct (five
-words, the out-of-line loop), a member of a struct (one word). basic and basic-SM count them
-with hooks (default counts them by formula, trace by its log). Counts are per 4-byte word;
-expected values derived by hand."""
+"""Accesses of every width the hooks take apart. Shared (gmprof.cuh add_shared_words, counts per
+4-byte word): a double (two aligned words, inline), a 12-byte struct (three words, inline), a
+20-byte struct (five words, the out-of-line loop), a member of a struct (one word). Device
+(counts per element): a double of a double array (one element, inline), a float4 of a float
+array and a double2 of a double array (several elements, count_elements out of line). basic and
+basic-SM count them with hooks (default by formula where it can, trace by its log). Expected
+values derived by hand."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,6 +28,13 @@ __global__ void widths(const double *in, float *out) {
     s5[t] = y;
     __syncthreads();
     out[t] = (float)(sd[(t + 1) % 4] + s3[3 - t].a + s5[0].e);
+}
+
+__global__ void vectors(const float *f, const double *d, float *out) {
+    int t = threadIdx.x;
+    float4 v = reinterpret_cast<const float4 *>(f)[t];
+    double2 w = reinterpret_cast<const double2 *>(d)[t];
+    out[t] = v.x + v.y + v.z + v.w + (float)(w.x + w.y + d[t]);
 }
 """
 
@@ -54,4 +63,24 @@ def test_shared_accesses_of_several_words(prof, mode):
         assert report.array(name).out_of_range == 0, name
     np.testing.assert_array_equal(report.array("in").counts, np.ones(n))
     np.testing.assert_array_equal(report.array("out").counts, np.ones(n))
+    assert report.run.outputs_identical
+
+
+@pytest.mark.parametrize("mode", ["default", "basic", "basic-SM", "trace"])
+def test_device_accesses_of_several_elements(prof, mode):
+    n = 4
+    f = np.arange(4 * n, dtype=np.float32)
+    d = np.arange(2 * n, dtype=np.float64)
+    out = np.zeros(n, np.float32)
+    report = prof.launch("vectors", 1, n, [f, d, out], mode=Mode.parse(mode))
+    t = np.arange(n)
+    np.testing.assert_array_equal(out, f.reshape(n, 4).sum(axis=1) + d[2 * t] + d[2 * t + 1] + d[t])
+    # thread t reads f[4t..4t+3] (one float4), d[2t], d[2t+1] (one double2) and d[t]
+    np.testing.assert_array_equal(report.array("f").counts, np.ones(4 * n))
+    want_d = np.ones(2 * n, np.int64)
+    want_d[:n] += 1
+    np.testing.assert_array_equal(report.array("d").counts, want_d)
+    np.testing.assert_array_equal(report.array("out").counts, np.ones(n))
+    for name in ("f", "d", "out"):
+        assert report.array(name).out_of_range == 0, name
     assert report.run.outputs_identical
