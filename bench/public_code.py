@@ -102,8 +102,9 @@ def nvcc(src: Path, includes: list[Path], out_dir: Path, depends: list[str] = ()
     the local headers it reads (`depends`)."""
     flags = ["-cubin", "-arch=sm_90", "-std=c++17", "-w"] + [f"-I{d}" for d in includes]
     cmd = ["nvcc", *flags, "-o", str(out_dir / f"{src.stem}.cubin"), str(src)]
+    # the headers' texts keep undecodable bytes as surrogates (a cp1252 comment byte)
     key = hashlib.sha256("\0".join([" ".join(flags), src.read_text(errors="replace"),
-                                     *depends]).encode()).hexdigest()
+                                     *depends]).encode(errors="surrogateescape")).hexdigest()
     cached = CACHE / key
     if cached.exists():
         text = cached.read_text()

@@ -276,6 +276,8 @@ class FindAccesses(Visitor):
         while isinstance(parent, c_ast.StructRef) and parent.type == "." and \
                 parent.name is (member or node):
             member, parent = parent, self.parents.get(parent)
+        if member is not None and isinstance(parent, c_ast.FuncCall) and parent.name is member:
+            return  # acc.f(x), a[i].f(x): a member function's call, no memory read there
         self.sites.append(AccessSite(node, obj, kind, tuple(subscripts), via, form,
                                      self.function, reason, atomic, member=member))
 

@@ -39,7 +39,8 @@ class KernelAnalysis:
     targets: dict = field(default_factory=dict)  # SiteClass -> (MemoryObject | None, Value|None)
     calls: list = field(default_factory=list)  # (chain, callee FunctionFacts)
     # calls gmprof cannot see into that may access profiled memory: (call node, callee name,
-    # objects it is handed, or None: any object (a function of the file left unparsed))
+    # objects it is handed, or None: any object (a function of the file left unparsed)), and
+    # optionally a fourth item, the sentence saying why (report/labels.py)
     opaque_calls: list = field(default_factory=list)
 
     def of_site(self, site) -> list[SiteClass]:
@@ -74,6 +75,7 @@ class ClassifyKernels:
         if len(chain) >= _MAX_CALL_DEPTH:
             return
         for call in self._calls(facts):
+            self._receiver(result, facts, call, bindings, values)
             callee = self._callee(facts, call)
             if callee is None:
                 self._opaque(result, facts, call, bindings, values)
@@ -140,6 +142,27 @@ class ClassifyKernels:
         if objects:
             result.opaque_calls.append((call, name or "(an expression)", objects))
 
+    def _receiver(self, result, facts, call, bindings, values) -> None:
+        """`acc.f(x)`, `a[i].f(x)`, `p->f(x)`: a member function reads and writes its object
+        through `this` (its members named bare, `base` for `this->base`), which no site counts
+        (the call itself is no access, accesses.py): a profiled object called on is recorded
+        like one handed to code gmprof cannot see into, so that its counts are labelled lower
+        bounds rather than exact."""
+        from gmprof.frontend import cxx_ast as X
+
+        name = call.name
+        if not isinstance(name, c_ast.StructRef):
+            return
+        receiver = name.name if name.type == "->" else c_ast.UnaryOp("&", name.name,
+                                                                       name.name.coord)
+        target = self._pointer_target(facts, receiver, bindings, values)
+        if target is None or target[0] is None or target[0].space == LOCAL_ARRAY:
+            return
+        text = X.span(name).text
+        result.opaque_calls.append(
+            (call, text, [target[0]], f"{text}() may read or write it through `this` "
+                                      f"(a member function's object is not counted)"))
+
     def _pointer_target(self, facts, expr, bindings, values):
         """(kernel-level object, extra offset) a caller's pointer expression refers to."""
         from .accesses import FindAccesses
@@ -200,11 +223,17 @@ class ClassifyKernels:
 
         if isinstance(name, X.TemplateId):
             return self.program.facts(name.name)
-        if isinstance(name, c_ast.StructRef) and isinstance(name.name, c_ast.ID) and \
-                isinstance(name.field, c_ast.ID):
-            # obj.f(...) / ptr->f(...): a member function defined in its class's body or
-            # outside it (`S::f`), found by the class named in obj's declaration
-            sym = facts.names[name.name]
+        if isinstance(name, c_ast.StructRef) and isinstance(name.field, c_ast.ID):
+            # obj.f(...) / ptr->f(...) / a[i].f(...) / (*p).f(...): a member function defined
+            # in its class's body or outside it (`S::f`), found by the class named in the
+            # declaration of obj, ptr, a or p (pointers and arrays stripped)
+            root = name.name
+            while isinstance(root, c_ast.ArrayRef) or \
+                    (isinstance(root, c_ast.UnaryOp) and root.op == "*"):
+                root = root.name if isinstance(root, c_ast.ArrayRef) else root.expr
+            if not isinstance(root, c_ast.ID):
+                return None
+            sym = facts.names[root]
             decl = getattr(sym, "decl", None) if sym is not None else None
             cls = _class_name(getattr(decl, "type", None))
             if cls is not None:
@@ -213,11 +242,11 @@ class ClassifyKernels:
 
 
 def _class_name(t):
-    """The class a declaration's type names, through pointers and references: `S *p`,
-    `FDWT<float, 3> f`, `const S &s` -> 'S', 'FDWT', 'S'."""
+    """The class a declaration's type names, through pointers, references and arrays: `S *p`,
+    `FDWT<float, 3> f`, `const S &s`, `S a[4]` -> 'S', 'FDWT', 'S', 'S'."""
     from gmprof.frontend import cxx_ast as X
 
-    while isinstance(t, (c_ast.PtrDecl, X.RefDecl)):
+    while isinstance(t, (c_ast.PtrDecl, X.RefDecl, c_ast.ArrayDecl)):
         t = t.type
     if not isinstance(t, c_ast.TypeDecl):
         return None

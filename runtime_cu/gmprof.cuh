@@ -1,9 +1,10 @@
 // gmprof device runtime: the counters that instrumented kernels update.
 //
 // Included once at the top of every instrumented translation unit (GPU through NVRTC/nvcc, CPU
-// through the CPU backend's header). Every helper is a template over the accessed type, so
+// through the CPU backend's header). Every hook is a template over the accessed type, so
 // instrumented template kernels work for every instantiation, and over compile-time site and
-// object numbers, so each call compiles to straight-line code.
+// object numbers, so its common path compiles to straight-line code; rare and long paths are
+// out of line (GMPROF_OUTLINE below).
 //
 // The launch's description lives in constant memory (`__gmprof_launch`): the host fills it
 // before each launch with the objects' addresses, sizes and counter buffers. Counters are
@@ -123,7 +124,7 @@ struct Launch {
   unsigned int obj_counters;      // counter_t values for the shared objects
   unsigned int lr_offset;         // first word of the live-range statistics (0: none)
   unsigned int area_replicas;     // SM: copies of the area in device memory (>= 1)
-  unsigned int reserved0;
+  unsigned int n_objects;          // slots in use (obj[0, n_objects)); 0: all GMPROF_MAX_OBJECTS
   unsigned long long sample_state; // per-thread sampler state (device functions), u32 each
   unsigned long long area_global; // the area in device memory (SM: area_replicas copies)
   unsigned long long unknown_oor; // accesses whose object gmprof could not find
@@ -148,6 +149,24 @@ __constant__ gmprof::Launch __gmprof_launch;
 namespace gmprof {
 
 __device__ __forceinline__ const Launch &L() { return __gmprof_launch; }
+
+// The hooks' common path is inline (a few dozen SASS instructions a site); what is rare or long
+// runs out of line, called (ptxas copies such a function into each kernel that calls it, once,
+// rather than into each hook): finding and counting the object of a pointer gmprof could not
+// resolve (inlined, its two unrolled 64-object scans were about 2,600 SASS instructions a hook,
+// and files with a few hundred such hooks took ptxas minutes: Rodinia heartwall, cuda-samples
+// reduction), an access wider than an element of its device array (a float4 of a float array)
+// or spanning shared words unevenly, 64-bit division by an element size that is not a power of
+// two. Out-of-line helpers take object numbers, not references into constant
+// memory, and hold no warp collective. `inline` keeps one definition per program (-rdc)
+// without an unused-function warning.
+#define GMPROF_OUTLINE inline __device__ __noinline__
+// a loop in an out-of-line helper stays a loop (g++, the CPU backend, has no such pragma)
+#if defined(__CUDACC__) && !defined(GMPROF_CPU)
+#define GMPROF_NO_UNROLL _Pragma("unroll 1")
+#else
+#define GMPROF_NO_UNROLL
+#endif
 
 __device__ __forceinline__ unsigned linear_tid() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -357,14 +376,22 @@ __device__ __forceinline__ void trace(int site, int obj, const volatile void *ad
 
 // ---------------------------------------------------------------- finding the counter
 
+// Bytes D into the object, in elements: element sizes are almost always powers of two (a
+// shift); a 64-bit division (a 12-byte struct) is out of line.
+GMPROF_OUTLINE unsigned long long divide_by_unit(unsigned long long d, unsigned unit) {
+  return d / unit;
+}
+
+__device__ __forceinline__ unsigned long long element_of(const Object &o, unsigned long long d) {
+  return o.unit_shift < 64u ? d >> o.unit_shift : divide_by_unit(d, o.unit);
+}
+
 // Device memory: the element (o.unit bytes each) holding `addr`, or null when outside.
 __device__ __forceinline__ counter_t *device_counter(const Object &o, const volatile void *addr,
                                                      unsigned long long *elem_out) {
   const unsigned long long a = (unsigned long long)addr;
   if (a < o.base || a - o.base >= o.bytes) return nullptr;
-  // element sizes are almost always powers of two: a shift, not a 64-bit division
-  const unsigned long long e = o.unit_shift < 64u ? (a - o.base) >> o.unit_shift
-                                                  : (a - o.base) / o.unit;
+  const unsigned long long e = element_of(o, a - o.base);
   *elem_out = e;
   return reinterpret_cast<counter_t *>(o.counters) + e;
 }
@@ -414,16 +441,21 @@ __device__ __forceinline__ const void *shared_base(int slot) {
 #endif
 }
 
-// Find a shared array by address (pointers gmprof could not resolve at compile time, which may
-// point into shared memory): the slot whose registered base (this block's) and size hold it,
-// or -1. *off: the byte offset within it.
-__device__ __forceinline__ int find_shared_object(const volatile void *addr, long long *off) {
+// The scans below run only for accesses through pointers gmprof could not resolve at compile
+// time: out of line (GMPROF_OUTLINE; ptxas copies such a function into every kernel that calls
+// it, so they are loops, not unrolled) and over the launch's slots in use only.
+__device__ __forceinline__ int objects_in_use() {
+  const unsigned n = L().n_objects;
+  return n == 0u || n > (unsigned)GMPROF_MAX_OBJECTS ? GMPROF_MAX_OBJECTS : (int)n;
+}
+
 #if GMPROF_SHARED_BASES
-#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
-  if (!__isShared((const void *)addr)) return -1;  // one instruction spares the scan
-#endif
-  const unsigned long long a = (unsigned long long)addr;
-  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+// The registered shared array (this block's base and the object's size) that holds address A,
+// or -1; *off: the byte offset within it.
+GMPROF_OUTLINE int scan_shared_objects(unsigned long long a, long long *off) {
+  const int n = objects_in_use();
+  GMPROF_NO_UNROLL
+  for (int k = 0; k < n; ++k) {
     const Object &o = L().obj[k];
     if (o.kind != KIND_SHARED) continue;
     const unsigned long long b = __gmprof_shared_bases[k];
@@ -432,16 +464,31 @@ __device__ __forceinline__ int find_shared_object(const volatile void *addr, lon
       return k;
     }
   }
+  return -1;
+}
+#endif
+
+// Find a shared array by address (pointers gmprof could not resolve at compile time, which may
+// point into shared memory): the slot whose registered base (this block's) and size hold it,
+// or -1. *off: the byte offset within it.
+__device__ __forceinline__ int find_shared_object(const volatile void *addr, long long *off) {
+#if GMPROF_SHARED_BASES
+#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
+  if (!__isShared((const void *)addr)) return -1;  // one instruction spares the scan
+#endif
+  return scan_shared_objects((unsigned long long)addr, off);
 #else
   (void)addr; (void)off;
-#endif
   return -1;
+#endif
 }
 
 // Find a device object by address (pointers gmprof could not resolve at compile time).
-__device__ __forceinline__ int find_device_object(const volatile void *addr) {
+GMPROF_OUTLINE int find_device_object(const volatile void *addr) {
   const unsigned long long a = (unsigned long long)addr;
-  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+  const int n = objects_in_use();
+  GMPROF_NO_UNROLL
+  for (int k = 0; k < n; ++k) {
     const Object &o = L().obj[k];
     if (o.kind == KIND_DEVICE && a >= o.base && a - o.base < o.bytes) return k;
   }
@@ -520,9 +567,9 @@ __device__ __forceinline__ unsigned who_counts(unsigned inc, const volatile void
 }
 
 // Add `total` to each 4-byte word of shared object `obj` that an access of `size` bytes at byte
-// offset `off` covers.
-__device__ __forceinline__ void add_shared_words(int obj, long long off, unsigned size,
-                                                 unsigned total) {
+// offset `off` covers: out of line for an access that spans words (a float2, a misaligned int).
+GMPROF_OUTLINE void add_shared_words_spanning(int obj, long long off, unsigned size,
+                                              unsigned total) {
   const Object &o = L().obj[obj];
   const long long w0 = off >> 2;
   const long long w1 = (off + (long long)size - 1) >> 2;
@@ -534,6 +581,61 @@ __device__ __forceinline__ void add_shared_words(int obj, long long off, unsigne
     if (inside && w >= 0 && w < (long long)o.n_counters) add_to(area + w, total);
     else out_of_range(obj);
   }
+}
+
+// The common cases inline (what the loop above does for them): an access within one word (an
+// int, a char), or whole aligned words, up to four (a double, a float4). SIZE is sizeof(T) at
+// every hook, a constant, so the loop below is one or a few straight updates.
+__device__ __forceinline__ void add_shared_words(int obj, long long off, unsigned size,
+                                                 unsigned total) {
+  const unsigned lead = (unsigned)off & 3u;
+  const unsigned words = lead == 0u && (size & 3u) == 0u ? size >> 2 : lead + size <= 4u ? 1u : 0u;
+  if (words == 0u || words > 4u) {
+    add_shared_words_spanning(obj, off, size, total);
+    return;
+  }
+  const Object &o = L().obj[obj];
+  const long long w0 = off >> 2;
+  const bool inside = off >= 0 && (unsigned long long)off < o.bytes;
+  counter_t *area = area_counters() + o.area_offset;
+  for (unsigned k = 0; k < words; ++k) {
+    if (inside && w0 + k < (long long)o.n_counters) add_to(area + w0 + k, total);
+    else out_of_range(obj);
+  }
+}
+
+// An access of BYTES bytes wider than one element (a float4 load from a float array), from
+// element E of device object OBJ on: the elements it covers, each TOTAL times.
+GMPROF_OUTLINE void count_elements(int obj, unsigned long long e, unsigned bytes,
+                                   unsigned total) {
+  const Object &o = L().obj[obj];
+  counter_t *c = reinterpret_cast<counter_t *>(o.counters) + e;
+  const unsigned n = (bytes + o.unit - 1) / o.unit;
+  for (unsigned k = 0; k < n; ++k) {
+    if (e + k < o.n_counters) add_to(c + k, total);
+    else out_of_range(obj);
+  }
+}
+
+// dm's counting after who counts, out of line, for an access through a pointer gmprof could not
+// resolve: into shared_obj, found at run time, or else the device object holding P.
+GMPROF_OUTLINE void count_unresolved(int shared_obj, long long shared_off, const volatile void *p,
+                                     unsigned bytes, unsigned total) {
+  if (shared_obj >= 0) {
+    add_shared_words(shared_obj, shared_off, bytes, total);
+    return;
+  }
+  const int obj = find_device_object(p);
+  if (obj < 0) { out_of_range(-1); return; }
+  const Object &o = L().obj[obj];
+  unsigned long long e;
+  counter_t *c = device_counter(o, p, &e);
+  if (!c) { out_of_range(obj); return; }
+  if (bytes <= 4u || bytes == o.unit) {
+    add_to(c, total);
+    return;
+  }
+  count_elements(obj, e, bytes, total);
 }
 
 // Device memory, or (OBJ < 0: a pointer gmprof could not resolve) whatever the address holds: a
@@ -550,26 +652,20 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   if (!sampled(s)) return p;
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
-  if (shared_obj >= 0) {
-    add_shared_words(shared_obj, shared_off, (unsigned)sizeof(T), total);
+  if (OBJ < 0) {
+    count_unresolved(shared_obj, shared_off, p, (unsigned)sizeof(T), total);
     return p;
   }
-  const int obj = OBJ >= 0 ? OBJ : find_device_object(p);
-  if (obj < 0) { out_of_range(-1); return p; }
-  const Object &o = L().obj[obj];
+  const Object &o = L().obj[OBJ];
   unsigned long long e;
   counter_t *c = device_counter(o, p, &e);
-  if (!c) { out_of_range(obj); return p; }
-  if (sizeof(T) <= 4u) {  // the common case: one element (units are >= 4 bytes)
+  if (!c) { out_of_range(OBJ); return p; }
+  // the common case: one element (units are >= 4 bytes; a double of a double array)
+  if (sizeof(T) <= 4u || sizeof(T) == o.unit) {
     add_to(c, total);
     return p;
   }
-  // an access wider than one element (a float4 load from a float array) touches several
-  const unsigned n = (unsigned)((sizeof(T) + o.unit - 1) / o.unit);
-  for (unsigned k = 0; k < n; ++k) {
-    if (e + k < o.n_counters) add_to(c + k, total);
-    else out_of_range(obj);
-  }
+  count_elements(OBJ, e, (unsigned)sizeof(T), total);
 #endif
   return p;
 }
@@ -589,8 +685,7 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
 __device__ __forceinline__ void count_element(const Object &o, int obj, unsigned long long a,
                                               unsigned bytes, unsigned w) {
   if (a < o.base || a - o.base >= o.bytes) { atomicAdd((unsigned *)o.oor, w); return; }
-  const unsigned long long e = o.unit_shift < 64u ? (a - o.base) >> o.unit_shift
-                                                  : (a - o.base) / o.unit;
+  const unsigned long long e = element_of(o, a - o.base);
   counter_t *c = reinterpret_cast<counter_t *>(o.counters) + e;
   const unsigned n = bytes <= o.unit ? 1u : (bytes + o.unit - 1) / o.unit;
   for (unsigned k = 0; k < n; ++k) {
@@ -621,15 +716,13 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
   const unsigned w = total == n ? 1u : total / n;
   const Object &o = L().obj[OBJ];
   const unsigned long long a = (unsigned long long)p;
-  // the walk in elements of the object, when T is one element at an element boundary; a
-  // shift, not a 64-bit division (a software loop per lane: most of this hook's time on an
-  // H100 once it ran per row of spmv)
-  const bool elements = sizeof(T) == o.unit && a >= o.base && a - o.base < o.bytes &&
-                        (o.unit_shift < 64u ? ((a - o.base) & (o.unit - 1)) == 0
-                                            : (a - o.base) % o.unit == 0);
-  const long long e0 = !elements ? -1
-                       : o.unit_shift < 64u ? (long long)((a - o.base) >> o.unit_shift)
-                                            : (long long)((a - o.base) / o.unit);
+  // the walk in elements of the object, when T is one element at an element boundary: the
+  // unit's shift, not a 64-bit division per lane (most of this hook's time on an H100 once it
+  // ran per row of spmv)
+  const bool in_object = sizeof(T) == o.unit && a >= o.base && a - o.base < o.bytes;
+  const unsigned long long at = in_object ? element_of(o, a - o.base) : 0ull;
+  const bool elements = in_object && at * o.unit == a - o.base;
+  const long long e0 = elements ? (long long)at : -1;
   const long long last = e0 + (long long)(n - 1u) * d;
   const bool inside = elements && last >= 0 && last < (long long)o.n_counters;
 #if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(GMPROF_CPU)
@@ -874,12 +967,16 @@ __device__ __forceinline__ void enter() {
 
 // Add the block's area into its replica of the device-memory totals, words first..stride apart.
 // Blocks flush into one of L().area_replicas copies (by block number), so that thousands of
-// blocks do not all queue on the same few hundred addresses; the host sums the copies.
+// blocks do not all queue on the same few hundred addresses; the host sums the copies (so any
+// copy is right: the block number's low 32 bits choose it, a 32-bit remainder, not the 64-bit
+// one that ptxas expands into every kernel).
 __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
   unsigned *a = area_words();
   const unsigned replicas = L().area_replicas;  // 0 (an old launch description) means 1
   unsigned *g = reinterpret_cast<unsigned *>(L().area_global) +
-                (replicas > 1 ? (linear_bid() % replicas) * L().area_words : 0ull);
+                (replicas > 1 ? (unsigned long long)((unsigned)linear_bid() % replicas) *
+                                    L().area_words
+                              : 0ull);
   // header and per-site words, then the live-range statistics: 32-bit words
   for (unsigned i = AREA_HEADER + first; i < AREA_HEADER + L().n_sites; i += stride) {
     unsigned v = *(volatile unsigned *)(a + i);
@@ -902,7 +999,9 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
 #if GMPROF_ENHANCED
 // Close every word's open live range (its accesses so far) before the statistics are flushed.
 __device__ __forceinline__ void close_live_ranges(unsigned first, unsigned stride) {
-  for (int k = 0; k < GMPROF_MAX_OBJECTS; ++k) {
+  const int n = objects_in_use();
+  GMPROF_NO_UNROLL
+  for (int k = 0; k < n; ++k) {
     const Object &o = L().obj[k];
     if (o.kind != KIND_SHARED || !o.lr_offset) continue;
     volatile counter_t *c = area_counters() + o.area_offset;

@@ -78,8 +78,8 @@ def uncounted_slots(plan, ka) -> dict:
     function it could not parse, or one handed a pointer to the array): their counts miss
     those accesses, so they are not exact."""
     out: dict = {}
-    for call, name, objects in getattr(ka, "opaque_calls", ()):
-        why = f"{name}() (not read by gmprof) may access it"
+    for call, name, objects, *said in getattr(ka, "opaque_calls", ()):
+        why = said[0] if said else f"{name}() (not read by gmprof) may access it"
         slots = plan.slots if objects is None else [plan.slot_of(o) for o in objects]
         for slot in slots:
             if slot is None:  # an unbound pointer parameter: any device array

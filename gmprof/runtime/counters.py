@@ -266,6 +266,8 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
     launch["unknown_oor"] = backend.address(unknown_oor)
     buffers = {"area": area_global, "unknown_oor": unknown_oor,
                "area_shape": (a.replicas, a.words, len(plan.sites), a.obj_counters)}
+    # the device's object scans (pointers resolved at run time) stop after the last slot filled
+    launch["n_objects"] = 1 + max((ls.slot.index for ls in slots.values()), default=0)
     for ls in slots.values():
         o = launch["obj"][ls.slot.index]
         o["kind"] = ls.kind

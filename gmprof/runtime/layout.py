@@ -24,7 +24,7 @@ OBJECT = np.dtype([
 
 LAUNCH = np.dtype([
     ("flags", "<u4"), ("area_words", "<u4"), ("dyn_user_bytes", "<u4"), ("n_sites", "<u4"),
-    ("obj_counters", "<u4"), ("lr_offset", "<u4"), ("area_replicas", "<u4"), ("reserved0", "<u4"),
+    ("obj_counters", "<u4"), ("lr_offset", "<u4"), ("area_replicas", "<u4"), ("n_objects", "<u4"),
     ("sample_state", "<u8"),
     ("area_global", "<u8"), ("unknown_oor", "<u8"), ("trace", "<u8"), ("trace_capacity", "<u8"),
     ("trace_count", "<u8"), ("sample_seq", "<u8"), ("sample_seq_len", "<u4"),

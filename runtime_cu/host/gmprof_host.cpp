@@ -58,7 +58,7 @@ struct Object {
 
 struct Launch {
   unsigned flags, area_words, dyn_user_bytes, n_sites, obj_counters, lr_offset, area_replicas,
-      reserved0;
+      n_objects;  // slots in use: the device's object scans stop there (0: all)
   unsigned long long sample_state, area_global, unknown_oor, trace, trace_capacity, trace_count,
       sample_seq;
   unsigned sample_seq_len, sample_threshold, sampler, seed;
@@ -642,6 +642,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     ObjState &o = objs[i];
     if (o.slot < 0 || o.slot >= kMaxObjects) continue;
     Object &obj = L.obj[o.slot];
+    if ((unsigned)o.slot + 1u > L.n_objects) L.n_objects = (unsigned)o.slot + 1u;
     obj.oor = L.unknown_oor + 4 * (i + 1);
     if (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) {
       obj.kind = KIND_DEVICE;

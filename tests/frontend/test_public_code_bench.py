@@ -20,7 +20,8 @@ __global__ void scale(float *a, int n) {
     if (i < n) a[i] = twice(a[i]) + BIAS;
 }
 """
-UTIL = "#define BIAS 1.0f\n"
+# a cp1252 byte in a comment (Rodinia myocyte, cuda-samples interval): read, hashed and compiled
+UTIL = b"// caf\xe9\n#define BIAS 1.0f\n"
 # a kernel whose body the grammar rejects (a structured binding): not parsed, with a warning
 BAD = """\
 struct P { int x, y; };
@@ -34,7 +35,7 @@ def _suite(tmp_path: Path) -> Path:
     (root / "a").mkdir(parents=True)
     (root / "common").mkdir()
     (root / "a" / "good.cu").write_text(GOOD)
-    (root / "common" / "util.h").write_text(UTIL)
+    (root / "common" / "util.h").write_bytes(UTIL)
     (root / "a" / "bad.cu").write_text(BAD)
     return root
 

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not i
 
 def test_struct_offsets_match_the_compiler(tmp_path):
     fields = ["flags", "area_words", "dyn_user_bytes", "n_sites", "obj_counters", "lr_offset",
-              "sample_state", "area_global", "unknown_oor", "trace", "trace_capacity",
+              "n_objects", "sample_state", "area_global", "unknown_oor", "trace", "trace_capacity",
               "trace_count", "sample_seq", "sample_seq_len", "sample_threshold", "sampler",
               "seed", "clock_log", "clock_capacity", "clock_count", "obj"]
     ofields = ["base", "bytes", "counters", "oor", "kind", "n_counters", "area_offset",
