@@ -327,18 +327,7 @@ def _tighten(constraint, terms, const, ranges):
             b = c[3]
             op = c[1]
             if v in ranges and a != 0 and op in ("<", "<=", ">", ">="):
-                # a*v + b OP 0  ->  bound on v
-                if a < 0:
-                    a, b = -a, -b
-                    op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
-                if op == "<":  # a*v < -b  <=>  v <= floor((-b - 1) / a)
-                    hi[v] = min(hi[v], (-b - 1) // a)
-                elif op == "<=":
-                    hi[v] = min(hi[v], (-b) // a)
-                elif op == ">":
-                    lo[v] = max(lo[v], (-b) // a + 1)
-                else:
-                    lo[v] = max(lo[v], -((b) // a))
+                lo[v], hi[v] = E.bound(a, b, op, lo[v], hi[v])
                 continue
         rest.append(c)
     new_ranges = {}

@@ -69,20 +69,24 @@ def thread_bounds(constraint, block) -> list | None:
             elif op == "==":
                 return None
             continue
-        if a < 0:
-            a, b = -a, -b
-            op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
-        if op == "<":  # a*v < -b  <=>  v <= floor((-b - 1) / a)
-            hi[d] = min(hi[d], (-b - 1) // a)
-        elif op == "<=":
-            hi[d] = min(hi[d], (-b) // a)
-        elif op == ">":
-            lo[d] = max(lo[d], (-b) // a + 1)
-        else:
-            lo[d] = max(lo[d], -(b // a))
+        lo[d], hi[d] = bound(a, b, op, lo[d], hi[d])
     if any(h < l for l, h in zip(lo, hi)):
         return None
     return [(l, h - l + 1) for l, h in zip(lo, hi)]
+
+
+def bound(a: int, b: int, op: str, lo: int, hi: int) -> tuple[int, int]:
+    """[lo, hi] narrowed by `a*v + b OP 0` (a != 0, OP an ordering)."""
+    if a < 0:
+        a, b = -a, -b
+        op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+    if op == "<":  # a*v < -b  <=>  v <= floor((-b - 1) / a)
+        return lo, min(hi, (-b - 1) // a)
+    if op == "<=":
+        return lo, min(hi, (-b) // a)
+    if op == ">":
+        return max(lo, (-b) // a + 1), hi
+    return max(lo, -(b // a)), hi
 
 
 class Enumeration:
@@ -172,4 +176,4 @@ def count(addr_terms, addr_const, loops, constraint, grid, block, n_units, unit,
 
 
 __all__ = ["BLOCK_DIMS", "CHUNK", "ENUMERATION_BUDGET", "Enumeration", "POINTS_BUDGET",
-           "VAR_DIMS", "conjuncts", "constraint_vars", "count", "thread_bounds"]
+           "VAR_DIMS", "bound", "conjuncts", "constraint_vars", "count", "thread_bounds"]
