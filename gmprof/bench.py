@@ -206,7 +206,9 @@ def run_bench(out_dir: Path, size: str = "large", repeat: int = 5, backend: str 
                 for name_, (a, counts, lr) in combined.items():
                     cell = entry["arrays"].setdefault(name_, {"space": a.space})
                     mean = float(counts.mean()) if counts.size else 0.0
-                    if label == "threshold":
+                    if label == "threshold" and a.threshold is not None:
+                        # (an array counted exactly in this mode has no threshold: its
+                        # counts are all static, or its sites counted without one)
                         cell[label] = f">={a.threshold}" if mean >= a.threshold else round(mean, 2)
                     else:
                         cell[label] = round(mean, 2)
