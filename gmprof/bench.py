@@ -136,7 +136,10 @@ def run_bench(out_dir: Path, size: str = "large", repeat: int = 5, backend: str 
         "driver": getattr(be, "driver", None),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "size": size, "repeat": repeat, "max_profiled_launches_per_sample": max_launches,
-        "command": " ".join(sys.argv),
+        # as the user typed it: `python -m gmprof` and the script both read as `gmprof`
+        "command": " ".join(["gmprof" if Path(sys.argv[0]).name in ("__main__.py", "cli.py",
+                                                                    "gmprof") else sys.argv[0]]
+                            + sys.argv[1:]),
     }
     results: dict = {"info": info, "table1": [], "table2": [], "sampling": [], "cases": [],
                      "space": []}
