@@ -116,3 +116,13 @@ def test_ab_timing_placements_dry_run():
                         "--reps", "1"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "  entry " in r.stdout and "  first iteration " in r.stdout
+
+
+def test_static_sites_lists_each_static_site_and_its_method():
+    r = subprocess.run([sys.executable, "bench/static_sites.py", "spmv", "--size", "small"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stdout.splitlines() if " site " in line]
+    # spmv's nine static sites (its three data-dependent ones are counted at run time)
+    assert len(lines) == 9 and not any("DEMOTED" in line for line in lines)
+    assert any("bounds[local]" in line and "blocks" in line for line in lines)

@@ -43,7 +43,7 @@ class SlotLayout:
     counters: object = None  # device array (device objects)
     oor: object = None
     fallback: bool = False  # a gather's pseudo-slot whose index memory is aliased
-    # a slot whose twin sites the gather's walk counts at this launch (_twins_alike); None:
+    # a slot whose twin sites the gather's walk counts at this launch (unlike_twins); None:
     # it has none
     twin_ok: bool | None = None
 

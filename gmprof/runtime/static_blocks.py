@@ -81,13 +81,13 @@ def count_by_block_class(addr_terms, addr_const, loops, constraint, grid, block,
 
     # one block's points where the I-only conditions hold: their I-addresses and the I-parts
     # of the mixed conditions
-    inner_c = E.constraint_vars(_join(inner_cs))
-    e = E.Enumeration(loops, bases(a_i) | bases(inner_c) |
+    inner = _join(inner_cs)
+    e = E.Enumeration(loops, bases(a_i) | bases(E.constraint_vars(inner)) |
                       set().union(*(bases(ci) for _, _, ci, _ in mixed)),
-                      (1, 1, 1), block, None, _join(inner_cs))
+                      (1, 1, 1), block, None, inner)
     addr_parts, c_parts = [], [[] for _ in mixed]
     for pts in e.chunks():
-        mask = eval_constraint(_join(inner_cs), pts)
+        mask = eval_constraint(inner, pts)
         n = len(next(iter(pts.values())))
         keep = (lambda a: a[mask]) if mask is not None else (lambda a: a)
         addr_parts.append(keep(np.broadcast_to(np.int64(0) + lin(a_i, pts), (n,))))
