@@ -65,21 +65,13 @@ def main() -> int:
     if args.placements:
         return placements(args)
 
-    import numpy as np
-
     from gmprof.driver import load_sample
     from gmprof.mode import Mode
-    from gmprof.runtime.samples import sample_profiler
+    from gmprof.runtime.samples import first_profiled_launch, sample_profiler
 
     sample = load_sample(ROOT / "samples" / args.sample)
     prof = sample_profiler(sample, args.backend)
-    drv = sample.driver
-    params = drv.sizes[args.size]
-    arrays = drv.arrays(params, np.random.default_rng(0))
-    on = {k: prof.backend.to_device(v) if isinstance(v, np.ndarray) else v
-          for k, v in arrays.items()}
-    launch = next(x for x in drv.launches(params) if x.profile)
-    largs = [on[a] if isinstance(a, str) else a for a in launch.args]
+    launch, largs = first_profiled_launch(sample, args.size, prof)
     mode = Mode.parse(args.mode, profile=args.profile)
     report = prof.launch(launch.kernel, launch.grid3, launch.block3, largs, launch.shared_mem,
                          mode=mode, repeat=5)
@@ -151,7 +143,8 @@ def _blocks_per_sm(fn, block: int, dynamic: int):
         cuda = ctypes.CDLL("libcuda.so.1")
         n = ctypes.c_int(0)
         rc = cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-            ctypes.byref(n), ctypes.c_void_p(int(fn.ptr)), ctypes.c_int(block),
+            ctypes.byref(n), ctypes.c_void_p(int(getattr(fn, "ptr", None) or fn.kernel.ptr)),
+            ctypes.c_int(block),
             ctypes.c_size_t(dynamic))
         return n.value if rc == 0 else f"error {rc}"
     except Exception as exc:  # noqa: BLE001
@@ -166,17 +159,11 @@ def placements(args) -> int:
     from gmprof.driver import load_sample
     from gmprof.mode import Mode
     from gmprof.runtime import backend as B
-    from gmprof.runtime.samples import sample_profiler
+    from gmprof.runtime.samples import first_profiled_launch, sample_profiler
 
     sample = load_sample(ROOT / "samples" / args.sample)
     prof = sample_profiler(sample, args.backend)
-    drv = sample.driver
-    params = drv.sizes[args.size]
-    arrays = drv.arrays(params, np.random.default_rng(0))
-    on = {k: prof.backend.to_device(v) if isinstance(v, np.ndarray) else v
-          for k, v in arrays.items()}
-    launch = next(x for x in drv.launches(params) if x.profile)
-    largs = [on[a] if isinstance(a, str) else a for a in launch.args]
+    launch, largs = first_profiled_launch(sample, args.size, prof)
     entry = Mode.parse(args.mode, profile=args.profile)
     modes = {"entry": entry, "first iteration": dataclasses.replace(entry, loop_entry=False)}
     # the dynamic shared memory each module's launches asked for (the counter area in SM)

@@ -34,7 +34,7 @@ def main() -> int:
     from gmprof.driver import load_sample
     from gmprof.mode import Mode
     from gmprof.runtime import modules as M
-    from gmprof.runtime.samples import sample_profiler
+    from gmprof.runtime.samples import first_profiled_launch, sample_profiler
 
     original = M.Modules.source
     current = {"drop": None}
@@ -48,16 +48,11 @@ def main() -> int:
 
     M.Modules.source = source
     sample = load_sample(ROOT / "samples" / args.sample)
-    drv = sample.driver
-    params = drv.sizes[args.size]
-    arrays = drv.arrays(params, np.random.default_rng(0))
-    launch = next(x for x in drv.launches(params) if x.profile)
+    arrays = sample.driver.arrays(sample.driver.sizes[args.size], np.random.default_rng(0))
     mode = Mode.parse(args.mode, profile=args.profile)
     for drop in [None] + args.drop:
         prof = sample_profiler(sample, args.backend)  # a fresh module cache per variant
-        on = {k: prof.backend.to_device(v) if isinstance(v, np.ndarray) else v
-              for k, v in arrays.items()}
-        largs = [on[a] if isinstance(a, str) else a for a in launch.args]
+        launch, largs = first_profiled_launch(sample, args.size, prof, arrays)
         current.update(drop=drop, matches=0)
         report = prof.launch(launch.kernel, launch.grid3, launch.block3, largs,
                              launch.shared_mem, mode=mode, repeat=args.repeat)

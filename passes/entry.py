@@ -46,7 +46,7 @@ from pycparser import c_ast
 
 from gmprof.frontend import cxx_ast as X
 
-from .ranges import _Finder
+from .ranges import _Finder, pure
 from .value_domain import Context
 
 
@@ -127,7 +127,7 @@ def _first_value(facts, finder, loop) -> tuple[str, str]:
         if len(init.decls) != 1 or facts.names.declared.get(init.decls[0]) is not it or \
                 init.decls[0].init is None:
             return "", f"{loop.label}'s init declares more than its iterator"
-        if not _pure(init.decls[0].init):
+        if not pure(init.decls[0].init):
             return "", f"{loop.label}'s init has a side effect"
         # the declaration as written, type included (the DeclList's span starts at its
         # declarator): from the for's parenthesis to the initializer's end
@@ -139,7 +139,7 @@ def _first_value(facts, finder, loop) -> tuple[str, str]:
         return text + ";", ""
     if isinstance(init, c_ast.Assignment) and init.op == "=" and \
             isinstance(init.lvalue, c_ast.ID) and facts.names[init.lvalue] is it:
-        if not _pure(init.rvalue):
+        if not pure(init.rvalue):
             return "", f"{loop.label}'s init has a side effect"
         if not isinstance(getattr(it.decl, "type", None), c_ast.TypeDecl):
             return "", f"{it.name} is not a plain variable"
@@ -169,7 +169,7 @@ def _site_problem(facts, finder, sp) -> str | None:
     node = target
     if "\n" in X.span(node).text:
         return "the address spans lines"
-    if not _pure(node):
+    if not pure(node):
         return "the address has a side effect"
     reads = [n for n in X.walk(node) if n is not node and (
         isinstance(n, c_ast.ArrayRef) or isinstance(n, c_ast.UnaryOp) and n.op == "*" or
@@ -192,18 +192,6 @@ def _site_problem(facts, finder, sp) -> str | None:
         if sym in facts.dataflow.address_taken:
             return f"{n.name}'s address is taken"
     return None
-
-
-def _pure(node) -> bool:
-    for n in X.walk(node):
-        if isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp) and
-                                               n.op in ("++", "--", "p++", "p--")):
-            return False
-        if isinstance(n, c_ast.FuncCall) and not _Finder._pure_call(n):
-            return False
-        if isinstance(n, X.Asm):
-            return False
-    return True
 
 
 __all__ = ["LoopEntry", "entry_sites", "find_loop_entries"]

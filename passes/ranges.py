@@ -142,12 +142,9 @@ class _Finder:
     # -- invariance and purity -------------------------------------------------------------
     def _invariant(self, node) -> bool:
         """Same value in every iteration, evaluable again at the site without side effects."""
+        if not pure(node):
+            return False
         for n in X.walk(node):
-            if isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp) and
-                                                    n.op in ("++", "--", "p++", "p--")):
-                return False
-            if isinstance(n, c_ast.FuncCall) and not self._pure_call(n):
-                return False
             if isinstance(n, (c_ast.ArrayRef, c_ast.StructRef)) or (
                     isinstance(n, c_ast.UnaryOp) and n.op == "*"):
                 if self.body_writes:
@@ -332,4 +329,18 @@ def _type_words(t) -> list[str]:
     return list(names) if names else []
 
 
-__all__ = ["Range", "find_range"]
+
+def pure(node) -> bool:
+    """No assignment, increment, impure call or inline assembly in the expression: evaluating
+    it again changes nothing (what it reads may still change in between)."""
+    for n in X.walk(node):
+        if isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp) and
+                                               n.op in ("++", "--", "p++", "p--")):
+            return False
+        if isinstance(n, c_ast.FuncCall) and not _Finder._pure_call(n):
+            return False
+        if isinstance(n, X.Asm):
+            return False
+    return True
+
+__all__ = ["Range", "find_range", "pure"]

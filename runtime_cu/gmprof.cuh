@@ -761,22 +761,8 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
 
 // A gather x[idx[j]] whose index idx[j] walks a range (passes/gathers.py): the walk over idx is
 // counted in the pseudo-object POBJ (idx's memory, counters of its own); the host turns it into
-// x's counts from idx's contents. Where the host found idx's memory shared with another array
-// of the launch (Object::reserved[0] & 1), every access is counted into x instead.
-template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
-__device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
-#if GMPROF_TRACE
-  (void)idx; (void)n; (void)d;
-  return dm<SITE, OBJ, MODE>(p, 1u);
-#else
-  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE>(p, 1u);
-  dm_range<SITE, POBJ, MODE>(idx, n, d);
-  return p;
-#endif
-}
-
-// dm_gather where the host found the index memory not aliased before compiling (the Python
-// runtime's plans for one launch): the walk alone, without the per-access branch.
+// x's counts from idx's contents. dm_walk is the walk alone: the Python runtime's plans for one
+// launch use it where the host found idx's memory not aliased before compiling.
 template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
 __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
 #if GMPROF_TRACE
@@ -786,6 +772,16 @@ __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
   dm_range<SITE, POBJ, MODE>(idx, n, d);
   return p;
 #endif
+}
+
+// dm_walk in code compiled for any launch: where the host found idx's memory shared with
+// another array of the launch (Object::reserved[0] & 1), every access is counted into x instead.
+template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
+__device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
+#if !GMPROF_TRACE
+  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE>(p, 1u);
+#endif
+  return dm_walk<SITE, OBJ, POBJ, MODE>(p, idx, n, d);
 }
 
 // A range site whose elements are a gather's index walk, one for one (passes/gathers.py twins),

@@ -37,6 +37,21 @@ def sample_profiler(sample: Sample, backend: str = "auto") -> Profiler:
                     backend=backend)
 
 
+def first_profiled_launch(sample: Sample, size: str, profiler: Profiler, arrays=None,
+                          seed: int = 0) -> tuple:
+    """(launch, arguments) of the sample's first profiled launch at a size, the arrays where
+    the profiler's backend runs (the GPU's memory on a GPU): what the bench scripts time
+    launch by launch. arrays: the driver's arrays made before (copied, never changed)."""
+    drv = sample.driver
+    params = drv.sizes[size]
+    if arrays is None:
+        arrays = drv.arrays(params, np.random.default_rng(seed))
+    on = {k: profiler.backend.to_device(v) if isinstance(v, np.ndarray) else v
+          for k, v in arrays.items()}
+    launch = next(x for x in drv.launches(params) if x.profile)
+    return launch, [on[a] if isinstance(a, str) else a for a in launch.args]
+
+
 def run_sample(sample: Sample | str, size: str = "small", mode=None, backend: str = "auto",
                repeat: int = 0, seed: int = 0, profiler: Profiler | None = None,
                check: bool = True, max_profiled: int | None = None,
