@@ -97,7 +97,7 @@ def _mode_options(p) -> None:
     p.add_argument("--threshold", type=O.cli_type(O.count, "--threshold", minimum=1,
                                                   maximum=2 ** 32 - 1),
                    help="saturate counters at N (TH)")
-    p.add_argument("--counter-bits", type=int, default=32, choices=(8, 16, 32),
+    p.add_argument("--counter-bits", type=int, default=32, choices=(8, 16, 32, 64),
                    help="counter width in bits (narrow counters saturate: their counts are "
                         "labelled >=)")
     p.add_argument("--enhanced", action="store_true",

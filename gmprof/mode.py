@@ -8,6 +8,7 @@ combination is a GmprofError.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -82,8 +83,8 @@ class Mode:
         """`default`, `basic`, `trace`, or flags joined by '-' or '+': SA, NA, SM, TH
         (`SA-NA-SM-TH`, the paper's names)."""
         text = (text or "default").strip()
-        if counter_bits not in (8, 16, 32):
-            raise OptionError(f"--counter-bits must be 8, 16 or 32, not {counter_bits}")
+        if counter_bits not in (8, 16, 32, 64):
+            raise OptionError(f"--counter-bits must be 8, 16, 32 or 64, not {counter_bits}")
         if profile not in ("shm", "dm", "both"):
             raise OptionError(f"--profile must be shm, dm or both, not {profile!r}")
         if sampling is not None and not (0.0 < sampling <= 1.0):
@@ -116,12 +117,17 @@ class Mode:
             if threshold > limit:
                 raise OptionError(f"threshold {threshold} does not fit {counter_bits}-bit "
                                   f"counters (at most {limit})")
-        elif counter_bits != 32:
+        elif counter_bits < 32:
             raise OptionError(f"{counter_bits}-bit counters need a threshold (--threshold N "
                               "or mode TH)")
         return Mode(sa="sa" in flags, na="na" in flags, sm="sm" in flags,
                     threshold=threshold if "th" in flags else None, counter_bits=counter_bits,
                     enhanced=enhanced, sampling=sampling, sampler=sampler, profile=profile)
+
+    def widened(self) -> "Mode":
+        """The same mode with 64-bit counters (a launch whose 32-bit counters could pass
+        2^32, runtime/widen.py)."""
+        return dataclasses.replace(self, counter_bits=64)
 
     def defines(self, sm: bool | None = None) -> dict:
         """The GMPROF_* macros for this mode (SM may be overridden at launch)."""

@@ -259,7 +259,7 @@ class PlanCounters:
         return (plan.slot is not None and (plan.slot.kind == "device" or shared_ok)
                 and plan.lr_end_of is None
                 and m.ranges and not m.trace and not m.na and m.sampling is None
-                and m.threshold is None and m.counter_bits == 32
+                and m.threshold is None and m.counter_bits >= 32
                 and all(not sc.static or plan.site.id in self.demoted for sc in plan.classes))
 
     def _range(self, plan, classes) -> None:

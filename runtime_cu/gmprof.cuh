@@ -20,7 +20,8 @@
 //                        2: chosen per launch (Launch::flags & FLAG_AREA_SHARED; whole programs,
 //                        whose code is compiled before the launch's shared memory is known)
 //   GMPROF_ATOMIC        0: non-atomic updates (the paper's NA; approximate)
-//   GMPROF_COUNTER_BITS  8, 16 or 32 (8 and 16 need a threshold)
+//   GMPROF_COUNTER_BITS  8, 16, 32 or 64 (8 and 16 need a threshold; 64: the host widens a
+//                        launch whose counts could pass 2^32, runtime/widen.py)
 //   GMPROF_THRESHOLD     saturate counters at this value (the paper's TH); 0: none
 //   GMPROF_SAMPLING      1: count only sampled accesses (rate and sampler in the launch)
 //   GMPROF_TRACE         1: log every access to a buffer instead of counting (the test oracle)
@@ -64,7 +65,7 @@
 #define GMPROF_MAX_OBJECTS 64
 #endif
 
-#if GMPROF_COUNTER_BITS != 32 && GMPROF_THRESHOLD == 0
+#if GMPROF_COUNTER_BITS < 32 && GMPROF_THRESHOLD == 0
 #error "gmprof: 8- and 16-bit counters need a threshold (GMPROF_THRESHOLD)"
 #endif
 #if GMPROF_COUNTER_BITS == 8 && GMPROF_THRESHOLD > 255
@@ -82,16 +83,24 @@ namespace gmprof {
 typedef unsigned char counter_t;
 #elif GMPROF_COUNTER_BITS == 16
 typedef unsigned short counter_t;
+#elif GMPROF_COUNTER_BITS == 64
+typedef unsigned long long counter_t;
 #else
 typedef unsigned int counter_t;
 #endif
+// Per-site execution counts and out-of-range counts are 64-bit at every counter width: a site
+// of a large launch runs past 2^32 times (bo_v1 at its large size: 2^33), and the host bounds
+// every other counter by the sites' sums (runtime/widen.py).
+typedef unsigned long long site_count_t;
 
 // Object kinds, as the host writes them in Object::kind.
 enum { KIND_NONE = 0, KIND_DEVICE = 1, KIND_SHARED = 2 };
 // Launch::flags
 enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2 };
 // The leading words of the block's counter area (before the sites' and objects' counters).
-enum { AREA_EXITED = 0, AREA_CLOCK = 1, AREA_HEADER = 2 };
+// Each site's count takes SITE_WORDS 32-bit words (a site_count_t, 8-byte aligned: the area
+// starts 16-byte aligned and the host keeps area_words even).
+enum { AREA_EXITED = 0, AREA_CLOCK = 1, AREA_HEADER = 2, SITE_WORDS = 2 };
 // Enhanced mode: per-array live-range statistics in the counter area (after the objects):
 // [0] live ranges closed, [1] accesses in them, [2..2+LR_BINS) histogram of accesses per range
 enum { LR_BINS = 12, LR_STRIDE = 2 + LR_BINS };
@@ -101,7 +110,7 @@ struct Object {
   unsigned long long base;        // device objects: address of the first byte
   unsigned long long bytes;       // size of the allocation (device) or the array (shared)
   unsigned long long counters;    // device objects: address of the shadow counters
-  unsigned long long oor;         // address of this object's out-of-range counter
+  unsigned long long oor;         // address of this object's out-of-range counter (u64)
   unsigned int kind;              // KIND_*
   unsigned int n_counters;        // counters in the shadow / shared area
   unsigned int area_offset;       // shared objects: first counter in the block's area
@@ -113,7 +122,7 @@ struct Object {
 
 // The block's counter area, in 32-bit words:
 //   [0, AREA_HEADER)                      header (exited threads, logical clock)
-//   [AREA_HEADER, AREA_HEADER + n_sites)  per-site execution counts
+//   [AREA_HEADER, + SITE_WORDS * n_sites) per-site execution counts (site_count_t each)
 //   [.., + obj_words)                     shared objects' counters (counter_t each, packed)
 //   [lr_offset, area_words)               enhanced mode: live-range statistics per array
 struct Launch {
@@ -127,7 +136,7 @@ struct Launch {
   unsigned int n_objects;          // slots in use (obj[0, n_objects)); 0: all GMPROF_MAX_OBJECTS
   unsigned long long sample_state; // per-thread sampler state (device functions), u32 each
   unsigned long long area_global; // the area in device memory (SM: area_replicas copies)
-  unsigned long long unknown_oor; // accesses whose object gmprof could not find
+  unsigned long long unknown_oor; // accesses whose object gmprof could not find (a u64)
   unsigned long long trace;       // trace buffer: 4 x u64 per access
   unsigned long long trace_capacity;
   unsigned long long trace_count; // address of a u64 counter of trace records (may exceed capacity)
@@ -199,7 +208,7 @@ extern __shared__ __align__(16) unsigned char __gmprof_dynamic_smem[];
 #endif
 #endif
 
-// Header and site counters are always 32-bit; object counters are counter_t.
+// Header words are 32-bit, site counts site_count_t; object counters are counter_t.
 __device__ __forceinline__ unsigned *area_words() {
 #if GMPROF_SM == 2
   if (!(L().flags & FLAG_AREA_SHARED)) return reinterpret_cast<unsigned *>(L().area_global);
@@ -214,12 +223,16 @@ __device__ __forceinline__ unsigned *area_words() {
 // Where an object's counters start. The header and sites take whole 32-bit words; the shared
 // objects' counters follow, counter_t each.
 __device__ __forceinline__ counter_t *area_counters() {
-  return reinterpret_cast<counter_t *>(area_words() + AREA_HEADER + L().n_sites);
+  return reinterpret_cast<counter_t *>(area_words() + AREA_HEADER + SITE_WORDS * L().n_sites);
+}
+
+__device__ __forceinline__ site_count_t *site_counter(int site) {
+  return reinterpret_cast<site_count_t *>(area_words() + AREA_HEADER) + site;
 }
 
 // ---------------------------------------------------------------- counter updates
 
-#if GMPROF_COUNTER_BITS != 32
+#if GMPROF_COUNTER_BITS < 32
 // Compare-and-swap of one narrow (8/16-bit) counter; returns its old value. Only the counter's
 // own bytes are read or written where the hardware allows it: on the CPU backend (one OS thread,
 // no fiber switch inside a hook: a plain read-modify-write) and for 16-bit counters on a GPU
@@ -252,15 +265,15 @@ __device__ __forceinline__ unsigned counter_cas(counter_t *c, unsigned assumed, 
 
 template <class C>
 __device__ __forceinline__ void add_to(C *c, unsigned inc) {
-#if GMPROF_COUNTER_BITS == 32
+#if GMPROF_COUNTER_BITS >= 32
 #if GMPROF_THRESHOLD
   // The paper's TH: stop updating once the threshold is reached (a read, then no atomic).
-  if (*(volatile unsigned *)c >= (unsigned)GMPROF_THRESHOLD) return;
+  if (*(volatile counter_t *)c >= (counter_t)GMPROF_THRESHOLD) return;
 #endif
 #if GMPROF_ATOMIC
-  atomicAdd((unsigned *)c, inc);
+  atomicAdd((counter_t *)c, (counter_t)inc);
 #else
-  *(volatile unsigned *)c = *(volatile unsigned *)c + inc;
+  *(volatile counter_t *)c = *(volatile counter_t *)c + (counter_t)inc;
 #endif
 #else
   // 8/16-bit saturating counters (a threshold is required), updated at their own width
@@ -285,8 +298,9 @@ __device__ __forceinline__ void add_to(C *c, unsigned inc) {
 // Set a counter, returning its old value (a live range's start, enhanced mode), at its width: a
 // 32-bit exchange on a narrow counter cleared its neighbours.
 __device__ __forceinline__ unsigned exchange_counter(counter_t *c, unsigned v) {
-#if GMPROF_COUNTER_BITS == 32
-  return atomicExch((unsigned *)c, v);
+#if GMPROF_COUNTER_BITS >= 32
+  const counter_t old = atomicExch((counter_t *)c, (counter_t)v);
+  return old > 0xffffffffull ? 0xffffffffu : (unsigned)old;
 #else
   unsigned cur = *(volatile counter_t *)c;
   for (;;) {
@@ -298,22 +312,34 @@ __device__ __forceinline__ unsigned exchange_counter(counter_t *c, unsigned v) {
 }
 
 __device__ __forceinline__ void add_word(unsigned *c, unsigned inc) {
-  // per-site and header words: always 32-bit, always atomic (exact)
+  // header and live-range words: 32-bit, always atomic (exact)
   atomicAdd(c, inc);
+}
+
+// A site's execution count: 64-bit, always atomic (exact).
+__device__ __forceinline__ void add_site(int site, site_count_t inc) {
+  atomicAdd(site_counter(site), inc);
 }
 
 // Per-site execution counts, aggregated over the converged lanes of a warp: one shared atomic
 // per warp instead of 32 on the same word (same-address contention is the real cost, see
-// shared/notes/counter-costs-h100.md).
+// shared/notes/counter-costs-h100.md). The 32-bit reduction cannot overflow while every lane's
+// increment is below 2^16 (32 x 65,535 < 2^21), the common case (1, or a short loop's trips);
+// larger ones (a range over a long loop) reduce their high and low halves apart.
 __device__ __forceinline__ void count_site(int site, unsigned inc) {
 #if !GMPROF_TRACE
-  unsigned *w = area_words() + AREA_HEADER + site;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(GMPROF_CPU)
   const unsigned mask = __activemask();
-  const unsigned sum = __reduce_add_sync(mask, inc);
-  if (lane_id() == (unsigned)(__ffs(mask) - 1)) add_word(w, sum);
+  site_count_t sum;
+  if (!__any_sync(mask, inc > 0xffffu)) {
+    sum = __reduce_add_sync(mask, inc);
+  } else {
+    sum = ((site_count_t)__reduce_add_sync(mask, inc >> 16) << 16) +
+          __reduce_add_sync(mask, inc & 0xffffu);
+  }
+  if (lane_id() == (unsigned)(__ffs(mask) - 1)) add_site(site, sum);
 #else
-  add_word(w, inc);  // the CPU backend has no contention to avoid
+  add_site(site, inc);  // the CPU backend has no contention to avoid
 #endif
 #endif
 }
@@ -398,7 +424,7 @@ __device__ __forceinline__ counter_t *device_counter(const Object &o, const vola
 
 __device__ __forceinline__ void out_of_range(int obj) {
   unsigned long long p = obj >= 0 ? L().obj[obj].oor : L().unknown_oor;
-  if (p) atomicAdd(reinterpret_cast<unsigned *>(p), 1u);
+  if (p) atomicAdd(reinterpret_cast<unsigned long long *>(p), 1ull);
 }
 
 // Whether an address is in global memory: a pointer gmprof could not resolve may point into a
@@ -562,7 +588,7 @@ __device__ __forceinline__ unsigned who_counts(unsigned inc, const volatile void
   }
   unsigned lanes;
   if (!leader<MODE>(&lanes, p, inc)) return 0u;
-  add_word(area_words() + AREA_HEADER + SITE, inc * lanes);
+  add_site(SITE, (site_count_t)inc * lanes);
   return inc * lanes;
 }
 
@@ -684,22 +710,27 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
 // One access of BYTES bytes at A, W times (what dm() does after deciding who counts).
 __device__ __forceinline__ void count_element(const Object &o, int obj, unsigned long long a,
                                               unsigned bytes, unsigned w) {
-  if (a < o.base || a - o.base >= o.bytes) { atomicAdd((unsigned *)o.oor, w); return; }
+  if (a < o.base || a - o.base >= o.bytes) { atomicAdd((unsigned long long *)o.oor, (unsigned long long)w); return; }
   const unsigned long long e = element_of(o, a - o.base);
   counter_t *c = reinterpret_cast<counter_t *>(o.counters) + e;
   const unsigned n = bytes <= o.unit ? 1u : (bytes + o.unit - 1) / o.unit;
   for (unsigned k = 0; k < n; ++k) {
     if (e + k < o.n_counters) add_to(c + k, w);
-    else atomicAdd((unsigned *)o.oor, w);
+    else atomicAdd((unsigned long long *)o.oor, (unsigned long long)w);
   }
   (void)obj;
 }
 
-// Elements [lo, hi) of the object, W times each, through the difference array.
+// Elements [lo, hi) of the object, W times each, through the difference array (counter_t
+// entries: ranges are planned at 32 and 64 bits only).
 __device__ __forceinline__ void count_run(const Object &o, long long lo, long long hi, unsigned w) {
-  unsigned *diff = reinterpret_cast<unsigned *>(o.counters) + o.n_counters;
-  atomicAdd(diff + lo, w);
-  atomicAdd(diff + hi, 0u - w);
+#if GMPROF_COUNTER_BITS >= 32
+  counter_t *diff = reinterpret_cast<counter_t *>(o.counters) + o.n_counters;
+  atomicAdd(diff + lo, (counter_t)w);
+  atomicAdd(diff + hi, (counter_t)0 - (counter_t)w);
+#else
+  (void)o; (void)lo; (void)hi; (void)w;  // never planned with narrow counters (passes/plan.py)
+#endif
 }
 
 template <int SITE, int OBJ, int MODE, class T>
@@ -830,7 +861,7 @@ __device__ __forceinline__ T *sm_range_block(T *p, const volatile void *base, un
 #else
   if (n == 0u) return p;
   const unsigned threads = n_threads();
-  if (linear_tid() == 0) add_word(area_words() + AREA_HEADER + SITE, n * threads);
+  if (linear_tid() == 0) add_site(SITE, (site_count_t)n * threads);
   const long long off0 = (long long)((const volatile char *)p - (const volatile char *)base);
   for (unsigned k = linear_tid(); k < n; k += threads)
     add_shared_words(OBJ, off0 + (long long)k * d * (long long)sizeof(T), (unsigned)sizeof(T),
@@ -854,7 +885,7 @@ __device__ __forceinline__ T *sm_spread_block(T *p, const volatile void *base, u
 #else
   if (n == 0u) return p;
   const unsigned threads = n_threads();
-  if (linear_tid() == 0) add_word(area_words() + AREA_HEADER + SITE, n * threads);
+  if (linear_tid() == 0) add_site(SITE, (site_count_t)n * threads);
   for (unsigned k = linear_tid(); k < n; k += threads) {
     const volatile char *q = (const volatile char *)at(first + (long long)k * step);
     add_shared_words(OBJ, (long long)(q - (const volatile char *)base), (unsigned)sizeof(T),
@@ -973,10 +1004,12 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
                 (replicas > 1 ? (unsigned long long)((unsigned)linear_bid() % replicas) *
                                     L().area_words
                               : 0ull);
-  // header and per-site words, then the live-range statistics: 32-bit words
-  for (unsigned i = AREA_HEADER + first; i < AREA_HEADER + L().n_sites; i += stride) {
-    unsigned v = *(volatile unsigned *)(a + i);
-    if (v) atomicAdd(g + i, v);
+  // per-site counts (64-bit), then the live-range statistics (32-bit words)
+  site_count_t *sites = reinterpret_cast<site_count_t *>(a + AREA_HEADER);
+  site_count_t *gsites = reinterpret_cast<site_count_t *>(g + AREA_HEADER);
+  for (unsigned i = first; i < L().n_sites; i += stride) {
+    const site_count_t v = *(volatile site_count_t *)(sites + i);
+    if (v) atomicAdd(gsites + i, v);
   }
   if (L().lr_offset)
     for (unsigned i = L().lr_offset + first; i < L().area_words; i += stride) {
@@ -985,10 +1018,15 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
     }
   // the shared objects' counters, at their width (saturating when a threshold is set)
   counter_t *src = area_counters();
-  counter_t *dst = reinterpret_cast<counter_t *>(g + AREA_HEADER + L().n_sites);
+  counter_t *dst = reinterpret_cast<counter_t *>(g + AREA_HEADER + SITE_WORDS * L().n_sites);
   for (unsigned i = first; i < L().obj_counters; i += stride) {
-    unsigned v = ((volatile counter_t *)src)[i];
-    if (v) add_to(dst + i, v);
+    counter_t v = ((volatile counter_t *)src)[i];
+#if GMPROF_COUNTER_BITS == 64
+    // a block's own count of one word may pass 2^32 in a 64-bit run (add_to's increment is
+    // 32-bit: a hook's)
+    if (v > 0xffffffffull) { atomicAdd(dst + i, v); continue; }
+#endif
+    if (v) add_to(dst + i, (unsigned)v);
   }
 }
 

@@ -28,7 +28,6 @@ from gmprof.passes.plan import STATIC
 from gmprof.report.model import APPROXIMATE, RunInfo
 
 OBJ_PARAM, OBJ_GLOBAL, OBJ_SHARED, OBJ_SHARED_DYNAMIC = 1, 2, 3, 4
-AREA_HEADER = 2
 
 
 def counts_array(entry: dict) -> np.ndarray:
@@ -164,6 +163,24 @@ def _distinct(launches: list) -> list:
     return [tuple(v) for v in seen.values()]
 
 
+def _label_wrapped(report, plan, slots, counters, mode) -> None:
+    """A whole program's launches cannot run again with wider counters (the Python runtime's
+    remedy, runtime/widen.py): where the sites' sums say a 32-bit counter could have passed
+    2^32 in a launch, its array's counts are labelled approximate, with the remedy."""
+    from gmprof.runtime.widen import may_wrap
+
+    names = may_wrap(plan, slots, counters, mode)
+    if not names:
+        return
+    for a in report.arrays:
+        if a.name in names:
+            a.label = APPROXIMATE
+    report.notes.append(
+        f"{', '.join(names)}: a 32-bit counter may have passed 2^32 (the sites that count into "
+        "it ran that often): its counts are approximate; build with --gmprof-counter-bits 64 "
+        "for exact counts")
+
+
 def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str):
     """One group of launches -> Report (see the module's docstring)."""
     from gmprof.report.decode import decode
@@ -186,6 +203,8 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
             _add(static, sc, c, shift, times)
     first = group["launches"][0]
     slots, counters = {}, {}
+    # the shared objects' counters, summed over the launches at 64 bits by the host runtime
+    shared = counts_array(group["shared"])
     for rec in objects:
         slot = plan.slots[rec["slot"]]
         elem = int(rec["elem"])
@@ -210,21 +229,18 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
                        int(rec["bytes"]))
             ls.area_offset = int(rec["area_offset"])
             ls.lr_offset = int(rec["lr_offset"])
+            counters[key] = shared[ls.area_offset:ls.area_offset + ls.n_counters].copy()
             counters[("oor",) + key] = int(rec["oor"])
         slots[key] = ls
-    n_sites = len(plan.sites)
     area = np.zeros(int(group["area_words"]), np.int64)
     summed = counts_array(group["area"])
     area[:len(summed)] = summed
-    shared = counts_array(group["shared"])
-    head = np.clip(area[:AREA_HEADER + n_sites], 0, 2 ** 32 - 1).astype("<u4")
-    # the summed counters are read as 32-bit words whatever width the launches counted at
     counters["area"] = area
-    counters["area_bytes"] = np.concatenate([head, np.clip(shared, 0, 2 ** 32 - 1).astype("<u4")]
-                                            ).view(np.uint8)
+    # a site's u64 count: the host runtime sums it at its first word (and its high word, 0)
+    sites = area[LY.AREA_HEADER:LY.sites_end(len(plan.sites))]
+    counters["sites"] = sites[0::2] + (sites[1::2] << 32)
     counters["unknown_oor"] = int(group["unknown_oor"])
     counters["clock_total"] = int(group.get("clock_records", 0))
-    mode32 = dataclasses.replace(mode, counter_bits=32)
     info = RunInfo(kernel_expr, backend, device, mode.name, tuple(first["grid"]),
                    tuple(first["block"]), int(first["shared_mem"]),
                    launches=len(group["launches"]))
@@ -234,7 +250,8 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     if backend == "cpu":
         info.timing_note = "CPU-emulated times (not comparable with GPU times)"
     report, _ = decode(plan, facts.name, ka, slots, counters, static, frozenset(), info,
-                       mode32, prof.tu.warnings)
+                       mode, prof.tu.warnings)
+    _label_wrapped(report, plan, slots, counters, mode)
     # each recorded launch's own shape and time (the summed counters are one Report)
     report.launch_runs = [
         {"grid": list(x["grid"]), "block": list(x["block"]), "shared_mem": int(x["shared_mem"]),

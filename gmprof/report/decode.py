@@ -6,7 +6,8 @@ read_back: the block area's words, device arrays' shadow counters, out-of-range 
 trace), the static sites' counts at this launch, the mode and the RunInfo; returns the Report
 and, in trace mode, the decoded trace records (site, object, size, address, block, thread).
 
-    area words   [exited, clock, executions of site 0..n-1, shared objects' counters..., LR]
+    area words   [exited, clock, executions of site 0..n-1 (u64 each), shared objects'
+                  counters..., LR]  (counters['sites']: the executions, uint64)
     shadow array one counter per unit of a device object (unit = element size, >= 4 bytes)
     trace        4 x u64 per access: site << 32 | size << 16 | object, address, block, thread
 
@@ -35,29 +36,21 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
     counts summed per array, kept by the caller across launches (a solver's launches repeat
     the same few: each sum is made once, and put on the GPU once)."""
     report = Report(info, warnings=list(warnings))
-    size = LY.counter_dtype(mode.counter_bits).itemsize
-    area_bytes = counters["area_bytes"]
-    obj_base = (LY.AREA_HEADER + len(plan.sites)) * 4
     # only sampled counts are scaled by 1/rate: a static formula's counts are added after
     scale = 1.0 / mode.sampling if mode.sampling is not None and not mode.trace else None
     per_slot: dict = {}
     for key, ls in slots.items():
-        if ls.kind == LY.KIND_DEVICE:
-            counts = counters[key]
-        else:
-            raw = area_bytes[obj_base + ls.area_offset * size:
-                             obj_base + (ls.area_offset + ls.n_counters) * size]
-            counts = raw.view(LY.counter_dtype(mode.counter_bits)).astype(np.int64)
-        # read_back's arrays (device_counts) and the astype above are fresh copies, ours to add
+        # read_back's arrays (device and shared counts alike) are fresh copies, ours to add
         # into: another copy of a 16M-element array per launch is seconds over 50 launches
-        per_slot[ls.slot] = [ls, counts, counters[("oor",) + key], 0, None]
+        per_slot[ls.slot] = [ls, counters[key], counters[("oor",) + key], 0, None]
     twins = _twins(plan, slots)
     _fold_gathers(slots, counters, per_slot, twins)
     site_exec = {}
     area = counters["area"]
+    sites = counters["sites"]
     for sp in plan.sites.values():
         if sp.strategy in (HOOK, LR_START):
-            site_exec[sp.site] = int(area[LY.AREA_HEADER + sp.site.id])
+            site_exec[sp.site] = int(sites[sp.site.id])
     for sp in (sp for group in twins.values() for sp in group):
         # a twin runs as often as its gather (the same loop entries and trips)
         site_exec[sp.site] = site_exec.get(sp.twin[1].site, 0)

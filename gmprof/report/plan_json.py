@@ -64,7 +64,7 @@ def plan_json(plan, defines: dict, output: str) -> dict:
         "block_area": {
             "header_words": 2,
             "site_words": len(plan.sites),
-            "site_word": "AREA_HEADER + site id: executions of that site",
+            "site_word": "AREA_HEADER + 2 * site id: executions of that site (a u64)",
             "objects": "then, for each shared object the launched kernel reaches, in slot "
                        "order, one counter_t per 4-byte word (Object.area_offset)",
             "live_ranges": "enhanced mode: 14 words per shared array at Object.lr_offset: "

@@ -21,6 +21,7 @@ from gmprof.errors import GmprofError
 from gmprof.report import where
 
 from . import layout as LY
+from . import widen
 
 TRACE_CAPACITY = 1 << 22
 CLOCK_CAPACITY = 1 << 16
@@ -194,7 +195,7 @@ def area(plan, slots, mode) -> Area:
         if ls.kind == LY.KIND_SHARED:
             ls.area_offset = offset
             offset += ls.n_counters
-    words = LY.AREA_HEADER + len(plan.sites) + -(-offset * size // 4)
+    words = LY.area_words(len(plan.sites), offset * size)
     lr_offset = 0
     if mode.enhanced:
         lr_offset = words
@@ -204,6 +205,7 @@ def area(plan, slots, mode) -> Area:
                 words += LY.LR_STRIDE
         if words == lr_offset:
             lr_offset = 0
+        words += words & 1  # copies of the area stay 8-byte aligned
     return Area(words, offset, lr_offset)
 
 
@@ -253,7 +255,13 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
     the description."""
     counter_t = LY.counter_dtype(mode.counter_bits)
     area_global = backend.zeros(max(a.words, 1) * a.replicas, np.uint32)
-    unknown_oor = backend.zeros(1, np.uint32)
+    # a test build's counters start near 2^32 (widen.counter_origin): the first copy of the
+    # area's 32-bit object counters, and every device counter (read_back takes it off again)
+    origin = widen.counter_origin if mode.counter_bits == 32 else 0
+    if origin and a.obj_counters:
+        start = LY.sites_end(len(plan.sites))
+        area_global[start:start + a.obj_counters] = origin
+    unknown_oor = backend.zeros(1, np.uint64)
     launch = LY.new_launch()
     launch["flags"] = LY.FLAG_WARP_UNIFORM_OK if block3[0] % 32 == 0 else 0
     launch["area_words"] = a.words
@@ -274,20 +282,23 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
         o["n_counters"] = ls.n_counters
         o["unit"] = ls.unit
         o["unit_shift"] = ls.unit.bit_length() - 1 if ls.unit & (ls.unit - 1) == 0 else 255
-        ls.oor = backend.zeros(1, np.uint32)
+        ls.oor = backend.zeros(1, np.uint64)
         o["oor"] = backend.address(ls.oor)
         if ls.kind == LY.KIND_DEVICE:
             # a slot that range sites count into carries its difference array after its
             # counters (n_counters + 1 entries, see gmprof.cuh's dm_range); padding after both
             extra = ls.n_counters + 1 if ls.slot.ranges else 0
-            # (plan.py plans ranges with 32-bit counters only: the entries wrap as uint32)
-            assert not extra or np.dtype(counter_t).itemsize == 4, \
+            # (plan.py plans ranges with 32- and 64-bit counters only: the entries wrap at
+            # their width)
+            assert not extra or np.dtype(counter_t).itemsize >= 4, \
                 "range sites with narrow counters"
             ls.counters = backend.zeros(
                 padded_counters(ls.n_counters + extra, counter_t, backend.name), counter_t)
             o["base"], o["bytes"] = ls.base, ls.bytes
             o["reserved"][0] = (1 if ls.fallback else 0) | (2 if ls.twin_ok else 0)
             o["counters"] = backend.address(ls.counters)
+            if origin:
+                ls.counters[:ls.n_counters] = origin
         else:
             o["area_offset"] = ls.area_offset
             o["lr_offset"] = ls.lr_offset
@@ -331,15 +342,23 @@ def point_at(launch, slots, kernel: str, backend, args) -> None:
 def device_counts(raw, n: int, ranges: bool):
     """A device object's counts (int64, a fresh array where raw lives: numpy or CuPy): its
     counters, plus (range sites) the prefix sum of its difference array, in the device's
-    32-bit modular arithmetic (an entry's -W is 2^32 - W)."""
+    modular arithmetic at the counters' width (an entry's -W is 2^32 - W, or 2^64 - W)."""
     xp = where.xp(raw)
     raw = xp.asarray(raw)
-    counts = raw[:n].astype(xp.int64)
     if ranges:
-        diff = raw[n:2 * n].astype(xp.uint32)
-        runs = xp.cumsum(diff, dtype=xp.uint32)  # wraps as the device's atomics do
-        counts = (counts + runs.astype(xp.int64)) & 0xFFFFFFFF
-    return counts
+        width = raw.dtype
+        runs = xp.cumsum(raw[n:2 * n], dtype=width)  # wraps as the device's atomics do
+        total = raw[:n] + runs  # (at the counters' width, wrapping as the device's would)
+        return total.astype(xp.int64)
+    return raw[:n].astype(xp.int64)
+
+
+def shared_counts(area_u32, n_sites: int, ls, counter_bits: int) -> np.ndarray:
+    """A shared slot's counts (int64, a fresh array) from its block area's words."""
+    ctype = LY.counter_dtype(counter_bits)
+    start = LY.sites_end(n_sites) * 4 + ls.area_offset * ctype.itemsize
+    raw = area_u32.view(np.uint8)[start:start + ls.n_counters * ctype.itemsize]
+    return raw.view(ctype).astype(np.int64)
 
 
 def aim_at_module(slots, module) -> None:
@@ -363,7 +382,7 @@ def counter_bytes(slots, area_words: int, mode) -> int:
             extra = ls.n_counters + 1 if ls.slot.ranges else 0
             total += padded_counters(ls.n_counters + extra,
                                      LY.counter_dtype(mode.counter_bits)) * \
-                size + 4  # (as a GPU allocates them)
+                size + 8  # (as a GPU allocates them; the out-of-range count is a u64)
     return total
 
 
@@ -393,13 +412,16 @@ def read_back(slots, buffers, backend, mode, keep_on_device: bool = False) -> di
     if replicas > 1:
         raw = LY.fold_replicas(raw, replicas, area_words, n_sites, obj_counters,
                                mode.counter_bits, mode.threshold)
-    out = {"area": raw.astype(np.int64),
+    out = {"area": raw.astype(np.int64), "sites": LY.site_counts(raw, n_sites),
            "unknown_oor": int(backend.to_host(buffers["unknown_oor"])[0])}
     out["area_bytes"] = raw.view(np.uint8)
+    origin = widen.counter_origin if mode.counter_bits == 32 else 0
     for key, ls in slots.items():
         if ls.kind == LY.KIND_DEVICE:
             out[key] = device_counts(ls.counters if keep else backend.to_host(ls.counters),
-                                     ls.n_counters, ls.slot.ranges)
+                                     ls.n_counters, ls.slot.ranges) - origin
+        else:
+            out[key] = shared_counts(raw, n_sites, ls, mode.counter_bits) - origin
         out[("oor",) + key] = int(backend.to_host(ls.oor)[0])
     if mode.trace:
         n = int(backend.to_host(buffers["trace_count"])[0])

@@ -10,6 +10,7 @@ import numpy as np
 
 MAX_OBJECTS = 64
 AREA_HEADER = 2  # words: exited threads, logical clock
+SITE_WORDS = 2   # a site's execution count: one u64 (gmprof.cuh site_count_t)
 LR_BINS = 12
 LR_STRIDE = 2 + LR_BINS
 
@@ -39,7 +40,28 @@ def new_launch() -> np.ndarray:
 
 
 def counter_dtype(bits: int) -> np.dtype:
-    return {8: np.dtype("<u1"), 16: np.dtype("<u2"), 32: np.dtype("<u4")}[bits]
+    return {8: np.dtype("<u1"), 16: np.dtype("<u2"), 32: np.dtype("<u4"),
+            64: np.dtype("<u8")}[bits]
+
+
+def sites_end(n_sites: int) -> int:
+    """The first word after the per-site counts: where the shared objects' counters start."""
+    return AREA_HEADER + SITE_WORDS * n_sites
+
+
+def area_words(n_sites: int, obj_bytes: int) -> int:
+    """Words of a block's area before the live-range statistics: header, sites, objects'
+    counters; even, so that every copy of the area (and its u64 site counts and 64-bit
+    counters) stays 8-byte aligned."""
+    words = sites_end(n_sites) + -(-obj_bytes // 4)
+    return words + (words & 1)
+
+
+def site_counts(area_u32: np.ndarray, n_sites: int) -> np.ndarray:
+    """The per-site execution counts (uint64) from an area's 32-bit words."""
+    words = np.ascontiguousarray(np.asarray(area_u32, dtype=np.uint32)[AREA_HEADER:
+                                                                       sites_end(n_sites)])
+    return words.view(np.uint64)
 
 
 # SM mode: blocks flush their area into one of this many copies in device memory (by block
@@ -54,13 +76,18 @@ def area_replicas(n_blocks: int, sm: bool) -> int:
 def fold_replicas(raw: np.ndarray, replicas: int, area_words: int, n_sites: int,
                   obj_counters: int, counter_bits: int, threshold) -> np.ndarray:
     """Sum the copies of the area (uint32 words, replicas x area_words) into one area of the
-    same format: 32-bit words add up; the shared objects' counters (counter_t, packed after the
-    sites) add up at their width and saturate at the threshold, as one copy would have."""
+    same format: 32-bit words add up, the u64 site counts at 64 bits; the shared objects'
+    counters (counter_t, packed after the sites) add up at their width and saturate at the
+    threshold, as one copy would have."""
     raw = np.asarray(raw, dtype=np.uint32)[:replicas * area_words]
     copies = raw.reshape(replicas, area_words)
     out = copies.astype(np.uint64).sum(axis=0).astype(np.uint32)  # wraps as the device would
+    sites = slice(AREA_HEADER, sites_end(n_sites))
+    site_sum = np.ascontiguousarray(copies[:, sites]).view(np.uint64).sum(axis=0,
+                                                                         dtype=np.uint64)
+    out[sites] = site_sum.view(np.uint32)
     ctype = counter_dtype(counter_bits)
-    start = (AREA_HEADER + n_sites) * 4
+    start = sites_end(n_sites) * 4
     stop = start + obj_counters * ctype.itemsize
     if stop > start:
         counters = copies.view(np.uint8).reshape(replicas, area_words * 4)[:, start:stop]

@@ -30,6 +30,9 @@ class Runs:
     failures: list = field(default_factory=list)  # (parameter, text): native writes outside
     diagnostics: list = field(default_factory=list)  # the backend's, from the native run
     counters: dict = field(default_factory=dict)  # what read_counters returned
+    # the inputs and the native module's __device__ variables before the launch: a launch run
+    # again (with wider counters, widen.py) starts from them, not from what this run left
+    start: tuple | None = None
 
 
 def launch_once(module, li, args, shared_mem, timeout) -> float:
@@ -51,14 +54,20 @@ def memory_errors(module, largs, run: str) -> list:
 
 
 def run_profiled(backend, li, native, instrumented, dyn_shared: int, launch, slots,
-                 global_names, opts, read_counters) -> Runs:
+                 global_names, opts, read_counters, start: tuple | None = None) -> Runs:
     """launch: the filled launch description (its device-array bases are aimed at each run's
-    copies here); read_counters() -> dict, called after the instrumented run."""
+    copies here); read_counters() -> dict, called after the instrumented run. start: an
+    earlier run's Runs.start, to run the same launch again from the same state."""
     largs, timeout = li.largs, opts.timeout
     const_addr, _ = instrumented.get_global("__gmprof_launch")
     # (the struct's layout is checked against the compiler's in tests/runtime/test_layout.py;
     # CuPy does not report a module global's true size)
-    before = launchargs.Copies.snapshot(backend, largs)
+    if start is None:
+        start = (launchargs.Copies.snapshot(backend, largs),
+                 module_state.snapshot(backend, native, global_names))
+    else:
+        module_state.restore(backend, start[1])
+    before = start[0]
     native_run = launchargs.Copies(backend, largs, before)
     inst_run = launchargs.Copies(backend, largs, before)
     for key, ls in slots.items():
@@ -107,7 +116,8 @@ def run_profiled(backend, li, native, instrumented, dyn_shared: int, launch, slo
     launchargs.store_back(backend, largs, native_out, before)
     return Runs(statistics.median(native_times) * 1e3, statistics.median(inst_times) * 1e3,
                 max(opts.repeat, 1), differ, failures,
-                diagnostics or list(getattr(instrumented, "diagnostics", [])), counters)
+                diagnostics or list(getattr(instrumented, "diagnostics", [])), counters,
+                start)
 
 
 def run_native(backend, module, li, timeout) -> float:

@@ -10,7 +10,8 @@ counts, the trace); `launch()` returns just the Report.
      instead: the source is re-planned)
   3. lay out the counters and fill the launch description            counters.py
   4. compile (cached), run the native and instrumented kernels on    modules.py, runs.py
-     copies of the inputs, compare their outputs, time both
+     copies of the inputs, compare their outputs, time both; where a   widen.py
+     32-bit counter may have passed 2^32, again with 64-bit counters
   5. decode the counters, add the static counts, label every count   report/decode.py
      and add the failed checks                                       report/findings.py
 """
@@ -31,6 +32,7 @@ from .launch_input import kernel_facts, launch_input, run_options, timeout_optio
 from .modules import Modules
 from .runs import run_native, run_profiled
 from .static_launch import StaticLaunchCounts
+from .widen import may_wrap
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,9 @@ class Profiler:
         self._plans: dict = {}
         self._static = StaticLaunchCounts(self.program)
         self._static_sums: dict = {}  # report/decode.static_sum's cache
+        # launches (kernel, grid, block) whose 32-bit counters could pass 2^32: their next
+        # launches start with 64-bit counters (a solver repeats its launches)
+        self._wide: set = set()
 
     def plan(self, mode: Mode, demoted: frozenset = frozenset(), for_launch=False):
         """for_launch: a launch's plan (gathers.py twins without hooks, decided with the
@@ -112,6 +117,48 @@ class Profiler:
             static = self._static.evaluate(
                 self.plan(mode), li,
                 lambda name: self.modules.module(None, [li.kernel]).get_global(name)[1])
+        wide_key = (li.kernel, tuple(li.grid), tuple(li.block))
+        if wide_key in self._wide:
+            mode = mode.widened()
+        start = None
+        while True:
+            plan, slots, area, runs = self._run(mode, li, static, shared_mem, native, opts,
+                                                keep_on_device, start)
+            start = runs.start
+            wrapped = may_wrap(plan, slots, runs.counters, mode)
+            if not wrapped:
+                break
+            # counts up to the sites' sums could have reached one counter: run again, wide
+            self._wide.add(wide_key)
+            mode = mode.widened()
+        info = RunInfo(name_expression, backend.name, backend.device, mode.name, li.grid,
+                       li.block, shared_mem)
+        info.outputs_identical = not runs.differ
+        info.native_ms, info.instrumented_ms = runs.native_ms, runs.instrumented_ms
+        info.timing_repeats = runs.repeats
+        if backend.name == "cpu":
+            info.timing_note = "CPU-emulated times (not comparable with GPU times)"
+        info.counters_in = "shared memory" if area.sm else "device memory"
+        info.counters_why = area.why
+        info.counter_bytes = C.counter_bytes(slots, area.words * area.replicas, mode)
+
+        # 5. the report
+        ka = self.program.kernels[li.kernel]
+        with timing.phase("decode"):
+            report, trace = decode(plan, li.kernel, ka, slots, runs.counters, static.counts,
+                                   static.demoted, info, mode, self.tu.warnings,
+                                   self._static_sums)
+            # the native run's launch diagnostics (the instrumented run's repeat them)
+            add_findings(report, plan, li.kernel, ka, static.counts, li.largs, runs.differ,
+                         runs.failures, runs.diagnostics)
+        if not keep_on_device:
+            with timing.phase("read back"):
+                report.to_host()
+        return LaunchResult(report, plan, dict(static.counts), trace)
+
+    def _run(self, mode, li, static, shared_mem, native, opts, keep_on_device, start):
+        """Steps 2-4 at one counter width: (plan, slots, area, Runs)."""
+        backend, name_expression = self.backend, li.name_expression
         plan = self.plan(mode, static.demoted, for_launch=True)
 
         # 2. layout (planned again where the arrays rule out a gather or a twin: counted by
@@ -145,33 +192,10 @@ class Profiler:
         with timing.phase("launch, copy, compare"):
             runs = run_profiled(backend, li, native(), module,
                                 C.dynamic_shared_bytes(area, shared_mem), launch, slots,
-                                self.modules.global_names(), opts, read_counters)
+                                self.modules.global_names(), opts, read_counters, start)
         if runs.counters is not None:
             runs.counters.update(C.gather_values(slots, li, backend))
-        info = RunInfo(name_expression, backend.name, backend.device, mode.name, li.grid,
-                       li.block, shared_mem)
-        info.outputs_identical = not runs.differ
-        info.native_ms, info.instrumented_ms = runs.native_ms, runs.instrumented_ms
-        info.timing_repeats = runs.repeats
-        if backend.name == "cpu":
-            info.timing_note = "CPU-emulated times (not comparable with GPU times)"
-        info.counters_in = "shared memory" if area.sm else "device memory"
-        info.counters_why = area.why
-        info.counter_bytes = C.counter_bytes(slots, area.words * area.replicas, mode)
-
-        # 5. the report
-        ka = self.program.kernels[li.kernel]
-        with timing.phase("decode"):
-            report, trace = decode(plan, li.kernel, ka, slots, runs.counters, static.counts,
-                                   static.demoted, info, mode, self.tu.warnings,
-                                   self._static_sums)
-            # the native run's launch diagnostics (the instrumented run's repeat them)
-            add_findings(report, plan, li.kernel, ka, static.counts, li.largs, runs.differ,
-                         runs.failures, runs.diagnostics)
-        if not keep_on_device:
-            with timing.phase("read back"):
-                report.to_host()
-        return LaunchResult(report, plan, dict(static.counts), trace)
+        return plan, slots, area, runs
 
     def run_native(self, name_expression, grid, block, args, shared_mem=0,
                    timeout: float | None = None) -> float:

@@ -46,7 +46,8 @@ namespace {
 
 // ---------------------------------------------------------------- the launch description
 // gmprof.cuh's Launch and Object, field for field (gmprof/runtime/layout.py has the same)
-enum { kMaxObjects = 64, kAreaHeader = 2, kLrStride = 14, kMaxReplicas = 32 };
+// kSiteWords: a site's execution count is a u64 (gmprof.cuh site_count_t)
+enum { kMaxObjects = 64, kAreaHeader = 2, kSiteWords = 2, kLrStride = 14, kMaxReplicas = 32 };
 enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2 };
 enum { KIND_DEVICE = 1, KIND_SHARED = 2 };
 enum { kClockCapacity = 1 << 16 };
@@ -106,7 +107,8 @@ struct Group {
   std::string why;
   unsigned area_words, obj_counters, lr_offset, replicas;
   std::vector<ObjState> objects;
-  std::vector<unsigned long long> area;     // header + sites (+ live-range words), summed
+  // header + sites (+ live-range words), summed; a site's u64 count at its first word
+  std::vector<unsigned long long> area;
   std::vector<unsigned long long> shared;   // the shared objects' counters, summed
   unsigned long long unknown_oor = 0;
   unsigned long long clock_records = 0;
@@ -558,7 +560,9 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
            std::to_string(o.offset) + ":" + std::to_string(o.n);
     objs.push_back(o);
   }
-  unsigned words = kAreaHeader + (unsigned)m->n_sites + (unsigned)ceil_div((unsigned long long)offset * csize, 4);
+  const unsigned sites_end = kAreaHeader + kSiteWords * (unsigned)m->n_sites;
+  unsigned words = sites_end + (unsigned)ceil_div((unsigned long long)offset * csize, 4);
+  words += words & 1u;  // copies of the area stay 8-byte aligned (u64 site counts)
   unsigned lr_offset = 0;
   if (m->enhanced) {
     lr_offset = words;
@@ -569,6 +573,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
         words += kLrStride;
       }
     if (words == lr_offset) lr_offset = 0;
+    words += words & 1u;
   }
   // where the block's counters live: shared memory after the user's dynamic bytes when it fits
   bool sm = m->sm == 2;
@@ -612,13 +617,14 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   const size_t area_bytes = (size_t)words * 4 * replicas;
   const size_t n_oor = 1 + objs.size();
   const size_t clock_bytes = m->enhanced ? (2 * kClockCapacity + 1) * 8 : 0;
-  char *scratch = static_cast<char *>(device_buffer(s.scratch, area_bytes + n_oor * 4 + 8 + clock_bytes));
+  // out-of-range counts are u64 (gmprof.cuh out_of_range)
+  char *scratch = static_cast<char *>(device_buffer(s.scratch, area_bytes + n_oor * 8 + 8 + clock_bytes));
   if (!scratch) {
     s.notes.push_back(std::string("a launch of ") + d->name + " ran unprofiled: no device memory "
                       "for its counters");
     return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name);
   }
-  cudaMemsetAsync(scratch, 0, area_bytes + n_oor * 4 + 8 + clock_bytes, c.stream);
+  cudaMemsetAsync(scratch, 0, area_bytes + n_oor * 8 + 8 + clock_bytes, c.stream);
   Launch L;
   memset(&L, 0, sizeof L);
   L.flags = (c.block.x % 32 == 0 ? FLAG_WARP_UNIFORM_OK : 0) | (sm ? FLAG_AREA_SHARED : 0);
@@ -631,7 +637,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   L.area_global = (unsigned long long)(uintptr_t)scratch;
   L.unknown_oor = (unsigned long long)(uintptr_t)(scratch + area_bytes);
   if (m->enhanced) {
-    char *clock = scratch + area_bytes + n_oor * 4 + 8;
+    char *clock = scratch + area_bytes + n_oor * 8 + 8;
     clock = reinterpret_cast<char *>(((uintptr_t)clock + 7) & ~(uintptr_t)7);
     L.clock_count = (unsigned long long)(uintptr_t)clock;
     L.clock_log = L.clock_count + 8;
@@ -643,7 +649,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     if (o.slot < 0 || o.slot >= kMaxObjects) continue;
     Object &obj = L.obj[o.slot];
     if ((unsigned)o.slot + 1u > L.n_objects) L.n_objects = (unsigned)o.slot + 1u;
-    obj.oor = L.unknown_oor + 4 * (i + 1);
+    obj.oor = L.unknown_oor + 8 * (i + 1);
     if (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) {
       obj.kind = KIND_DEVICE;
       obj.unit = (unsigned)o.unit;
@@ -736,15 +742,17 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     s.group_order.push_back(key);
   }
   std::vector<unsigned> area((size_t)words * replicas);
-  std::vector<unsigned> oor(n_oor);
+  std::vector<unsigned long long> oor(n_oor);
   cudaMemcpy(area.data(), scratch, area_bytes, cudaMemcpyDeviceToHost);
-  cudaMemcpy(oor.data(), scratch + area_bytes, n_oor * 4, cudaMemcpyDeviceToHost);
-  const size_t start = (size_t)(kAreaHeader + m->n_sites) * 4;
+  cudaMemcpy(oor.data(), scratch + area_bytes, n_oor * 8, cudaMemcpyDeviceToHost);
+  const size_t start = (size_t)sites_end * 4;
   for (unsigned r = 0; r < replicas; ++r) {
     const unsigned *a = area.data() + (size_t)r * words;
-    for (unsigned w = 0; w < words; ++w)
-      if (w < kAreaHeader + (unsigned)m->n_sites || (lr_offset && w >= lr_offset))
-        g.area[w] += a[w];
+    for (unsigned w = 0; w < kAreaHeader; ++w) g.area[w] += a[w];
+    for (unsigned w = kAreaHeader; w < sites_end; w += kSiteWords)
+      g.area[w] += (unsigned long long)a[w] | ((unsigned long long)a[w + 1] << 32);
+    if (lr_offset)
+      for (unsigned w = lr_offset; w < words; ++w) g.area[w] += a[w];
   }
   // shared counters at their width, summed over the copies and saturated at the threshold per
   // launch (as one copy would have been)
@@ -754,6 +762,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     for (unsigned i = 0; i < offset; ++i) {
       unsigned long long v = csize == 1 ? bytes[i]
                            : csize == 2 ? reinterpret_cast<const unsigned short *>(bytes)[i]
+                           : csize == 8 ? reinterpret_cast<const unsigned long long *>(bytes)[i]
                                         : reinterpret_cast<const unsigned *>(bytes)[i];
       shared[i] += v;
     }
@@ -773,6 +782,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     for (unsigned long long j = 0; j < objs[i].n; ++j)
       o.sum[j] += csize == 1 ? buf[j]
                 : csize == 2 ? reinterpret_cast<const unsigned short *>(buf.data())[j]
+                : csize == 8 ? reinterpret_cast<const unsigned long long *>(buf.data())[j]
                              : reinterpret_cast<const unsigned *>(buf.data())[j];
   }
   if (m->enhanced) {

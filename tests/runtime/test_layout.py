@@ -45,15 +45,18 @@ def test_struct_offsets_match_the_compiler(tmp_path):
 
 def test_fold_replicas_sums_words_and_saturates_narrow_counters():
     """Blocks flush into copies of the area; the host's sum must read as one copy would."""
-    n_sites, obj_counters, area_words = 2, 6, LY.AREA_HEADER + 2 + 2  # 6 u8 counters: 2 words
+    n_sites, obj_counters = 2, 6  # 6 u8 counters: 2 words after two u64 site counts
+    area_words = LY.sites_end(n_sites) + 2
     copies = np.zeros((3, area_words), np.uint32)
-    copies[:, LY.AREA_HEADER + 0] = [1, 2, 3]          # a site's executions
-    copies[:, LY.AREA_HEADER + 1] = [0, 0, 2 ** 31]    # large words add (and wrap) as u32
-    counters = copies.view(np.uint8).reshape(3, area_words * 4)[:, (LY.AREA_HEADER + 2) * 4:]
+    sites = copies[:, LY.AREA_HEADER:LY.sites_end(n_sites)]
+    sites[:, 0] = [1, 2, 3]                   # site 0's executions (low words)
+    sites[:, 2] = [0, 2 ** 31, 2 ** 31]       # site 1's: 2^32 in all, carried into the high word
+    copies[:, LY.AREA_HEADER:LY.sites_end(n_sites)] = sites
+    counters = copies.view(np.uint8).reshape(3, area_words * 4)[:, LY.sites_end(n_sites) * 4:]
     counters[:, :6] = [[200, 1, 0, 5, 0, 0], [100, 1, 0, 5, 0, 9], [0, 1, 0, 5, 7, 0]]
     out = LY.fold_replicas(copies.ravel(), 3, area_words, n_sites, obj_counters, 8, 250)
-    assert out[LY.AREA_HEADER] == 6 and out[LY.AREA_HEADER + 1] == 2 ** 31
-    got = out.view(np.uint8)[(LY.AREA_HEADER + 2) * 4:][:6]
+    assert LY.site_counts(out, n_sites).tolist() == [6, 2 ** 32]
+    got = out.view(np.uint8)[LY.sites_end(n_sites) * 4:][:6]
     assert got.tolist() == [250, 3, 0, 15, 7, 9]   # 300 saturates at the threshold
     # 32-bit counters, no threshold: plain sums
     copies32 = np.arange(3 * area_words, dtype=np.uint32).reshape(3, area_words)
