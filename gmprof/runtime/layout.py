@@ -148,7 +148,13 @@ def count_units(offsets, sizes, n_units: int, unit: int, *, per_word: bool = Tru
             if w is not None:
                 w = w[keep]
         inside = (idx >= 0) & (idx < n_units)
-        if len(idx) * 8 < n_units and (w is None or w.dtype.kind in "iu"):
+        if w is not None and w.dtype.kind in "iu" and len(idx) > 1 and \
+                bool((idx[1:] > idx[:-1]).all()):
+            # distinct units in order (a box's histogram, one entry a unit): add in place,
+            # in integers, without a histogram of every unit
+            counts[idx[inside]] += w[inside]
+            out_of_range += int(w[~inside].sum())
+        elif len(idx) * 8 < n_units and (w is None or w.dtype.kind in "iu"):
             # few accesses into a large object (a whole program's allocation): add them where
             # they fall, not through a histogram of every unit
             np.add.at(counts, idx[inside], 1 if w is None else w[inside].astype(np.int64))

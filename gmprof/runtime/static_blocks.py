@@ -130,14 +130,8 @@ def count_by_block_class(addr_terms, addr_const, loops, constraint, grid, block,
     if offsets:
         offs = np.fromiter(offsets, np.int64, len(offsets))
         mult = np.fromiter(offsets.values(), np.int64, len(offsets))
-        if len(offs) * len(positions) > E.ENUMERATION_BUDGET:
-            raise S.Unknown(f"more than {E.ENUMERATION_BUDGET} block offsets x addresses")
-        at = (offs[:, None] + positions[None, :]).ravel()
-        w = (mult[:, None] * weights[None, :]).ravel()
-        c, o = LY.count_units(at, access_size, n_units, unit, per_word=per_word,
-                              touched=touched, weights=w, nbytes=nbytes)
-        counts += c
-        oor += o
+        oor += _shifted_copies(counts, offs, mult, positions, weights, access_size, n_units,
+                               unit, per_word, touched, nbytes)
         executions += int(mult.sum()) * len(inner_addr)
     rest = np.concatenate(undecided)
     if len(rest):
@@ -147,6 +141,90 @@ def count_by_block_class(addr_terms, addr_const, loops, constraint, grid, block,
         oor += o
         executions += x
     return counts, oor, executions
+
+
+# Element additions the shifted copies may cost (about a second of numpy): bo_v1 at its large
+# size is 32,768 blocks x 1,025 addresses = 34M, over the old budget of offsets x addresses.
+COPIES_BUDGET = 1_000_000_000
+
+
+def _shifted_copies(counts, offs, mult, positions, weights, access_size, n_units, unit,
+                    per_word, touched, nbytes) -> int:
+    """Add to counts one block's accesses (byte positions, weights) copied at each block
+    offset (offs, unique, each mult blocks); returns the accesses out of range. The copy's
+    histogram is made once per offset residue modulo the unit, in units, and added at each
+    offset's unit shift: the cost is offsets x histogram width additions, not offsets x
+    positions histograms. Offsets whose copy reaches outside the object (out-of-range
+    accesses, the padding of its last unit) are counted access by access, as before."""
+    oor = 0
+    lo, hi = int(positions.min()), int(positions.max()) + int(access_size)
+    limit = n_units * unit if nbytes is None else min(int(nbytes), n_units * unit)
+    inside = (offs + lo >= 0) & (offs + hi <= limit)
+    edge_offs, edge_mult = offs[~inside], mult[~inside]
+    if len(edge_offs):
+        if len(edge_offs) * len(positions) > COPIES_BUDGET:
+            raise S.Unknown(f"more than {COPIES_BUDGET} block offsets x addresses")
+        at = (edge_offs[:, None] + positions[None, :]).ravel()
+        w = (edge_mult[:, None] * weights[None, :]).ravel()
+        c, o = LY.count_units(at, access_size, n_units, unit, per_word=per_word,
+                              touched=touched, weights=w, nbytes=nbytes)
+        counts += c
+        oor += o
+    offs, mult = offs[inside], mult[inside]
+    for r in np.unique(offs % unit).tolist():
+        pick = offs % unit == r
+        shifts, m = (offs[pick] - r) // unit, mult[pick]
+        # one copy at byte offset r, in units [first, first + width)
+        first = (lo + r) // unit
+        width = (hi + r + unit - 1) // unit - first
+        if len(shifts) * min(width, len(positions)) > COPIES_BUDGET:
+            raise S.Unknown(f"more than {COPIES_BUDGET} block offsets x counter units")
+        if len(positions) < width:
+            # a sparse copy (a tile's rows, a row apart): its accesses at each offset
+            _add_accesses(counts, offs[pick], m, positions, weights, access_size, n_units,
+                          unit, per_word, touched)
+            continue
+        h, _ = LY.count_units(positions + r - first * unit, access_size, width, unit,
+                              per_word=per_word, touched=touched, weights=weights)
+        _add_copies(counts, np.sort(shifts + first), m[np.argsort(shifts)], h)
+    return oor
+
+
+def _add_accesses(counts, offs, mult, positions, weights, access_size, n_units, unit,
+                  per_word, touched) -> None:
+    """counts += the accesses at every offset, a few offsets at a time (each offset's copy
+    inside the object)."""
+    per = max(1, (1 << 22) // max(len(positions), 1))
+    for k in range(0, len(offs), per):
+        at = (offs[k:k + per, None] + positions[None, :]).ravel()
+        w = (mult[k:k + per, None] * weights[None, :]).ravel()
+        c, _ = LY.count_units(at, access_size, n_units, unit, per_word=per_word,
+                              touched=touched, weights=w)
+        counts += c
+
+
+def _add_copies(counts, starts, m, h) -> None:
+    """counts[s + j] += m_s * h[j] for every start s (sorted, unique, each copy inside counts).
+    Starts a constant step apart (one block after another: bo's `opt * (numSteps + 1)`) are
+    rows of one strided view, added in whole columns of `step` units, which never overlap
+    within a column; other starts, one fancy-indexed add per unit of the copy."""
+    width = len(h)
+    steps = np.diff(starts)
+    if len(starts) > 1 and (steps == steps[0]).all():
+        step = int(steps[0])
+        for j0 in range(0, width, step):
+            cols = h[j0:j0 + step]
+            view = np.lib.stride_tricks.as_strided(
+                counts[int(starts[0]) + j0:], shape=(len(starts), len(cols)),
+                strides=(step * counts.itemsize, counts.itemsize))
+            view += m[:, None] * cols[None, :]
+        return
+    if len(starts) <= width:
+        for s, k in zip(starts.tolist(), m.tolist()):
+            counts[s:s + width] += k * h
+        return
+    for j in np.flatnonzero(h).tolist():
+        counts[starts + j] += m * h[j]
 
 
 def _decided(op, at_lo, at_hi, constant):

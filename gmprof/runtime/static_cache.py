@@ -22,7 +22,8 @@ import numpy as np
 from gmprof import host_cache
 from gmprof.passes import symbolic as S
 
-from . import layout, static_counts, static_points
+from . import (layout, static_blocks, static_counts, static_enumerate, static_gridstride,
+               static_points)
 
 STORE_AFTER_S = 0.05
 _CODE: str | None = None
@@ -31,7 +32,9 @@ _CODE: str | None = None
 def _code() -> str:
     global _CODE
     if _CODE is None:
-        _CODE = host_cache.source_digest(static_counts, static_points, layout)
+        # every module the counting runs through (a change to any of them changes the counts)
+        _CODE = host_cache.source_digest(static_counts, static_blocks, static_enumerate,
+                                         static_gridstride, static_points, layout)
     return _CODE
 
 

@@ -10,6 +10,8 @@ Three methods:
   box        every loop's bounds are constants and every condition holds everywhere in the
              box: the histogram of an affine function over a box, built one variable at a
              time with a strided prefix sum (O(range) per variable, whatever the trip counts)
+  (a grid-stride loop over the blocks first becomes a grid of virtual blocks, one a trip:
+  static_gridstride.py)
   blocks     block and thread indices enter as a sum (static_blocks.py): one block enumerated,
              the blocks where the conditions are decided counted as its copies, the boundary
              blocks enumerated
@@ -32,6 +34,7 @@ from gmprof.passes import symbolic as S
 from . import layout as LY
 from . import static_enumerate as E
 from .static_blocks import count_by_block_class
+from .static_gridstride import virtual_blocks
 from .static_enumerate import BLOCK_DIMS as _BLOCK_DIMS, ENUMERATION_BUDGET, \
     VAR_DIMS as _VAR_DIMS, conjuncts as _conjuncts, constraint_vars as _constraint_vars
 from .static_points import CMP as _CMP, bases as _bases, derived as _derived
@@ -112,6 +115,8 @@ def prepare(formula, env, grid, block, n_units, unit, access_size, per_word,
 
 
 def count_prepared(inputs: tuple) -> StaticCount:
+    # a grid-stride loop over the blocks counts as a grid of virtual blocks, one per trip
+    inputs = virtual_blocks(inputs) or inputs
     addr_terms, addr_const, loops, constraint, grid, block, n_units, unit, access_size, \
         per_word, nbytes = inputs
     loops = list(loops)
