@@ -3,14 +3,13 @@ option table (gmprof/program/nvcc_table.py); one that neither knows is a usage e
 with the nearest spellings, never handed to the compiler to be dropped."""
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT, env, gmprof
+from conftest import env, gmprof
 
 from gmprof.errors import OptionError
 from gmprof.program import nvcc_table
