@@ -100,7 +100,7 @@ def _regex(text: str) -> str:
 def parse_run(argv: list[str]) -> argparse.Namespace:
     """gmprof run's options (argparse), the nvcc arguments (read with nvcc's table: an option
     that neither knows is refused), and the program's arguments (after `--`)."""
-    from .nvcc_args import read_option
+    from .nvcc_args import forwarding, read_option
 
     program = []
     if "--" in argv:
@@ -119,7 +119,7 @@ def parse_run(argv: list[str]) -> argparse.Namespace:
             mine += argv[i:i + 1 + takes]
             i += 1 + takes
         elif a.startswith("-") and a != "-":
-            opt, i = read_option(argv, i, extra=list(ours))
+            opt, i = read_option(argv, i, extra=list(ours), forward=forwarding(argv))
             build += opt.written
         else:
             build.append(a)

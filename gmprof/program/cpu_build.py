@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from . import build as B
-from .nvcc_args import CPU_DROP_LIBS, OTHER_STEPS, links
+from .nvcc_args import CPU_DROP_LIBS, FORWARDED, OTHER_STEPS, links
 
 _COMPILE = {"--include-path": "-I", "--define-macro": "-D", "--undefine-macro": "-U"}
 _COMPILE_SPLIT = {"--pre-include": "-include", "--system-include": "-isystem"}
@@ -57,6 +57,11 @@ def host_flags(cmd) -> tuple[list[str], list[str], list[str]]:
             comp.append("-w")
         elif name == "--m64":
             comp.append("-m64")
+        elif name == FORWARDED:  # -forward-unknown-to-host-compiler and the like
+            if cmd.forward in ("compiler", "both"):
+                comp.append(value)
+            if cmd.forward in ("linker", "both") or value.startswith(_LINK_TOO):
+                link.append(value)
     inputs = [cmd.args[i] for i in cmd.inputs
               if re.search(r"\.(o|a|so(\.\d+)*)$", cmd.args[i])]
     # nvcc compiles C++17 by default; kernels on fibers want optimisation (docs/cpu-backend.md)

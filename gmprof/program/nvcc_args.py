@@ -38,9 +38,23 @@ class Option:
     value: str | None
 
 
-def read_option(args: list[str], i: int, extra=()) -> tuple[Option, int]:
+# with these, nvcc hands the options it does not know to the host compiler and/or linker
+FORWARD = {"--forward-unknown-to-host-compiler": "compiler",
+           "--forward-unknown-to-host-linker": "linker", "--forward-unknown-opts": "both"}
+FORWARDED = "(forwarded to the host compiler)"  # an Option's name for such an option
+
+
+def forwarding(args: list[str]) -> str | None:
+    """Where nvcc forwards unknown options on this command line (compiler, linker, both)."""
+    to = {FORWARD[_TABLE[a][0]] for a in args if a in _TABLE and _TABLE[a][0] in FORWARD}
+    return None if not to else "both" if len(to) > 1 else to.pop()
+
+
+def read_option(args: list[str], i: int, extra=(), forward: str | None = None
+                ) -> tuple[Option, int]:
     """The option at args[i] (which starts with '-') and the index after it. `extra`: other
-    spellings the caller knows, suggested when the option is unknown."""
+    spellings the caller knows, suggested when the option is unknown; `forward`: where nvcc
+    forwards an unknown option (forwarding(args)), which it then takes as a switch."""
     a = args[i]
     if a in _TABLE:
         name, takes = _TABLE[a]
@@ -55,6 +69,8 @@ def read_option(args: list[str], i: int, extra=()) -> tuple[Option, int]:
     for short in GLUED:
         if a.startswith(short) and len(a) > len(short):
             return Option([a], _TABLE[short][0], a[len(short):]), i + 1
+    if forward:
+        return Option([a], FORWARDED, a), i + 1
     raise OptionError(unknown_option(a, extra))
 
 
@@ -83,6 +99,7 @@ class Command:
     include_dirs: list = field(default_factory=list)
     shared: bool = False
     language_cu: bool = False      # -x cu: every source is CUDA
+    forward: str | None = None     # where unknown options go: compiler, linker, both (FORWARD)
 
 
 def parse(args: list[str], extra=()) -> Command:
@@ -91,6 +108,7 @@ def parse(args: list[str], extra=()) -> Command:
     from gmprof.frontend.program import parse_define_option
 
     c = Command(list(args))
+    c.forward = forwarding(args)
     i = 0
     while i < len(args):
         a = args[i]
@@ -102,7 +120,7 @@ def parse(args: list[str], extra=()) -> Command:
                 c.host_sources.append(i)
             i += 1
             continue
-        opt, i = read_option(args, i, extra)
+        opt, i = read_option(args, i, extra, c.forward)
         c.options.append(opt)
         name, value = opt.name, opt.value
         if name in COMPILE_ONLY:

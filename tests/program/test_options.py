@@ -74,6 +74,19 @@ def test_nvcc_options_read_as_nvcc_reads_them():
             parse([bad, "k.cu"])
 
 
+def test_forwarded_options():
+    """With -forward-unknown-to-host-compiler (CMake passes it), nvcc hands the options it does
+    not know to the host compiler instead of refusing them; so does the CPU backend (to g++)."""
+    from gmprof.program.cpu_build import host_flags
+
+    c = parse(["-forward-unknown-to-host-compiler", "-Wall", "-fPIC", "-c", "k.cu"])
+    comp, link, _ = host_flags(c)
+    assert comp[-2:] == ["-Wall", "-fPIC"] and link == []
+    c = parse(["--forward-unknown-opts", "-fopenmp", "k.cu"])
+    comp, link, _ = host_flags(c)
+    assert comp[-1] == "-fopenmp" and link == ["-fopenmp"]
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_table_is_nvcc_help():
     text = subprocess.run(["nvcc", "--help"], capture_output=True, text=True).stdout
