@@ -14,6 +14,9 @@ stops being one. Outputs go through gmprof.outputs like profile's.
 """
 from __future__ import annotations
 
+from . import options as O
+from .errors import EXIT_CHECK_FAILED
+
 
 def cmd_report(args) -> int:
     from .cli_commands import _console
@@ -41,6 +44,10 @@ def cmd_report(args) -> int:
 
         outs.put(files["html"], html_text(doc))
     outs.commit()
+    if "program" in doc:  # whole programs' failed checks (program/cli.py), as profile's
+        from .program.cli import failed_checks
+
+        return failed_checks(doc, args.error_exitcode)
     return 0
 
 
@@ -110,6 +117,11 @@ def register(sub) -> None:
     p.add_argument("--csv", metavar="FILE", help="write CSV (- for standard output)")
     p.add_argument("--json", action="store_true",
                    help="print the document again (checked) instead of tables")
+    p.add_argument("--error-exitcode", type=O.cli_type(O.count, "--error-exitcode",
+                                                       maximum=255),
+                   default=EXIT_CHECK_FAILED, metavar="N",
+                   help="exit status when a whole program's report holds a failed check (an "
+                        "access out of range); 0 reports and exits 0 (default 1)")
     p.set_defaults(run=cmd_report)
 
     p = sub.add_parser("diff", help="compare two saved runs per kernel and array "

@@ -50,67 +50,86 @@ def _nvcc(argv) -> int:
 
 # -- run ----------------------------------------------------------------------------------
 
-_RUN_VALUE = {"-k": "kernel", "--kernel-name": "kernel", "-s": "skip", "--launch-skip": "skip",
-              "-c": "count", "--launch-count": "count", "-o": "output", "--output": "output",
-              "--mode": "mode", "--profile": "profile", "--threshold": "threshold",
-              "--counter-bits": "counter_bits", "--sampling": "sampling", "--backend": "backend",
-              "--check-ignore": "check_ignore", "--timeout": "timeout"}
-_RUN_SWITCH = {"--json": "json", "--check": "check", "--enhanced": "enhanced", "--keep": "keep",
-               "-h": "help", "--help": "help"}
+class _Parser(argparse.ArgumentParser):
+    """argparse for gmprof run's own options, its mistakes raised as OptionError (exit 2)."""
+
+    def error(self, message):
+        raise OptionError(message)
+
+
+def run_parser() -> argparse.ArgumentParser:
+    from gmprof import options as O
+
+    p = _Parser(prog="gmprof run", add_help=False, allow_abbrev=False)
+    p.add_argument("-h", "--help", action="store_true")
+    p.add_argument("-k", "--kernel-name", dest="kernel", default="")
+    p.add_argument("-s", "--launch-skip", dest="skip", default=0,
+                   type=O.cli_type(O.count, "--launch-skip"))
+    p.add_argument("-c", "--launch-count", dest="count", default=-1,
+                   type=O.cli_type(O.count, "--launch-count", minimum=-1))
+    p.add_argument("-o", "--output", default=None)
+    p.add_argument("--mode", default="default")
+    p.add_argument("--profile", default="both", choices=("shm", "dm", "both"))
+    p.add_argument("--threshold", type=O.cli_type(O.count, "--threshold"))
+    p.add_argument("--counter-bits", type=int, default=32, choices=(8, 16, 32))
+    p.add_argument("--sampling", type=O.cli_type(O.rate, "--sampling"))
+    p.add_argument("--enhanced", action="store_true")
+    p.add_argument("--backend", choices=("gpu", "cpu"))
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--csv", metavar="FILE")
+    p.add_argument("--html", "--out", dest="html", metavar="FILE.html")
+    p.add_argument("--source", action="store_true")
+    p.add_argument("--check", action="store_true")
+    p.add_argument("--check-ignore", action="append", default=[], type=_regex)
+    p.add_argument("--timeout", type=O.cli_type(O.seconds, "--timeout"))
+    p.add_argument("--error-exitcode", type=O.cli_type(O.count, "--error-exitcode", maximum=255),
+                   default=EXIT_CHECK_FAILED)
+    p.add_argument("--keep", action="store_true")
+    return p
+
+
+def _regex(text: str) -> str:
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: not a regular expression ({exc})") \
+            from None
+    return text
 
 
 def parse_run(argv: list[str]) -> argparse.Namespace:
-    from .nvcc_args import NO_VALUE_EXCEPT, WITH_VALUE
+    """gmprof run's options (argparse), the nvcc arguments (read with nvcc's table: an option
+    that neither knows is refused), and the program's arguments (after `--`)."""
+    from .nvcc_args import forwarding, read_option
 
-    ns = argparse.Namespace(kernel="", skip=0, count=-1, output=None, mode="default",
-                            profile="both", threshold=None, counter_bits=32, sampling=None,
-                            backend=None, check_ignore=[], json=False, check=False,
-                            enhanced=False, keep=False, help=False, timeout=None,
-                            build=[], program=[])
+    program = []
     if "--" in argv:
         k = argv.index("--")
-        argv, ns.program = argv[:k], argv[k + 1:]
+        argv, program = argv[:k], argv[k + 1:]
+    parser = run_parser()
+    ours = {s: a for a in parser._actions for s in a.option_strings}
+    mine, build = [], []
     i = 0
     while i < len(argv):
         a = argv[i]
-        name, eq, value = a.partition("=")
-        if name in _RUN_VALUE:
-            if not eq:
-                if i + 1 >= len(argv):
-                    raise OptionError(f"{name} needs a value")
-                value = argv[i + 1]
-                i += 1
-            key = _RUN_VALUE[name]
-            try:
-                if key in ("skip", "count", "threshold", "counter_bits"):
-                    value = int(value)
-                    if value < (-1 if key == "count" else 0):
-                        raise ValueError
-                elif key in ("sampling", "timeout"):
-                    value = float(value)
-            except ValueError:
-                raise OptionError(f"{name} {value!r}: expected a number >= 0") from None
-            if key == "check_ignore":
-                try:
-                    re.compile(value)
-                except re.error as exc:
-                    raise OptionError(f"--check-ignore {value!r}: not a regular expression "
-                                      f"({exc})") from None
-                ns.check_ignore.append(value)
-            else:
-                setattr(ns, key, value)
-        elif a in _RUN_SWITCH:
-            setattr(ns, _RUN_SWITCH[a], True)
+        head, eq, _ = a.partition("=")
+        action = ours.get(a) or (ours.get(head) if eq and head.startswith("--") else None)
+        if action is not None:
+            takes = action.nargs != 0 and not eq
+            mine += argv[i:i + 1 + takes]
+            i += 1 + takes
+        elif a.startswith("-") and a != "-":
+            opt, i = read_option(argv, i, extra=list(ours), forward=forwarding(argv))
+            build += opt.written
         else:
-            ns.build.append(a)
-            if a in WITH_VALUE and a not in NO_VALUE_EXCEPT and i + 1 < len(argv):
-                ns.build.append(argv[i + 1])
-                i += 1
-        i += 1
+            build.append(a)
+            i += 1
+    ns = parser.parse_args(mine)
+    ns.build, ns.program = build, program
     return ns
 
 
-RUN_USAGE = """usage: gmprof run [options] SOURCES... [nvcc flags] [-- program arguments]
+RUN_USAGE = """usage: gmprof run [options] SOURCES... [nvcc options] [-- program arguments]
 
 Build a CUDA program with gmprof nvcc, run it, and print the report.
 
@@ -123,19 +142,28 @@ options:
   --profile shm|dm|both    --threshold N  --counter-bits 8|16|32  --enhanced  --sampling RATE
   --backend gpu|cpu        where the program runs (default: a GPU when there is one)
   --json                   print the report as JSON (gmprof.run/1, as profile --json)
+  --csv FILE, --html FILE  also write the report as CSV or HTML (- for standard output)
+  --source                 also print each kernel's source lines with their counts
   --check                  also build and run natively; compare standard output and exit status
   --check-ignore REGEX     lines of output that may differ (timings); may be repeated
+  --timeout SECONDS        stop the program if it runs longer
+  --error-exitcode N       exit status when a check fails (an access out of range, a differing
+                           output or status under --check); default 1
   --keep                   keep the build directory (printed)
+
+Any other option is nvcc's (nvcc --help); one that neither knows is refused.
 """
 
 
 def cmd_run(argv: list[str]) -> int:
+    from gmprof.outputs import Outputs
+
     from .nvcc_args import parse
 
     ns = parse_run(argv)
     ns.command = ["run", *argv]
     if ns.help:
-        print(RUN_USAGE)
+        print(RUN_USAGE, end="")
         return 0
     cmd = parse(ns.build)
     if not cmd.sources and not cmd.host_sources:
@@ -146,6 +174,10 @@ def cmd_run(argv: list[str]) -> int:
     for idx in cmd.sources + cmd.host_sources:
         if not Path(ns.build[idx]).is_file():
             raise GmprofError(f"{ns.build[idx]}: no such file", kind="input")
+    ns.outs = Outputs(inputs=[ns.build[i] for i in cmd.inputs])
+    ns.files = {"json": ns.outs.reserve("-" if ns.json else None, "--json"),
+                "csv": ns.outs.reserve(ns.csv, "--csv"),
+                "html": ns.outs.reserve(ns.html, "--html")}
     work = Path(tempfile.mkdtemp(prefix="gmprof-run-"))
     try:
         return _run_in(work, ns)
@@ -199,10 +231,11 @@ def _run_in(work: Path, ns) -> int:
     if ns.backend:
         env["GMPROF_BACKEND"] = ns.backend
     before = set(_report_files(pattern))
-    # with --json standard output is the report's: the program's goes to standard error
-    proc = _execute(exe, ns, env, capture=ns.check or ns.json)
+    # with a document on standard output, the program's output goes to standard error
+    to_stdout = any(o is not None and o.kind == "stdout" for o in ns.files.values())
+    proc = _execute(exe, ns, env, capture=ns.check or to_stdout)
     if proc.stdout is not None:
-        stream = sys.stderr if ns.json else sys.stdout
+        stream = sys.stderr if to_stdout else sys.stdout
         stream.flush()
         stream.buffer.write(proc.stdout)
         stream.flush()
@@ -213,12 +246,32 @@ def _run_in(work: Path, ns) -> int:
     if not files:
         print("gmprof: the program wrote no report (it ended without exit: a crash, _exit, or "
               "a signal?)", file=sys.stderr)
-        return proc.returncode or EXIT_CHECK_FAILED
-    result = decode(sorted(files))
-    print_program_report(result, ns.json, ns.command)
-    if failed:
-        return EXIT_CHECK_FAILED
+        return proc.returncode or ns.error_exitcode
+    doc = program_document(decode(sorted(files)), command=ns.command)
+    if not to_stdout:
+        from gmprof.cli_commands import _console
+
+        render_program(doc, _console(), source=ns.source)
+    _write_documents(ns.outs, ns.files, doc)
+    checks = failed_checks(doc, ns.error_exitcode)
+    if failed or checks:
+        return ns.error_exitcode
     return proc.returncode
+
+
+def _write_documents(outs, files, doc: dict) -> None:
+    """--json, --csv and --html, through gmprof.outputs (written whole, all or none)."""
+    from gmprof.report import csvout
+    from gmprof.report.document import dumps
+
+    outs.put(files["json"], dumps(doc) if files["json"] is not None else "")
+    if files["csv"] is not None:
+        outs.put(files["csv"], csvout.csv_text(doc))
+    if files["html"] is not None:
+        from gmprof.report.html import html_text
+
+        outs.put(files["html"], html_text(doc))
+    outs.commit()
 
 
 def _report_files(pattern: str) -> list[str]:
@@ -247,8 +300,8 @@ def _check_native(work: Path, ns, inst) -> bool:
                                                                          ns.check_ignore)
     same_status = native.returncode == inst.returncode
     if same_out and same_status:
-        print("gmprof: check passed: the instrumented program printed the same output and "
-              f"exited with the same status ({inst.returncode}) as the native one",
+        print("gmprof: output check passed: the instrumented program printed the same output "
+              f"and exited with the same status ({inst.returncode}) as the native one",
               file=sys.stderr)
         return True
     import difflib
@@ -288,8 +341,18 @@ def program_document(result, command=None) -> dict:
                        "kernel": p.kernel, "launches": p.launches, "accesses": p.accesses,
                        "instrumented_ms": p.ms} for p in result.parts],
         "notes": result.notes,
+        "failed_launches": result.failed_launches,
     }
     return doc
+
+
+def failed_checks(doc: dict, error_exitcode: int = EXIT_CHECK_FAILED) -> int:
+    """Print a whole program's failed checks (as `gmprof profile` prints them, after the
+    report); the exit status: error_exitcode when there is one, else 0."""
+    failed = doc.get("failed_checks") or []
+    for text in failed:
+        print(text, file=sys.stderr)
+    return error_exitcode if failed else 0
 
 
 def render_program(doc: dict, console, source: bool = False) -> None:
@@ -315,17 +378,6 @@ def render_program(doc: dict, console, source: bool = False) -> None:
         console.print(table)
     for note in prog.get("notes", []):
         console.print(f"note: {note}")
-
-
-def print_program_report(result, as_json: bool, command=None) -> None:
-    from gmprof.cli_commands import _console
-    from gmprof.report.document import dumps
-
-    doc = program_document(result, command=command)
-    if as_json:
-        sys.stdout.write(dumps(doc))
-        return
-    render_program(doc, _console())
 
 
 def register(sub) -> None:

@@ -16,61 +16,54 @@ import sys
 from pathlib import Path
 
 from . import build as B
-from .nvcc_args import CPU_DROP_LIBS, NO_VALUE_EXCEPT, WITH_VALUE, links
+from .nvcc_args import CPU_DROP_LIBS, FORWARDED, OTHER_STEPS, links
 
-_KEEP_WITH_VALUE = {"-I": "-I", "--include-path": "-I", "-D": "-D", "--define-macro": "-D",
-                    "-U": "-U", "--undefine-macro": "-U", "-include": "-include",
-                    "--pre-include": "-include", "-isystem": "-isystem",
-                    "--system-include": "-isystem"}
-_LINK_WITH_VALUE = {"-L": "-L", "--library-path": "-L", "-l": "-l", "--library": "-l"}
+_COMPILE = {"--include-path": "-I", "--define-macro": "-D", "--undefine-macro": "-U"}
+_COMPILE_SPLIT = {"--pre-include": "-include", "--system-include": "-isystem"}
+# host compiler options that the link needs too (nvcc links with the host compiler and its
+# -Xcompiler options)
+_LINK_TOO = ("-fopenmp", "-pthread", "-fsanitize")
 
 
 def host_flags(cmd) -> tuple[list[str], list[str], list[str]]:
-    """(compile flags, link flags, link inputs) for g++ from the nvcc arguments."""
-    comp, link, inputs = [], [], []
-    args = cmd.args
+    """(compile flags, link flags, link inputs) for g++ from the nvcc arguments (the options
+    read with nvcc's table: gmprof/program/nvcc_args.py)."""
+    comp, link = [], []
     std = opt = None
-    i = 0
-    while i < len(args):
-        a = args[i]
-        takes = a in WITH_VALUE and a not in NO_VALUE_EXCEPT
-        value = args[i + 1] if takes and i + 1 < len(args) else None
-        if a in _KEEP_WITH_VALUE and value is not None:
-            comp += [_KEEP_WITH_VALUE[a], value]
-        elif a in _LINK_WITH_VALUE and value is not None:
-            if not (_LINK_WITH_VALUE[a] == "-l" and value in CPU_DROP_LIBS):
-                link += [_LINK_WITH_VALUE[a] + value]
-        elif a.startswith(("-I", "-D", "-U")) and len(a) > 2 and not a.startswith("-Xc"):
-            comp.append(a)
-        elif a.startswith("-L") and len(a) > 2:
-            link.append(a)
-        elif a.startswith("-l") and len(a) > 2:
-            if a[2:] not in B_DROP_LIBS():
-                link.append(a)
-        elif a in ("-std", "--std") and value is not None:
+    for o in cmd.options:
+        name, value = o.name, o.value
+        if name in _COMPILE:
+            comp.append(_COMPILE[name] + value)
+        elif name in _COMPILE_SPLIT:
+            comp += [_COMPILE_SPLIT[name], value]
+        elif name == "--library-path":
+            link.append("-L" + value)
+        elif name == "--library":
+            # the CUDA runtime and driver are the emulation's; libm, libgomp, ... are the host's
+            link += [f"-l{lib}" for lib in value.split(",") if lib and lib not in CPU_DROP_LIBS]
+        elif name == "--std":
             std = f"-std={value}"
-        elif a.startswith(("-std=", "--std=")):
-            std = "-std=" + a.split("=", 1)[1]
-        elif re.fullmatch(r"-O[0-3sgz]?|--optimize=?\d?", a):
-            opt = a if a.startswith("-O") and not a.startswith("--") else "-O" + a[-1]
-        elif a in ("-g", "--debug"):
+        elif name == "--optimize":
+            opt = f"-O{value}"
+        elif name == "--debug":
             comp.append("-g")
-        elif a in ("-Xcompiler", "--compiler-options") and value is not None:
-            comp += [v for v in value.split(",") if v]
-        elif a.startswith(("-Xcompiler=", "--compiler-options=")):
-            comp += [v for v in a.split("=", 1)[1].split(",") if v]
-        elif a in ("-Xlinker", "--linker-options") and value is not None:
-            link += ["-Wl," + value]
-        elif a in ("-m64", "-w", "-pthread", "-fopenmp"):
-            comp.append(a)
-            if a in ("-pthread", "-fopenmp"):
-                link.append(a)
-        elif not a.startswith("-") and re.search(r"\.(o|a|so(\.\d+)*)$", a):
-            inputs.append(a)
-        if takes:
-            i += 2
-            continue
-        i += 1
+        elif name == "--compiler-options":
+            flags = [v for v in value.split(",") if v]
+            comp += flags
+            link += [f for f in flags if f.startswith(_LINK_TOO)]
+        elif name == "--linker-options":
+            link.append("-Wl," + value)
+        elif name == "--disable-warnings":
+            comp.append("-w")
+        elif name == "--m64":
+            comp.append("-m64")
+        elif name == FORWARDED:  # -forward-unknown-to-host-compiler and the like
+            if cmd.forward in ("compiler", "both"):
+                comp.append(value)
+            if cmd.forward in ("linker", "both") or value.startswith(_LINK_TOO):
+                link.append(value)
+    inputs = [cmd.args[i] for i in cmd.inputs
+              if re.search(r"\.(o|a|so(\.\d+)*)$", cmd.args[i])]
     # nvcc compiles C++17 by default; kernels on fibers want optimisation (docs/cpu-backend.md)
     return [std or "-std=c++17", opt or "-O2", *comp], link, inputs
 
@@ -81,6 +74,8 @@ _NO_MEMBER = re.compile(r"^(?P<loc>[^\s:][^:]*:\d+:\d+): error: '(?:struct )?(?P
                         r"has no member named '(?P<name>\w+)'", re.M)
 _NO_HEADER = re.compile(r"^(?P<loc>[^\s:][^:]*:\d+:\d+): fatal error: (?P<name>[\w/.]+): No such "
                         r"file or directory", re.M)
+_DELETED = re.compile(r"^(?P<loc>[^\s:][^:]*:\d+:\d+): error: use of deleted function "
+                      r"'(?:[^'(]*\s)?(?P<name>cu[A-Z]\w*)\(", re.M)
 _CUDA_HEADERS = ("cuda.h", "cudaGL.h", "cuda_gl_interop.h", "cooperative_groups", "cublas",
                  "cufft", "curand", "cusparse", "cusolver", "nvrtc", "npp", "cuda_fp16",
                  "cuda_bf16", "cuda_fp8", "mma.h", "cub/", "thrust/", "cuda/", "nvml")
@@ -94,6 +89,11 @@ def explain(stderr: str) -> str | None:
         return (f"{m.group('loc')}: error: {m.group('name')} is not part of the CUDA runtime "
                 "subset that the CPU backend emulates (docs/whole-programs.md lists it); build "
                 "for a GPU, or leave the call out")
+    m = _DELETED.search(text)
+    if m:  # runtime_cu/cpu/include/cuda.h declares the driver API's functions deleted
+        return (f"{m.group('loc')}: error: {m.group('name')} is part of CUDA's driver API, which "
+                "the CPU backend does not emulate (it emulates the runtime API: "
+                "docs/whole-programs.md); build for a GPU, or use the runtime API's call")
     m = _NO_MEMBER.search(text)
     if m:
         return (f"{m.group('loc')}: error: {m.group('type')}.{m.group('name')} is not emulated "
@@ -164,19 +164,33 @@ def cpu_build(cmd, opts, mode, tmp: Path, translate_file) -> int:
     return proc.returncode
 
 
+# nvcc's preprocessing and dependency options, as g++ spells them
+_STEPS = {"--preprocess": "-E", "--generate-dependencies": "-M",
+          "--generate-nonsystem-dependencies": "-MM", "--dependency-output": "-MF",
+          "--dependency-target-name": "-MT", "--generate-dependency-targets": "-MP"}
+
+
 def cpu_other_step(cmd) -> int:
     """-E, -M, --version and the like, for the CPU backend."""
     args = cmd.args
-    if any(a in ("--version", "-V") for a in args):
+    if any(o.name == "--version" for o in cmd.options):
         print(f"gmprof nvcc (CPU backend): {B.CXX} against gmprof's CUDA runtime emulation")
         return 0
+    steps = [o.name for o in cmd.options if o.name in OTHER_STEPS]
+    cannot = [s for s in steps if s not in _STEPS]
+    if cannot:
+        print(f"gmprof: error: the CPU backend cannot do nvcc's {cannot[0]} (it compiles and "
+              "links with g++; build for a GPU)", file=sys.stderr)
+        return 2
     cflags, _, _ = host_flags(cmd)
-    passthrough = [a for a in args if a in ("-E", "-M", "-MM", "-MD", "-MMD") or
-                   a.startswith(("-MF", "-MT"))]
+    passthrough = []
+    for o in cmd.options:
+        if o.name in _STEPS:
+            passthrough += [_STEPS[o.name]] + ([o.value] if o.value is not None else [])
     sources = [args[i] for i in cmd.sources + cmd.host_sources]
     if not sources:
-        print("gmprof nvcc: error: the CPU backend cannot do this step without sources "
-              f"({' '.join(args)})", file=sys.stderr)
+        print(f"gmprof: error: no input files (nvcc's {steps[0]} needs a source)",
+              file=sys.stderr)
         return 2
     extra = ["-o", cmd.output] if cmd.output else []
     return subprocess.call([B.CXX, *cflags, *B.CPU_FLAGS, *B.cpu_includes(), *passthrough,

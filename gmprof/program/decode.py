@@ -148,14 +148,18 @@ def _add(static: dict, sc, count, shift: int, times: int) -> None:
     have.executions += count.executions * times
 
 
+def _launch_key(launch: dict) -> tuple:
+    return (tuple(launch["grid"]), tuple(launch["block"]), int(launch["shared_mem"]),
+            tuple(launch["params"]))
+
+
 def _distinct(launches: list) -> list:
     """(launch, how many launches are like it): launches with one shape, dynamic shared
     memory and argument bytes have the same static counts (a benchmark's loop), so each
     distinct one is evaluated once and its counts multiplied."""
     seen: dict = {}
     for launch in launches:
-        key = (tuple(launch["grid"]), tuple(launch["block"]), int(launch["shared_mem"]),
-               tuple(launch["params"]))
+        key = _launch_key(launch)
         if key in seen:
             seen[key][1] += 1
         else:
@@ -181,8 +185,10 @@ def _label_wrapped(report, plan, slots, counters, mode) -> None:
         "for exact counts")
 
 
-def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str):
-    """One group of launches -> Report (see the module's docstring)."""
+def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str,
+                 site_oor: dict | None = None):
+    """One group of launches -> Report (see the module's docstring). site_oor, when given,
+    gets each static site's accesses out of range added (site -> count), for the findings."""
     from gmprof.report.decode import decode
     from gmprof.runtime import layout as LY
     from gmprof.runtime.counters import SlotLayout
@@ -195,12 +201,16 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     static: dict = {}
     failed: set = set()
     env = None
+    static_oor = {}  # a launch's key -> its static sites' accesses out of range
     for launch, times in _distinct(group["launches"]):
         counts, bad, env = _static_for_launch(prof, plan, facts, ka, launch, group, objects,
                                               sizes)
         failed |= bad
+        static_oor[_launch_key(launch)] = sum(int(c.out_of_range) for c, _ in counts.values())
         for sc, (c, shift) in counts.items():
             _add(static, sc, c, shift, times)
+            if site_oor is not None and c.out_of_range:
+                site_oor[sc.site] = site_oor.get(sc.site, 0) + int(c.out_of_range) * times
     first = group["launches"][0]
     slots, counters = {}, {}
     # the shared objects' counters, summed over the launches at 64 bits by the host runtime
@@ -252,11 +262,16 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     report, _ = decode(plan, facts.name, ka, slots, counters, static, frozenset(), info,
                        mode, prof.tu.warnings)
     _label_wrapped(report, plan, slots, counters, mode)
-    # each recorded launch's own shape and time (the summed counters are one Report)
-    report.launch_runs = [
-        {"grid": list(x["grid"]), "block": list(x["block"]), "shared_mem": int(x["shared_mem"]),
-         "native_ms": None, "instrumented_ms": x.get("ms"), "timing_repeats": 1,
-         "outputs_identical": None} for x in group["launches"]]
+    # each recorded launch's own shape, time and accesses out of range (its counters' and its
+    # static sites'): the launches that failed the check (the summed counters are one Report)
+    report.launch_runs = []
+    for x in group["launches"]:
+        oor = int(x.get("oor", 0)) + static_oor[_launch_key(x)]
+        report.launch_runs.append(
+            {"grid": list(x["grid"]), "block": list(x["block"]),
+             "shared_mem": int(x["shared_mem"]), "native_ms": None,
+             "instrumented_ms": x.get("ms"), "timing_repeats": 1, "outputs_identical": None,
+             "index": x.get("index"), "out_of_range": oor, "failed_check": oor > 0})
     for a in report.arrays:
         rec = next((o for o in objects if plan.slots[o["slot"]].name == a.name), None)
         if rec is not None and rec["kind"] == OBJ_PARAM and not rec["known"]:

@@ -42,11 +42,12 @@ class Launch:
     """One `<<<...>>>` launch: offsets into the scanned text."""
 
     kernel_start: int   # the kernel expression's first character
-    open_start: int     # '<<<'
+    open_start: int     # '<<<' (its '<<': nvcc also takes `<< <`)
     close_end: int      # just after '>>>'
     kernel_text: str
     line: int = 0
     args_end: int | None = None  # just after the call's closing parenthesis
+    open_end: int = 0   # just after '<<<'
 
 
 @dataclass
@@ -132,8 +133,8 @@ def _match_close(toks: list[Tok], i: int) -> int | None:
                 if depth < 0:
                     return None
             elif t.text == ">>" and depth == 0 and k + 1 < len(toks) and \
-                    toks[k + 1].text == ">" and toks[k + 1].start == t.end:
-                return k
+                    toks[k + 1].text == ">":
+                return k  # `>>>`, or `>> >` with spaces or comments between (nvcc takes both)
             elif t.text == ";":
                 return None
         k += 1
@@ -166,7 +167,7 @@ def deduced_edits(launch: Launch) -> list[Edit] | None:
     Such a launch has no address gmprof knows, so it runs unprofiled."""
     if launch.args_end is None:
         return None
-    return [Edit(launch.kernel_start, launch.open_start + 3, "::gmprof_host::launch_deduced("),
+    return [Edit(launch.kernel_start, launch.open_end, "::gmprof_host::launch_deduced("),
             Edit(launch.args_end, launch.args_end,
                  f"([](auto... __gmprof_a) {{ {launch.kernel_text}(__gmprof_a...); }})")]
 
@@ -188,8 +189,10 @@ def find_edits(text: str, base: int = 0, cpu: bool = False) -> tuple[list[Edit],
                 edits.append(Edit(base + t.start, base + t.end, renames[t.text.lstrip(":")]))
             i += 1
             continue
+        # `<<<`, or `<<` and `<` apart (`k << < g, b >> > (x)`: nvcc takes any spaces or
+        # comments between; `<` cannot begin an operand, so `<< <` is a launch in C++ too)
         if t.kind == "op" and t.text == "<<" and i + 1 < len(toks) and \
-                toks[i + 1].text == "<" and toks[i + 1].start == t.end:
+                toks[i + 1].text == "<":
             close = _match_close(toks, i)
             ks = _kernel_start(toks, i)
             if close is None or ks is None:
@@ -197,16 +200,22 @@ def find_edits(text: str, base: int = 0, cpu: bool = False) -> tuple[list[Edit],
                 continue
             kernel_text = text[toks[ks].start:toks[_prev_index(toks, i)].end]
             edits.append(Edit(base + toks[ks].start, base + toks[ks].start, LAUNCH + "("))
-            edits.append(Edit(base + t.start, base + toks[i + 1].end, ", "))
-            edits.append(Edit(base + toks[close].start, base + toks[close + 1].end, ")"))
+            edits.append(_keeping_lines(text, base, t.start, toks[i + 1].end, ", "))
+            edits.append(_keeping_lines(text, base, toks[close].start, toks[close + 1].end, ")"))
             launches.append(Launch(base + toks[ks].start, base + t.start,
                                    base + toks[close + 1].end, kernel_text,
                                    text.count("\n", 0, t.start) + 1,
-                                   _call_end(toks, close + 2, base)))
+                                   _call_end(toks, close + 2, base), base + toks[i + 1].end))
             i = close + 2
             continue
         i += 1
     return edits, launches
+
+
+def _keeping_lines(text: str, base: int, start: int, end: int, new: str) -> Edit:
+    """An edit replacing text[start:end] by `new` and the line breaks it held (`<<` and `<` of
+    a launch may stand on two lines), so that the lines after it keep their numbers."""
+    return Edit(base + start, base + end, new + "\n" * text.count("\n", start, end))
 
 
 def _split_top(toks: list[Tok]) -> list[list[Tok]]:

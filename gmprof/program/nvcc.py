@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from gmprof.errors import GmprofError
+from gmprof.errors import GmprofError, OptionError
 
 from . import build as B
 from .nvcc_args import Command, links as _links, parse
@@ -130,25 +130,55 @@ def split_gmprof_args(argv: list[str]) -> tuple[Options, list[str]]:
         elif a in _GMPROF_SWITCHES:
             setattr(o, _GMPROF_SWITCHES[a], True)
         elif a.startswith("--gmprof-"):
-            raise GmprofError(f"unknown gmprof option {a} (gmprof's options: "
-                              f"{', '.join(sorted(list(_GMPROF_FLAGS) + list(_GMPROF_SWITCHES)))})",
-                              kind="bad-option")
+            import difflib
+
+            known = sorted([*_GMPROF_FLAGS, *_GMPROF_SWITCHES])
+            close = difflib.get_close_matches(name, known, n=1)
+            raise OptionError(f"unknown option {a} (" + (f"did you mean {close[0]}?)" if close
+                              else f"gmprof's options: {', '.join(known)})"))
         else:
             rest.append(a)
         i += 1
     return o, rest
 
 
+USAGE = "usage: gmprof nvcc [--gmprof-OPTION VALUE]... [--] <nvcc options and input files>"
+HELP = USAGE + """
+
+Compile and link like nvcc, with gmprof's profiling built in (make NVCC="gmprof nvcc").
+The program runs as usual and writes gmprof-report-<pid>.json at exit; `gmprof report` decodes
+it. nvcc's options are nvcc's (`nvcc --help`); gmprof's own (or GMPROF_* variables at build
+time; docs/whole-programs.md):
+
+  --gmprof-mode M             default, basic, or SA/NA/SM/TH joined by '-'
+  --gmprof-profile P          shm, dm or both: which memories are counted
+  --gmprof-threshold N        thresholded counters; --gmprof-counter-bits 8|16|32
+  --gmprof-sampling RATE      sampled counts (labelled, scaled by 1/rate)
+  --gmprof-enhanced           live-range statistics of shared arrays
+  --gmprof-backend gpu|cpu    build for a GPU (the real nvcc) or the CPU backend (g++)
+  --gmprof-native             build as it was, without profiling
+  --gmprof-kernel NAME, --gmprof-launch-skip N, --gmprof-launch-count N, --gmprof-output PATTERN
+                              launch selection and report name baked into the build
+  --gmprof-verbose            also show warnings about headers gmprof did not read
+  --gmprof-link-flags         print what a link that gmprof nvcc does not run must add (CMake)
+"""
+
+
 def run(argv: list[str]) -> int:
     opts, args = split_gmprof_args(argv)
+    cmd = parse(args, extra=[*_GMPROF_FLAGS, *_GMPROF_SWITCHES])
+    if cmd.help:
+        print(HELP, end="")
+        return 0
     backend = B.choose_backend(opts.backend)
     if opts.link_flags:
         print(" ".join(link_flags(backend)))
         return 0
-    cmd = parse(args)
+    if not cmd.inputs and not cmd.other_step:
+        raise OptionError("no input files (gmprof nvcc --help shows the usage)")
     mode = None if opts.native else opts.mode_object()
-    if cmd.other_step or (not cmd.sources and not _links(cmd)) or (mode is None and
-                                                                     backend == "gpu"):
+    if cmd.other_step or (mode is None and backend == "gpu") or \
+            (backend == "gpu" and not cmd.sources and not _links(cmd)):
         return _passthrough(backend, cmd)
     with tempfile.TemporaryDirectory(prefix="gmprof-nvcc-") as tmp:
         if backend == "gpu":
@@ -227,7 +257,7 @@ def _gpu(cmd: Command, opts: Options, mode, tmp: Path) -> int:
     new = [translated.get(k, a) for k, a in enumerate(args)]
     proc = subprocess.run([nvcc, *extra, *new, *runtime], capture_output=True, text=True)
     if proc.returncode != 0 and translated:
-        _warn_fallback(proc.stderr, list(translated))
+        _warn_fallback(proc.stderr, [args[k] for k in translated])
         return subprocess.call([nvcc, *args, *runtime])
     sys.stdout.write(proc.stdout)
     sys.stderr.write(proc.stderr)

@@ -2,32 +2,84 @@
 
 Stage: whole programs, build. Takes the arguments of an nvcc command line as a Makefile or CMake
 writes it; returns a Command (indexes of the .cu and host sources in it, -o, whether it only
-compiles or does another step such as -E or -M, the macros and include directories). Nothing
-here runs anything; gmprof/program/nvcc.py and cpu_build.py act on the Command.
+compiles or does another step such as -E or -M, the macros and include directories). Every
+option is read with nvcc's own table (gmprof/program/nvcc_table.py): an option nvcc does not
+know is refused, as nvcc refuses it, with the nearest known spellings. Nothing here runs
+anything; gmprof/program/nvcc.py and cpu_build.py act on the Command.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
-# nvcc options that take a value as the next argument (long and short spellings)
-WITH_VALUE = {
-    "-o", "--output-file", "-I", "--include-path", "-D", "--define-macro", "-U",
-    "--undefine-macro", "-L", "--library-path", "-l", "--library", "-x", "--x", "-arch",
-    "--gpu-architecture", "-gencode", "--generate-code", "-code", "--gpu-code", "-std", "--std",
-    "-Xcompiler", "--compiler-options", "-Xlinker", "--linker-options", "-Xptxas",
-    "--ptxas-options", "-Xnvlink", "--nvlink-options", "-Xcudafe", "-ccbin", "--compiler-bindir",
-    "-maxrregcount", "--maxrregcount", "-include", "--pre-include", "-isystem",
-    "--system-include", "-MF", "--dependency-output", "-MT", "--dependency-target-name",
-    "-t", "--threads", "-default-stream", "--default-stream", "-rdc", "--relocatable-device-code",
-    "-odir", "--output-directory", "-Xarchive", "--archive-options", "-G", "-ftz", "-prec-div",
-    "-prec-sqrt", "-fmad", "--ftz", "--prec-div", "--prec-sqrt", "--fmad", "-Xfatbin",
-    "--fatbin-options", "-dlto", "-split-compile", "--split-compile", "-time", "--time",
-}
-# of those, the ones whose value is glued after `=` when long; -G/-dlto take none
-NO_VALUE_EXCEPT = {"-G", "-dlto"}
+from gmprof.errors import OptionError
+
+from .nvcc_table import GLUED, by_name
+
+_TABLE = by_name()
 _SOURCE = (".cu",)
 _HOST_SOURCE = (".cpp", ".cc", ".cxx", ".c", ".C", ".c++")
 CPU_DROP_LIBS = {"cudart", "cudart_static", "cuda", "cudadevrt", "nvToolsExt", "nvtx3interop"}
+# the options that make nvcc do another step than compiling or linking (long names)
+OTHER_STEPS = {"--preprocess", "--generate-dependencies", "--generate-nonsystem-dependencies",
+               "--ptx", "--cubin", "--fatbin", "--lib", "--device-link", "--version", "--cuda",
+               "--optix-ir", "--ltoir", "--list-gpu-arch", "--list-gpu-code", "--help",
+               "--dryrun", "--run"}
+COMPILE_ONLY = {"--compile", "--device-c", "--device-w"}
+
+
+@dataclass
+class Option:
+    """One option of the command line: as written (one or two arguments), nvcc's long name
+    for it, and its value (None for a switch)."""
+
+    written: list
+    name: str
+    value: str | None
+
+
+# with these, nvcc hands the options it does not know to the host compiler and/or linker
+FORWARD = {"--forward-unknown-to-host-compiler": "compiler",
+           "--forward-unknown-to-host-linker": "linker", "--forward-unknown-opts": "both"}
+FORWARDED = "(forwarded to the host compiler)"  # an Option's name for such an option
+
+
+def forwarding(args: list[str]) -> str | None:
+    """Where nvcc forwards unknown options on this command line (compiler, linker, both)."""
+    to = {FORWARD[_TABLE[a][0]] for a in args if a in _TABLE and _TABLE[a][0] in FORWARD}
+    return None if not to else "both" if len(to) > 1 else to.pop()
+
+
+def read_option(args: list[str], i: int, extra=(), forward: str | None = None
+                ) -> tuple[Option, int]:
+    """The option at args[i] (which starts with '-') and the index after it. `extra`: other
+    spellings the caller knows, suggested when the option is unknown; `forward`: where nvcc
+    forwards an unknown option (forwarding(args)), which it then takes as a switch."""
+    a = args[i]
+    if a in _TABLE:
+        name, takes = _TABLE[a]
+        if not takes:
+            return Option([a], name, None), i + 1
+        if i + 1 >= len(args):
+            raise OptionError(f"{a} needs a value (as nvcc's {name})")
+        return Option([a, args[i + 1]], name, args[i + 1]), i + 2
+    head, eq, value = a.partition("=")
+    if eq and head in _TABLE and _TABLE[head][1]:
+        return Option([a], _TABLE[head][0], value), i + 1
+    for short in GLUED:
+        if a.startswith(short) and len(a) > len(short):
+            return Option([a], _TABLE[short][0], a[len(short):]), i + 1
+    if forward:
+        return Option([a], FORWARDED, a), i + 1
+    raise OptionError(unknown_option(a, extra))
+
+
+def unknown_option(a: str, extra=()) -> str:
+    """`unknown option X (did you mean Y?)`, Y the closest spellings nvcc or the caller know."""
+    head = a.partition("=")[0]
+    close = difflib.get_close_matches(head, [*extra, *_TABLE], n=3, cutoff=0.75)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else " (nvcc --help lists nvcc's)"
+    return f"unknown option {a}{hint}"
 
 
 @dataclass
@@ -37,64 +89,56 @@ class Command:
     args: list[str]
     sources: list[int] = field(default_factory=list)       # indexes of .cu inputs
     host_sources: list[int] = field(default_factory=list)  # .cpp/.c inputs
+    inputs: list[int] = field(default_factory=list)        # every input file (.o, .a, ...)
+    options: list = field(default_factory=list)            # Option, in order
     output: str | None = None
     compile_only: bool = False     # -c / -dc / -dw
     other_step: bool = False       # -E, -M, -MM, --version, -ptx, -cubin, -fatbin, -lib, -dlink...
+    help: bool = False             # -h / --help
     defines: dict = field(default_factory=dict)
     include_dirs: list = field(default_factory=list)
     shared: bool = False
     language_cu: bool = False      # -x cu: every source is CUDA
+    forward: str | None = None     # where unknown options go: compiler, linker, both (FORWARD)
 
 
-def parse(args: list[str]) -> Command:
+def parse(args: list[str], extra=()) -> Command:
+    """Read an nvcc command line; an unknown option is an OptionError (`extra`: spellings of
+    the caller's own options, for its "did you mean")."""
     from gmprof.frontend.program import parse_define_option
 
     c = Command(list(args))
+    c.forward = forwarding(args)
     i = 0
     while i < len(args):
         a = args[i]
-        takes = a in WITH_VALUE and a not in NO_VALUE_EXCEPT
-        value = args[i + 1] if takes and i + 1 < len(args) else None
-        if a in ("-c", "--compile", "-dc", "--device-c", "-dw", "--device-w"):
-            c.compile_only = True
-        elif a in ("-E", "--preprocess", "-M", "--generate-dependencies", "-MM",
-                   "--generate-nonsystem-dependencies", "-ptx", "--ptx", "-cubin", "--cubin",
-                   "-fatbin", "--fatbin", "-lib", "--lib", "-dlink", "--device-link",
-                   "--version", "-V", "-cuda", "--cuda", "-optix-ir", "-ltoir", "--list-gpu-arch",
-                   "--list-gpu-code", "-h", "--help", "-dryrun", "--dryrun", "-run", "--run"):
-            c.other_step = True
-        elif a in ("-shared", "--shared"):
-            c.shared = True
-        elif a in ("-o", "--output-file"):
-            c.output = value
-        elif a.startswith("--output-file="):
-            c.output = a.split("=", 1)[1]
-        elif a in ("-x", "--x") and value in ("cu",):
-            c.language_cu = True
-        elif a in ("-D", "--define-macro") and value is not None:
-            k, v = parse_define_option(value)
-            c.defines[k] = v
-        elif a.startswith("-D") and len(a) > 2:
-            k, v = parse_define_option(a[2:])
-            c.defines[k] = v
-        elif a.startswith("--define-macro="):
-            k, v = parse_define_option(a.split("=", 1)[1])
-            c.defines[k] = v
-        elif a in ("-I", "--include-path") and value is not None:
-            c.include_dirs.append(value)
-        elif a.startswith("-I") and len(a) > 2:
-            c.include_dirs.append(a[2:])
-        elif a.startswith("--include-path="):
-            c.include_dirs.append(a.split("=", 1)[1])
-        elif not a.startswith("-"):
+        if not a.startswith("-") or a == "-":
+            c.inputs.append(i)
             if a.endswith(_SOURCE):
                 c.sources.append(i)
             elif a.endswith(_HOST_SOURCE):
                 c.host_sources.append(i)
-        if takes:
-            i += 2
+            i += 1
             continue
-        i += 1
+        opt, i = read_option(args, i, extra, c.forward)
+        c.options.append(opt)
+        name, value = opt.name, opt.value
+        if name in COMPILE_ONLY:
+            c.compile_only = True
+        elif name in OTHER_STEPS:
+            c.other_step = True
+            c.help |= name == "--help"
+        elif name == "--shared":
+            c.shared = True
+        elif name == "--output-file":
+            c.output = value
+        elif name == "--x" and value == "cu":
+            c.language_cu = True
+        elif name == "--define-macro":
+            k, v = parse_define_option(value)
+            c.defines[k] = v
+        elif name == "--include-path":
+            c.include_dirs.append(value)
     if c.language_cu:
         c.sources = sorted(c.sources + c.host_sources)
         c.host_sources = []

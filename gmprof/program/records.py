@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from gmprof.errors import GmprofError
 
@@ -37,6 +38,9 @@ class ProgramReport:
     parts: list = field(default_factory=list)    # Part
     processes: list = field(default_factory=list)  # {file, pid, host, launches, profiled, ...}
     notes: list = field(default_factory=list)
+    # launches that failed a check: {file, pid, kernel, launch (its number in the process),
+    # grid, block, out_of_range}
+    failed_launches: list = field(default_factory=list)
 
 
 def read_raw(path) -> dict:
@@ -65,6 +69,8 @@ def decode(paths) -> ProgramReport:
 
     out = ProgramReport()
     profilers: dict = {}
+    # kernel -> (plan, function name, KernelAnalysis, {site: out of range}, translation unit)
+    findings: dict = {}
     for path in paths:
         data = read_raw(path)
         modules = {m["id"]: m for m in data.get("modules", [])}
@@ -104,7 +110,19 @@ def decode(paths) -> ProgramReport:
             check_plan(prof, mode, man)
             sizes = {k: int(v) for k, v in module.get("sizes", {}).items()}
             device = devices.get(str(group["device"]), f"device {group['device']}")
-            report = decode_group(prof, mode, group, sizes, device, data.get("backend", "gpu"))
+            kernel = group["kernel"]
+            if kernel not in findings:
+                facts = prof.kernel_facts(kernel)
+                findings[kernel] = (prof.plan(mode), facts.name,
+                                    prof.program.kernels[facts.name], {}, prof.tu)
+            report = decode_group(prof, mode, group, sizes, device, data.get("backend", "gpu"),
+                                  site_oor=findings[kernel][3])
+            for run in report.launch_runs:
+                if run["failed_check"]:
+                    out.failed_launches.append(
+                        {"file": str(path), "pid": data.get("pid"), "kernel": kernel,
+                         "launch": run["index"], "grid": run["grid"], "block": run["block"],
+                         "out_of_range": run["out_of_range"]})
             out.parts.append(Part(str(path), data.get("pid"), data.get("host"),
                                   f"{group['device']}: {device}", group["kernel"],
                                   len(group["launches"]),
@@ -114,7 +132,35 @@ def decode(paths) -> ProgramReport:
                 out.reports[group["kernel"]].merge(report)
             else:
                 out.reports[group["kernel"]] = report
+    _add_findings(out, findings)
     return out
+
+
+class _StaticSite(NamedTuple):
+    site: object
+
+
+def _add_findings(out: ProgramReport, findings: dict) -> None:
+    """The failed checks of each kernel's summed report, worded as `gmprof profile` words them
+    (report/findings.py): accesses out of range, located at the site that made them; and the
+    kernel's source, for the source view (--source, the HTML page)."""
+    from types import SimpleNamespace
+
+    from gmprof.report.findings import add_findings
+    from gmprof.report.source import attach_source
+
+    for kernel, report in out.reports.items():
+        plan, name, ka, site_oor, tu = findings[kernel]
+        attach_source(report, tu)
+        static = {_StaticSite(site): SimpleNamespace(out_of_range=n)
+                  for site, n in site_oor.items()}
+        add_findings(report, plan, name, ka, static, [], [], [], [])
+        bad = [f for f in out.failed_launches if f["kernel"] == kernel]
+        if bad:
+            shown = ", ".join(f"{f['launch']} (process {f['pid']})" for f in bad[:10])
+            report.notes.append(f"launches of {kernel} that accessed out of range (each "
+                                f"process's launches numbered from 0): {shown}"
+                                f"{', ...' if len(bad) > 10 else ''}")
 
 
 __all__ = ["decode", "read_raw", "ProgramReport", "Part"]

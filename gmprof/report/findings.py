@@ -84,7 +84,8 @@ def add_findings(report, plan, kernel: str, ka, static: dict, largs, differ, nat
         if arr is not None and arr.counts is not None:
             shape = f", {int(arr.counts.size)} elements of {arr.unit} bytes"
         loc = where.site.location if where is not None else None
-        add(Diagnostic("out-of-range", f"accesses outside the array {name!r}{shape}: "
+        add(Diagnostic("out-of-range", f"kernel {kernel} accesses outside the array "
+                                       f"{name!r}{shape}: "
                                        f"{'; '.join(parts)}; {site_text}", loc))
 
     not_compared = [la.name for la in largs if la.kind == "struct"]

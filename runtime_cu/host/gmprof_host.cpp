@@ -5,7 +5,9 @@
 // launches run (original or instrumented), and at exit one report file of raw records that
 // gmprof's Python decoder reads (gmprof/program/records.py):
 //   groups of selected launches with one layout (kernel, allocations, where the block's counters
-//   live): per launch its shape and parameter bytes (what the static formulas need); per group
+//   live): per launch its shape and parameter bytes (what the static formulas need), its number
+//   in the process and the out-of-range accesses its counters caught (which launches failed
+//   the check; the static sites' are found when the file is decoded); per group
 //   the counters read back after each launch and summed (per-site executions, shared words,
 //   device elements, out-of-range counts).
 //
@@ -96,7 +98,9 @@ struct LaunchRec {
   unsigned grid[3], block[3];
   size_t shared_mem;
   double ms;
-  std::string params;  // JSON array
+  long long index;         // the process's launch number (0: its first launch of any kernel)
+  unsigned long long oor;  // accesses out of range that this launch's counters caught
+  std::string params;      // JSON array
 };
 
 struct Group {
@@ -392,9 +396,9 @@ void write_report() {
     for (size_t i = 0; i < g.launches.size(); ++i) {
       LaunchRec &l = g.launches[i];
       fprintf(f, "%s\n  {\"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"shared_mem\": %zu, "
-              "\"ms\": %.6f, \"params\": %s}",
+              "\"ms\": %.6f, \"index\": %lld, \"oor\": %llu, \"params\": %s}",
               i ? "," : "", l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-              l.shared_mem, l.ms, l.params.c_str());
+              l.shared_mem, l.ms, l.index, l.oor, l.params.c_str());
     }
     fprintf(f, "]}");
   }
@@ -799,6 +803,9 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   rec.block[2] = c.block.z;
   rec.shared_mem = c.shared_mem;
   rec.ms = ms;
+  rec.index = s.seen - 1;
+  rec.oor = 0;
+  for (unsigned long long v : oor) rec.oor += v;  // the static sites' are added when the file is decoded
   rec.params = params_json(d, args);
   g.launches.push_back(rec);
   ++s.profiled;

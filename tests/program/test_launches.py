@@ -20,6 +20,12 @@ from gmprof.program.translate import translate
     ("k<T<int>><<<1, 1>>>(x);", "::gmprof_host::launch(k<T<int>>, 1, 1)(x);"),
     ("(*tab[i])<<<1, f(2, g<3>(x))>>>();", "::gmprof_host::launch((*tab[i]), 1, f(2, g<3>(x)))();"),
     ("k <<< n / 256, 256 >>> (x);", "::gmprof_host::launch(k ,  n / 256, 256 ) (x);"),
+    # every spacing nvcc takes: `<<` and `<` (and `>>` and `>`) apart, comments between;
+    # Rodinia's particlefilter writes `k << < g, b >> > (args)`
+    ("k << < g, b >> > (a);", "::gmprof_host::launch(k ,  g, b ) (a);"),
+    ("k<</*c*/<1, 1>>/*d*/>(p);", "::gmprof_host::launch(k, 1, 1)(p);"),
+    ("k<<<1, 1>> >(p);", "::gmprof_host::launch(k, 1, 1)(p);"),
+    ("k<< <1, (2 >> 1)>>>(p);", "::gmprof_host::launch(k, 1, (2 >> 1))(p);"),
     ("e = cudaLaunchKernel((void *)k, g, b, a, 0, 0);",
      "e = ::gmprof_host::launch_kernel((void *)k, g, b, a, 0, 0);"),
     ("::cudaLaunchKernelEx(&c, k, 1);", "::gmprof_host::launch_kernel_ex(&c, k, 1);"),
@@ -32,6 +38,7 @@ def test_rewrites(src, want):
 @pytest.mark.parametrize("src", [
     "if (a<<b) c = d>>e;",                  # shifts
     "x = y << 3 >> 2;",
+    "x = y << (z < 3);",
     'puts("k<<<1,1>>>(x)");',               # a string
     "// k<<<1,1>>>(x);",                    # a comment
     "obj.cudaLaunchKernel(1);",             # a member
@@ -48,6 +55,39 @@ def test_multiline_launch_keeps_lines():
     assert out.endswith("int z;\n")
     edits, launches = find_edits(src)
     assert len(launches) == 1 and launches[0].line == 1
+
+
+def test_spaced_launch_keeps_lines():
+    src = "k<<\n<grid, block>>\n>(a);\nint z;\n"
+    out = rewrite_text(src)
+    assert out == "::gmprof_host::launch(k, \ngrid, block)\n(a);\nint z;\n"
+
+
+SPACED = r"""#include <cstdio>
+__global__ void k(int *a) { a[threadIdx.x] = 1; }
+int main() {
+  int *a; cudaMalloc(&a, 32 * sizeof(int));
+  k << < 1, 32 >> > (a);
+  cudaDeviceSynchronize();
+  printf("ok\n");
+  return 0;
+}
+"""
+
+
+def test_spaced_launch_is_profiled(tmp_path, need_gxx):
+    import json
+
+    from conftest import gmprof
+
+    (tmp_path / "s.cu").write_text(SPACED)
+    p = gmprof("run", "--json", "s.cu", cwd=tmp_path)
+    doc = json.loads(p.stdout)
+    # one launch of 32 threads, each writing a[threadIdx.x] once: 32 writes, one per element
+    assert [k["kernel"] for k in doc["kernels"]] == ["k"]
+    a = doc["kernels"][0]["arrays"][0]
+    assert (a["name"], a["reads"], a["writes"]) == ("a", 0, 32)
+    assert doc["program"]["processes"][0]["profiled"] == 1
 
 
 def test_kernel_name_of():
