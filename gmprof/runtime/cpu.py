@@ -339,7 +339,10 @@ class CpuModule:
             # relative #line names stay relative in the line tables (for fault locations)
             prefix_map = f"-fdebug-prefix-map={os.getcwd()}=."
             proc = _run([CXX, *compile_flags(), "-DGMPROF_CPU_SEPARATE_RUNTIME", prefix_map,
-                         "-MD", "-MF", str(deps), *options, "-include",
+                         "-MD", "-MF", str(deps), *options,
+                         # the backend's <cooperative_groups.h>, <cuda_fp16.h>, ... after the
+                         # user's -I directories
+                         "-isystem", str(_header_dir() / "include"), "-include",
                          str(include_dir / "gmprof_cpu.h"), str(src), str(runtime),
                          *link_flags(), "-o", str(out)])
             self.compile_seconds = time.perf_counter() - t0
