@@ -40,6 +40,9 @@ NUMPY_OF = {
     "unsigned short": np.uint16, "char": np.int8, "signed char": np.int8,
     "unsigned char": np.uint8, "uchar": np.uint8, "int8_t": np.int8, "uint8_t": np.uint8,
     "int16_t": np.int16, "uint16_t": np.uint16, "bool": np.bool_,
+    # numpy has no bfloat16: a __nv_bfloat16 array is passed as its bits (uint16) or any
+    # 2-byte dtype, unchecked
+    "half": np.float16, "__half": np.float16,
 }
 
 
