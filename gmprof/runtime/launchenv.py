@@ -22,6 +22,7 @@ _SCALAR_SIZES = {
     "int16_t": 2, "uint16_t": 2, "half": 2, "__half": 2, "__nv_bfloat16": 2, "nv_bfloat16": 2,
     "int": 4, "unsigned": 4, "unsigned int": 4, "signed": 4, "signed int": 4, "uint": 4,
     "int32_t": 4, "uint32_t": 4, "float": 4, "half2": 4, "__half2": 4,
+    "__nv_bfloat162": 4, "nv_bfloat162": 4,
     "long": 8, "unsigned long": 8, "long int": 8, "long long": 8, "long long int": 8,
     "unsigned long long": 8, "unsigned long long int": 8, "ulong": 8, "int64_t": 8,
     "uint64_t": 8, "size_t": 8, "ptrdiff_t": 8, "intptr_t": 8, "uintptr_t": 8, "double": 8,
