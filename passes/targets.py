@@ -27,7 +27,9 @@ _NVRTC_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cooperative_groups", "cub/", "c
                   "sm_", "vector_types.h", "vector_functions.h")
 _CPU_HEADERS = ("stdio.h", "stdlib.h", "math.h", "stdint.h", "assert.h", "limits.h", "float.h",
                 "cstdio", "cstdlib", "cmath", "cstdint", "cassert", "climits", "cfloat",
-                "string.h", "cstring")
+                "string.h", "cstring",
+                # the CPU backend's own (runtime_cu/cpu/include/)
+                "cooperative_groups", "cuda_fp16.h", "cuda_bf16.h")
 
 
 @dataclass(frozen=True)

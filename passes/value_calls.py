@@ -30,7 +30,9 @@ class CallValues:
         arg_values = [self.value(a) for a in args]
         site = self.sites_by_node.get(node)
         if callee is None:
-            return join(arg_values, reason="call through an expression")
+            # a member function (`tile.thread_rank()`, cooperative groups) or a function pointer:
+            # code gmprof cannot see into, which may read threadIdx or memory
+            return Value(join(arg_values).deps | {"call"}, None, ("call through an expression",))
         if callee in _PURE_INT_FUNCTIONS:
             if all(v.affine is not None and v.affine.is_constant for v in arg_values) and \
                     len(arg_values) == 2 and callee.lstrip(":").replace("std::", "") in (

@@ -136,6 +136,19 @@ def _header_digest() -> str:
     return h.hexdigest()
 
 
+def _include_digest() -> str:
+    """The backend's own CUDA headers (include/: cooperative groups, fp16, ...), part of a
+    module's key: a kernel that includes one is rebuilt when it changes (the dependency check
+    skips gmprof's own headers, and the runtime object and precompiled header do not use
+    them)."""
+    h = hashlib.sha256()
+    inc = _header_dir() / "include"
+    for p in sorted(inc.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(inc)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def default_cache_dir() -> Path:
     env = os.environ.get("GMPROF_CACHE_DIR")
     return Path(env) if env else Path.home() / ".cache" / "gmprof" / "cpu"
@@ -321,8 +334,8 @@ class CpuModule:
     def _build(self) -> Path:
         text = self._text()
         options = list(self.options)
-        key = _digest(_FORMAT, compiler_version(), _header_digest(), *compile_flags(),
-                      *link_flags(), "\0", *options, "\0", text)
+        key = _digest(_FORMAT, compiler_version(), _header_digest(), _include_digest(),
+                      *compile_flags(), *link_flags(), "\0", *options, "\0", text)
         so = self._cache_dir / f"{key}.so"
         if cpu_cache.lookup(so):
             self.cached = True
@@ -339,7 +352,10 @@ class CpuModule:
             # relative #line names stay relative in the line tables (for fault locations)
             prefix_map = f"-fdebug-prefix-map={os.getcwd()}=."
             proc = _run([CXX, *compile_flags(), "-DGMPROF_CPU_SEPARATE_RUNTIME", prefix_map,
-                         "-MD", "-MF", str(deps), *options, "-include",
+                         "-MD", "-MF", str(deps), *options,
+                         # the backend's <cooperative_groups.h>, <cuda_fp16.h>, ... after the
+                         # user's -I directories
+                         "-isystem", str(_header_dir() / "include"), "-include",
                          str(include_dir / "gmprof_cpu.h"), str(src), str(runtime),
                          *link_flags(), "-o", str(out)])
             self.compile_seconds = time.perf_counter() - t0

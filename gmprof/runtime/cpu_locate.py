@@ -36,10 +36,13 @@ def is_runtime_file(path: str) -> bool:
             p.name.startswith("gmprof_cpu"):
         return True
     try:
-        parent = p.resolve().parent
+        resolved = p.resolve()
     except OSError:
         return False
-    return parent in (runtime_cu_dir().resolve(), _header_dir().resolve())
+    # the backend's own CUDA headers (include/cooperative_groups.h, include/cuda_fp16.h, ...)
+    # count too
+    return resolved.parent == runtime_cu_dir().resolve() or \
+        _header_dir().resolve() in resolved.parents
 
 
 _DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>fatal error|error|note|warning): ?(?P<msg>.*)$")

@@ -22,6 +22,7 @@ _SCALAR_SIZES = {
     "int16_t": 2, "uint16_t": 2, "half": 2, "__half": 2, "__nv_bfloat16": 2, "nv_bfloat16": 2,
     "int": 4, "unsigned": 4, "unsigned int": 4, "signed": 4, "signed int": 4, "uint": 4,
     "int32_t": 4, "uint32_t": 4, "float": 4, "half2": 4, "__half2": 4,
+    "__nv_bfloat162": 4, "nv_bfloat162": 4,
     "long": 8, "unsigned long": 8, "long int": 8, "long long": 8, "long long int": 8,
     "unsigned long long": 8, "unsigned long long int": 8, "ulong": 8, "int64_t": 8,
     "uint64_t": 8, "size_t": 8, "ptrdiff_t": 8, "intptr_t": 8, "uintptr_t": 8, "double": 8,
@@ -40,6 +41,9 @@ NUMPY_OF = {
     "unsigned short": np.uint16, "char": np.int8, "signed char": np.int8,
     "unsigned char": np.uint8, "uchar": np.uint8, "int8_t": np.int8, "uint8_t": np.uint8,
     "int16_t": np.int16, "uint16_t": np.uint16, "bool": np.bool_,
+    # numpy has no bfloat16: a __nv_bfloat16 array is passed as its bits (uint16) or any
+    # 2-byte dtype, unchecked
+    "half": np.float16, "__half": np.float16,
 }
 
 

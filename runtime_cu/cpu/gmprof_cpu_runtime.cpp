@@ -97,8 +97,9 @@ struct Warp {
   unsigned waiting;   // lanes waiting at a warp collective
   unsigned am;        // lanes waiting at __activemask
   int running;        // lanes running or runnable
-  unsigned first_mask;
-  bool mixed;         // waiting lanes named different masks
+  unsigned first_mask;  // the mask and operation of the lowest waiting lane
+  unsigned char first_op;
+  bool mixed;         // waiting lanes are at different operations or named different masks
 };
 
 static Fiber g_fib[kMaxThreads];
@@ -363,7 +364,8 @@ static void report_stuck(int code) {
     set_error(DEADLOCK, file, line,
               "deadlock in block (%u,%u,%u): no thread can continue; %s (thread numbers are "
               "linear ids, x fastest; a barrier completes when every thread that has not exited "
-              "reaches one, a warp collective when every lane it names that has not exited does)",
+              "reaches one, a warp collective when every lane it names that has not exited reaches "
+              "the same collective with the same mask)",
               blockIdx.x, blockIdx.y, blockIdx.z, threads);
   else
     set_error(LIVELOCK, file, line,
@@ -487,7 +489,7 @@ static unsigned long long collective_result(Fiber *base, unsigned l, const Warp 
       else if (f.op == OP_SHFL_DOWN) src = lane + (int)(unsigned)f.param;
       else src = lane ^ f.param;
       // outside the lane's segment, or a lane that does not take part: the lane's own value
-      if (src < start || src >= start + width || src > 31 || !(w.waiting & (1u << src))) src = lane;
+      if (src < start || src >= start + width || src > 31 || !(group & (1u << src))) src = lane;
       return base[src].value;
     }
     case OP_BALLOT:
@@ -531,19 +533,37 @@ static unsigned long long collective_result(Fiber *base, unsigned l, const Warp 
   }
 }
 
-// Complete every waiting lane whose named lanes (those not exited) are all waiting too.
+// Complete every waiting lane whose named lanes (those not exited) all wait at the same
+// operation with the same mask. This is PTX's rule (shfl.sync, vote.sync, match.sync,
+// redux.sync, bar.warp.sync: "wait until all non-exited threads corresponding to membermask
+// have executed <op> with the same qualifiers and same membermask"), and it is what keeps
+// gmprof's own collectives apart from the user's: a hook's collectives name the mask of the
+// lanes that are inside the hook (its __activemask group), so lanes still in a loop whose trip
+// count differs per lane complete their hook among themselves while the lanes that left the
+// loop wait at the user's __shfl_down_sync(0xffffffff, ...) for them (issue 24). Completing a
+// lane as soon as its named lanes waited at *any* collective paired the two, and the user's
+// shuffle read the hook's values.
 static void warp_try_complete(unsigned wi) {
   Warp &w = g_warp[wi];
   const unsigned missing = w.alive & ~w.waiting;
   Fiber *base = &g_fib[wi * 32];
   unsigned ready = 0;
   if (!w.mixed) {
-    // the common case: every waiting lane named the same lanes
+    // the common case: every waiting lane is at the same operation with the same mask
     if (w.first_mask & missing) return;
     ready = w.waiting;
   } else {
-    for (unsigned g = w.waiting; g; g &= g - 1)
-      if (!(base[ctz32(g)].mask & missing)) ready |= 1u << ctz32(g);
+    // one group per (operation, mask): ready when every named lane is in it
+    for (unsigned rem = w.waiting; rem;) {
+      const Fiber &lead = base[ctz32(rem)];
+      unsigned group = 0;
+      for (unsigned g = rem; g; g &= g - 1) {
+        const Fiber &x = base[ctz32(g)];
+        if (x.op == lead.op && x.mask == lead.mask) group |= 1u << ctz32(g);
+      }
+      if ((lead.mask & w.alive) == group) ready |= group;
+      rem &= ~group;
+    }
     if (!ready) return;
   }
   // results first: they read the values of lanes that are about to be released
@@ -551,10 +571,12 @@ static void warp_try_complete(unsigned wi) {
   w.waiting &= ~ready;
   for (unsigned g = ready; g; g &= g - 1) release(&base[ctz32(g)]);
   if (w.waiting) {
-    w.first_mask = base[ctz32(w.waiting)].mask;
+    const Fiber &first = base[ctz32(w.waiting)];
+    w.first_mask = first.mask;
+    w.first_op = first.op;
     w.mixed = false;
     for (unsigned g = w.waiting; g; g &= g - 1)
-      if (base[ctz32(g)].mask != w.first_mask) w.mixed = true;
+      if (base[ctz32(g)].mask != w.first_mask || base[ctz32(g)].op != w.first_op) w.mixed = true;
   }
   g_spins = 0;
 }
@@ -577,8 +599,9 @@ unsigned long long warp_collective(const char *file, int line, const char *what,
   f->what = what;
   if (!w.waiting) {
     w.first_mask = f->mask;
+    w.first_op = f->op;
     w.mixed = false;
-  } else if (f->mask != w.first_mask) {
+  } else if (f->mask != w.first_mask || f->op != w.first_op) {
     w.mixed = true;
   }
   w.waiting |= bit;
