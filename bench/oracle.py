@@ -5,6 +5,7 @@ its exact counts, profiled by gmprof in every mode asked for; print every mismat
                             [--all-features] [--shrink DIR] [--counts-out FILE] [--jobs J]
     python3 bench/oracle.py --compare cpu.json gpu.json     # two --counts-out files
     python3 bench/oracle.py --ranges --modes default,default/first,SA,basic   # loop walks
+    python3 bench/oracle.py --large 200 --scale large --backend gpu   # counts past 2^32
 
 The GPU check of issue 11 (the first 300 kernels, the same counts on both backends):
     python3 bench/oracle.py --backend gpu --count 300 --counts-out gpu.json
@@ -52,10 +53,19 @@ def main(argv=None) -> int:
     ap.add_argument("--ranges", action="store_true",
                     help="kernels whose reads walk constant-bound loops (range, spread and "
                          "loop-entry counting); other seeds' kernels than without it")
+    ap.add_argument("--large", type=int, metavar="N",
+                    help="the large regime instead (tests/oracle/large.py): N kernels whose "
+                         "counts pass 2^32 at --scale large, modelled in closed form")
+    ap.add_argument("--scale", default="large", choices=("small", "large"))
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     if args.compare:
         return compare_files(*args.compare)
+    if args.large:
+        modes = None if args.modes == ",".join(harness.MODES) else \
+            tuple(m.strip() for m in args.modes.split(",") if m.strip())
+        return run_large(range(args.seed, args.seed + args.large), args.scale, args.backend,
+                         modes, args.batch)
     os.environ.setdefault("GMPROF_CACHE_DIR", f"/tmp/gmprof-cache-{os.getuid()}-oracle")
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     disabled = frozenset() if args.all_features else harness.disabled_features()
@@ -85,6 +95,54 @@ def main(argv=None) -> int:
             path.write_text(harness.regression_text(k, mm))
             print(f"# shrunk seed {s} -> {path}")
     return 1 if out.mismatches else 0
+
+
+def run_large(seeds, scale: str, backend: str, modes=None, batch: int = 8, log=print) -> int:
+    """Draw the large regime's kernels, profile each in its modes (or `modes`), compare with
+    the closed-form models; print the mismatches and a summary; 1 if any."""
+    import large
+    import numpy as np
+
+    import gmprof
+
+    t0 = time.time()
+    kernels = [large.draw(s, scale) for s in seeds]
+    bad, launches, past = 0, 0, 0
+    for i in range(0, len(kernels), batch):
+        group = kernels[i:i + batch]
+        offsets, line = [], 0
+        for k in group:
+            offsets.append(line)
+            line += len(k.lines)
+        prof = gmprof.api.profiler("".join(k.cuda() for k in group), backend=backend)
+        for k, off in zip(group, offsets):
+            past += k.expected.largest() > large.LIMIT
+            for mode in modes or k.modes:
+                args = [a.copy() if isinstance(a, np.ndarray) else a for a in k.args]
+                if backend == "gpu":
+                    import cupy as cp
+
+                    args = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+                t1 = time.time()
+                try:
+                    report = prof.launch(k.name, k.grid, k.block, args,
+                                         mode=harness.parse_mode(mode))
+                    wrong = large.compare(k, report, off)
+                    wide = "64-bit" in report.run.mode
+                except Exception as e:  # noqa: BLE001 (a failure is a mismatch too)
+                    wrong, wide = [f"launch failed: {type(e).__name__}: {str(e)[:300]}"], False
+                launches += 1
+                bad += bool(wrong)
+                log(f"{k.name} {k.family} {k.params} grid {k.grid} block {k.block} [{mode}]: "
+                    f"largest {k.expected.largest():,}{' (64-bit counters)' if wide else ''}"
+                    f" {time.time() - t1:.1f} s" + ("" if not wrong else "  MISMATCH"))
+                for w in wrong:
+                    log(f"  MISMATCH {k.name} [{mode}] {w}")
+    print(f"# oracle large regime ({scale}): {len(kernels)} kernels "
+          f"(seeds {seeds[0]}..{seeds[-1]}), {past} with a count past 2^32, {launches} "
+          f"launches on the {backend} backend; {bad} launches mismatched; "
+          f"{time.time() - t0:.0f} s")
+    return 1 if bad else 0
 
 
 def compare_files(a: str, b: str) -> int:
