@@ -39,6 +39,15 @@ STEPS = {
                                       "--samples", "co,spmv", "--modes",
                                       "default:dm,default/noranges:dm,default:both",
                                       "--repeat", "5"], 300),
+    # issue 24: counts past 2^32 (the oracle's large regime, the samples at their large size)
+    # and bo_v1's large launch all static (its dm overhead)
+    "large_oracle": ("tests/oracle/large.py", [PY, "bench/oracle.py", "--large", "200",
+                                               "--scale", "large", "--backend", "gpu"], 580),
+    "bo_large": ("bench/overheads.py", [PY, "bench/overheads.py", "--backend", "gpu",
+                                        "--samples", "bo_v1", "--modes",
+                                        "default:dm,default:both", "--repeat", "5"], 300),
+    "large_samples": ("bench/check_large.py", [PY, "bench/check_large.py", "--backend", "gpu"],
+                      580),
     "whole": ("bench/whole_programs.py", [PY, "bench/whole_programs.py", "--out",
                                           "{out}/whole"], 540),
 }
