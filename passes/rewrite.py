@@ -151,8 +151,12 @@ class InstrumentSource:
                 # a BLOCK site walking a range: the block shares it out in the first iteration
                 entry_loop = sp.range.loop
                 head = f"::gmprof::sm_range_block<{site.id}, {obj_index}>("
+                # the stride counts the array's elements; a member (`sh[k].w`, counted
+                # below at its own words) steps by its element's size, not its own
+                elem = f", (long long)sizeof({X.span(site.node).text})" \
+                    if site.member is not None else ""
                 tail = (f", (const void *)({base}), {self._first_trips(entry_loop)}, "
-                        f"(long long)({sp.range.stride}))")
+                        f"(long long)({sp.range.stride}){elem})")
             else:
                 head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
                 tail = f", (const void *)({base}){tail[0:]}"
