@@ -26,6 +26,8 @@ and the CPU backend, whose own edits the Target adds).
 """
 from __future__ import annotations
 
+import re
+
 from pycparser import c_ast
 
 from gmprof._paths import runtime_cu_dir
@@ -41,6 +43,12 @@ from .targets import NVCC, Target
 _PURE_CALLS = {"min", "max", "umin", "umax", "abs", "__mul24", "__umul24", "__popc", "__clz",
                "__ffs", "__brev", "__float2int_rn", "__float2int_rz", "floorf", "ceilf",
                "floor", "ceil", "__ldg"}
+
+
+# what may lie between a statement and the `#pragma` lines in front of a loop: space, comments
+# and the statement's own ';'
+_GAP_PIECE = re.compile(r"\s+|//[^\n]*|/\*.*?\*/|;", re.S)
+_GAP = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/|;)*", re.S)
 
 
 class InstrumentSource:
@@ -315,13 +323,13 @@ class InstrumentSource:
         entry = self.plan.entry.get(loop)
         if entry is not None:
             calls = " ".join(self.entry_calls.get(loop, []))
-            self._wrap(loop.node, f"{{ {{ {entry.scope} unsigned __gmprof_trip_{k} = {trips}; "
-                       f"if (__gmprof_trip_{k}) {{ {calls} }} }} ", " }")
+            self._wrap_loop(loop.node, f"{{ {{ {entry.scope} unsigned __gmprof_trip_{k} = "
+                            f"{trips}; if (__gmprof_trip_{k}) {{ {calls} }} }} ", " }")
             return
         top = f" if (__gmprof_first_{k}) __gmprof_trip_{k} = {trips};"
         bottom = f" __gmprof_first_{k} = false; "
-        self._wrap(loop.node, f"{{ bool __gmprof_first_{k} = true; unsigned __gmprof_trip_{k} = 0u; ",
-                   " }")
+        self._wrap_loop(loop.node, f"{{ bool __gmprof_first_{k} = true; "
+                        f"unsigned __gmprof_trip_{k} = 0u; ", " }")
         body = loop.node.stmt
         if isinstance(body, c_ast.Compound):
             self._insert_after_brace(body, top)
@@ -334,6 +342,57 @@ class InstrumentSource:
             length = statement.end - statement.start + 2
             self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ", length))
             self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length))
+
+    def _wrap_loop(self, node, prefix: str, suffix: str) -> None:
+        """Wrap a loop, its pragmas (`#pragma unroll 4`, `_Pragma("unroll")`) inside: code
+        between a pragma and its loop would take the loop's unrolling away (nvcc: "the #pragma
+        unroll must precede a loop")."""
+        sp = X.span(node)
+        start = self._before_pragmas(node)
+        if start is None:
+            self._wrap(node, prefix, suffix)
+            return
+        length = sp.end - start
+        self._add(sp.source, Patch(start, PREFIX, prefix, length))
+        self._add(sp.source, Patch(sp.end, SUFFIX, suffix, length))
+
+    def _before_pragmas(self, node) -> int | None:
+        """The offset before the pragmas directly in front of a loop, None when it has none
+        (or when gmprof cannot place code there: then it goes between, as it used to). A
+        `#pragma` line must start its line, and no newline may be inserted: the code goes at
+        the end of the previous statement (or after the block's `{`), before any comment."""
+        parent = None
+        for facts in self.program.functions:
+            parent = facts.parents.get(node)
+            if parent is not None:
+                break
+        items = getattr(parent, "block_items", None) if isinstance(parent, c_ast.Compound) \
+            else getattr(parent, "stmts", None)
+        if not items or not any(item is node for item in items):
+            return None
+        at = next(i for i, item in enumerate(items) if item is node)
+        first = at
+        while first > 0 and isinstance(items[first - 1], c_ast.Pragma):
+            first -= 1
+        if first == at:
+            return None
+        pragma = X.span(items[first])
+        if pragma.text.lstrip().startswith("_Pragma"):
+            return pragma.start  # an operator, not a line: code may precede it
+        if first > 0:
+            prev = items[first - 1]
+            end = max(X.span(prev).end, self._statement_span(prev).end)
+        elif isinstance(parent, c_ast.Compound):
+            end = X.span(parent).start + 1  # after the block's '{'
+        else:
+            return None  # `case 1: #pragma unroll`: not worth the trouble
+        text = pragma.source.text
+        gap = text[end:pragma.start]
+        if not _GAP.fullmatch(gap):
+            return None  # a directive (`#if`) between: leave the pragma's line alone
+        # after a ';' the statement's span left out, before the comments
+        semicolons = [m.end() for m in _GAP_PIECE.finditer(gap) if m.group(0) == ";"]
+        return end + (semicolons[-1] if semicolons else 0)
 
     def _statement_span(self, node):
         for facts in self.program.functions:

@@ -10,6 +10,8 @@ rule names and aliases (grammar/cuda.lark).
 """
 from __future__ import annotations
 
+import ast
+
 from lark import Token
 from pycparser import c_ast
 from pycparser.ast_transforms import fix_switch_cases
@@ -127,7 +129,11 @@ class StatementRules:
 
     def pragma(self, c):
         text = c[0].value.strip()
-        body = text[1:].strip()[len("pragma"):].strip()
+        if text.startswith("_Pragma"):  # _Pragma("unroll 4"): the string's text, unescaped
+            literal = text[text.index('"'):text.rindex('"') + 1]
+            body = ast.literal_eval(literal).strip()
+        else:
+            body = text[1:].strip()[len("pragma"):].strip()
         return self._place(c_ast.Pragma(body), c)
 
     # -- expressions ---------------------------------------------------------------------
