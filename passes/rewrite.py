@@ -18,15 +18,13 @@ wrapped: `{ bool __gmprof_first_0 = true; unsigned __gmprof_trip_0 = 0u; for (..
 (__gmprof_first_0) __gmprof_trip_0 = ::gmprof::trips(...); ... __gmprof_first_0 = false; } }`,
 unless its counts are made before it (Plan.entry, entry.py): `{ { int c = 0; unsigned
 __gmprof_trip_0 = ::gmprof::trips(...); if (__gmprof_trip_0) { <counts> } } for (...) ... }`,
-the loop itself untouched.
+the loop itself untouched; either goes before the loop's `#pragma unroll` (pragmas.py).
 
 emit() writes the translation unit for a Target (targets.py): the whole file (host code kept:
 `gmprof instrument`, for nvcc) or device code only (host code blanked line for line: for NVRTC
 and the CPU backend, whose own edits the Target adds).
 """
 from __future__ import annotations
-
-import re
 
 from pycparser import c_ast
 
@@ -37,18 +35,13 @@ from gmprof.frontend.scan import directive_body
 
 from .patches import PREFIX, REPLACE, SUFFIX, Patch, apply_patches, merge
 from .plan import HOOK, LR_START, Plan
+from .pragmas import before_pragma_text, before_pragmas
 from .targets import NVCC, Target
 
 # calls with no side effects that may appear in an address gmprof re-evaluates before a statement
 _PURE_CALLS = {"min", "max", "umin", "umax", "abs", "__mul24", "__umul24", "__popc", "__clz",
                "__ffs", "__brev", "__float2int_rn", "__float2int_rz", "floorf", "ceilf",
                "floor", "ceil", "__ldg"}
-
-
-# what may lie between a statement and the `#pragma` lines in front of a loop: space, comments
-# and the statement's own ';'
-_GAP_PIECE = re.compile(r"\s+|//[^\n]*|/\*.*?\*/|;", re.S)
-_GAP = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/|;)*", re.S)
 
 
 class InstrumentSource:
@@ -339,8 +332,11 @@ class InstrumentSource:
             # before it); outermost at its offsets (span + 2), so counts hoisted before the
             # statement (span + 1) run after the trip count is computed
             statement = self._statement_span(body)
-            length = statement.end - statement.start + 2
-            self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ", length))
+            # (before the pragmas of a loop that is the body: `for (...) #pragma unroll for`)
+            start = before_pragma_text(body)
+            start = statement.start if start is None else start
+            length = statement.end - start + 2
+            self._add(statement.source, Patch(start, PREFIX, "{" + top + " ", length))
             self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length))
 
     def _wrap_loop(self, node, prefix: str, suffix: str) -> None:
@@ -348,51 +344,13 @@ class InstrumentSource:
         between a pragma and its loop would take the loop's unrolling away (nvcc: "the #pragma
         unroll must precede a loop")."""
         sp = X.span(node)
-        start = self._before_pragmas(node)
+        start = before_pragmas(self.program, node, self._statement_span)
         if start is None:
             self._wrap(node, prefix, suffix)
             return
         length = sp.end - start
         self._add(sp.source, Patch(start, PREFIX, prefix, length))
         self._add(sp.source, Patch(sp.end, SUFFIX, suffix, length))
-
-    def _before_pragmas(self, node) -> int | None:
-        """The offset before the pragmas directly in front of a loop, None when it has none
-        (or when gmprof cannot place code there: then it goes between, as it used to). A
-        `#pragma` line must start its line, and no newline may be inserted: the code goes at
-        the end of the previous statement (or after the block's `{`), before any comment."""
-        parent = None
-        for facts in self.program.functions:
-            parent = facts.parents.get(node)
-            if parent is not None:
-                break
-        items = getattr(parent, "block_items", None) if isinstance(parent, c_ast.Compound) \
-            else getattr(parent, "stmts", None)
-        if not items or not any(item is node for item in items):
-            return None
-        at = next(i for i, item in enumerate(items) if item is node)
-        first = at
-        while first > 0 and isinstance(items[first - 1], c_ast.Pragma):
-            first -= 1
-        if first == at:
-            return None
-        pragma = X.span(items[first])
-        if pragma.text.lstrip().startswith("_Pragma"):
-            return pragma.start  # an operator, not a line: code may precede it
-        if first > 0:
-            prev = items[first - 1]
-            end = max(X.span(prev).end, self._statement_span(prev).end)
-        elif isinstance(parent, c_ast.Compound):
-            end = X.span(parent).start + 1  # after the block's '{'
-        else:
-            return None  # `case 1: #pragma unroll`: not worth the trouble
-        text = pragma.source.text
-        gap = text[end:pragma.start]
-        if not _GAP.fullmatch(gap):
-            return None  # a directive (`#if`) between: leave the pragma's line alone
-        # after a ';' the statement's span left out, before the comments
-        semicolons = [m.end() for m in _GAP_PIECE.finditer(gap) if m.group(0) == ";"]
-        return end + (semicolons[-1] if semicolons else 0)
 
     def _statement_span(self, node):
         for facts in self.program.functions:

@@ -32,6 +32,11 @@ class StatementRules:
                 items.append(x)
         return self._place(c_ast.Compound(items), c)
 
+    def pragma_body(self, c):
+        # `#pragma unroll` between `if (c)` and its loop: the statement is the loop (the
+        # pragma stays in the text, directly before it: rewrite.py keeps it there)
+        return c[-1]
+
     def label(self, c):
         return self._place(c_ast.Label(c[0].value, c[2]), c)
 

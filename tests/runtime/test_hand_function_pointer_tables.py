@@ -3,8 +3,8 @@ __device__ op_t d_ops[3] = {f0, f1, f2};`, issue 24) has 8-byte elements: its el
 sized as 4 bytes (the typedef's return type), so accesses to its last elements were reported
 out of range and gmprof failed a correct kernel. The typedef's name is the one inside
 `(*name)`, and a pointer type, through typedefs and `using` too, is 8 bytes, as are the
-elements of `float (*d_raw[3])(float)` and `float *d_ptrs[3]` (declared without a typedef). Expected counts
-derived by hand."""
+elements of `float (*d_raw[3])(float)` and `float *d_ptrs[3]` (declared without a typedef).
+Expected counts derived by hand."""
 from __future__ import annotations
 
 import subprocess
