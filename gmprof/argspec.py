@@ -3,6 +3,10 @@
     NAME=NUMBER                  a scalar (converted to the parameter's C type at launch)
     NAME=DTYPE[D0,D1,...]:INIT   an array; INIT is zeros, ones, random, arange, fill=X,
                                  or a .npy file (NAME=file.npy also works alone)
+
+A .npy file given alone may hold a structured array (np.dtype([('x', '<f4'), ('m', '<i4')])),
+an array of structs: its bytes are passed as they are, and the launch checks its itemsize
+against the parameter's struct (launchargs.check_records).
 """
 from __future__ import annotations
 
@@ -82,8 +86,9 @@ def _load(path: str, spec: str) -> np.ndarray:
         raise ArgumentValueError(f"--arg {spec!r}: {path} is too large to load") from None
     except Exception as exc:  # numpy's many ways of saying "not a .npy file"
         raise InputError(f"--arg {spec!r}: cannot read {path}: {exc}") from None
-    if not isinstance(arr, np.ndarray) or arr.dtype.kind not in _KERNEL_KINDS:
-        raise InputError(f"--arg {spec!r}: {path} does not hold a numeric array")
+    if not isinstance(arr, np.ndarray) or arr.dtype.hasobject or arr.dtype.itemsize == 0 or \
+            arr.dtype.kind not in _KERNEL_KINDS + "V":
+        raise InputError(f"--arg {spec!r}: {path} does not hold a numeric or structured array")
     return np.ascontiguousarray(arr)
 
 
@@ -115,6 +120,10 @@ def _make(shape, dtype, init, rng, spec) -> np.ndarray:
         arr = _load(init, spec)
         if arr.shape != tuple(shape):
             raise OptionError(f"--arg {spec!r}: {init} has shape {arr.shape}, not {shape}")
+        if arr.dtype.kind == "V":
+            raise OptionError(f"--arg {spec!r}: {init} holds a structured array ({arr.dtype}), "
+                              f"which cannot be converted to {dtype}: give the file alone "
+                              f"(NAME={init})")
         return arr.astype(dtype)
     raise OptionError(f"--arg {spec!r}: unknown initialiser {init!r} (zeros, ones, random, "
                       "arange, fill=X, FILE.npy)")

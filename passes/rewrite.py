@@ -18,7 +18,7 @@ wrapped: `{ bool __gmprof_first_0 = true; unsigned __gmprof_trip_0 = 0u; for (..
 (__gmprof_first_0) __gmprof_trip_0 = ::gmprof::trips(...); ... __gmprof_first_0 = false; } }`,
 unless its counts are made before it (Plan.entry, entry.py): `{ { int c = 0; unsigned
 __gmprof_trip_0 = ::gmprof::trips(...); if (__gmprof_trip_0) { <counts> } } for (...) ... }`,
-the loop itself untouched.
+the loop itself untouched; either goes before the loop's `#pragma unroll` (pragmas.py).
 
 emit() writes the translation unit for a Target (targets.py): the whole file (host code kept:
 `gmprof instrument`, for nvcc) or device code only (host code blanked line for line: for NVRTC
@@ -35,6 +35,7 @@ from gmprof.frontend.scan import directive_body
 
 from .patches import PREFIX, REPLACE, SUFFIX, Patch, apply_patches, merge
 from .plan import HOOK, LR_START, Plan
+from .pragmas import before_pragma_text, before_pragmas
 from .targets import NVCC, Target
 
 # calls with no side effects that may appear in an address gmprof re-evaluates before a statement
@@ -151,8 +152,12 @@ class InstrumentSource:
                 # a BLOCK site walking a range: the block shares it out in the first iteration
                 entry_loop = sp.range.loop
                 head = f"::gmprof::sm_range_block<{site.id}, {obj_index}>("
+                # the stride counts the array's elements; a member (`sh[k].w`, counted
+                # below at its own words) steps by its element's size, not its own
+                elem = f", (long long)sizeof({X.span(site.node).text})" \
+                    if site.member is not None else ""
                 tail = (f", (const void *)({base}), {self._first_trips(entry_loop)}, "
-                        f"(long long)({sp.range.stride}))")
+                        f"(long long)({sp.range.stride}){elem})")
             else:
                 head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
                 tail = f", (const void *)({base}){tail[0:]}"
@@ -311,13 +316,13 @@ class InstrumentSource:
         entry = self.plan.entry.get(loop)
         if entry is not None:
             calls = " ".join(self.entry_calls.get(loop, []))
-            self._wrap(loop.node, f"{{ {{ {entry.scope} unsigned __gmprof_trip_{k} = {trips}; "
-                       f"if (__gmprof_trip_{k}) {{ {calls} }} }} ", " }")
+            self._wrap_loop(loop.node, f"{{ {{ {entry.scope} unsigned __gmprof_trip_{k} = "
+                            f"{trips}; if (__gmprof_trip_{k}) {{ {calls} }} }} ", " }")
             return
         top = f" if (__gmprof_first_{k}) __gmprof_trip_{k} = {trips};"
         bottom = f" __gmprof_first_{k} = false; "
-        self._wrap(loop.node, f"{{ bool __gmprof_first_{k} = true; unsigned __gmprof_trip_{k} = 0u; ",
-                   " }")
+        self._wrap_loop(loop.node, f"{{ bool __gmprof_first_{k} = true; "
+                        f"unsigned __gmprof_trip_{k} = 0u; ", " }")
         body = loop.node.stmt
         if isinstance(body, c_ast.Compound):
             self._insert_after_brace(body, top)
@@ -327,9 +332,25 @@ class InstrumentSource:
             # before it); outermost at its offsets (span + 2), so counts hoisted before the
             # statement (span + 1) run after the trip count is computed
             statement = self._statement_span(body)
-            length = statement.end - statement.start + 2
-            self._add(statement.source, Patch(statement.start, PREFIX, "{" + top + " ", length))
+            # (before the pragmas of a loop that is the body: `for (...) #pragma unroll for`)
+            start = before_pragma_text(body)
+            start = statement.start if start is None else start
+            length = statement.end - start + 2
+            self._add(statement.source, Patch(start, PREFIX, "{" + top + " ", length))
             self._add(statement.source, Patch(statement.end, SUFFIX, bottom + "}", length))
+
+    def _wrap_loop(self, node, prefix: str, suffix: str) -> None:
+        """Wrap a loop, its pragmas (`#pragma unroll 4`, `_Pragma("unroll")`) inside: code
+        between a pragma and its loop would take the loop's unrolling away (nvcc: "the #pragma
+        unroll must precede a loop")."""
+        sp = X.span(node)
+        start = before_pragmas(self.program, node, self._statement_span)
+        if start is None:
+            self._wrap(node, prefix, suffix)
+            return
+        length = sp.end - start
+        self._add(sp.source, Patch(start, PREFIX, prefix, length))
+        self._add(sp.source, Patch(sp.end, SUFFIX, suffix, length))
 
     def _statement_span(self, node):
         for facts in self.program.functions:

@@ -69,6 +69,8 @@ def find_spread(program, facts, site) -> tuple[Spread | None, str]:
                 return None, f"{n.name}'s address is taken"
     step = X.span(loop.step).text if loop.step is not None else "1"
     step = f"{'-' if loop.step_sign < 0 else ''}(long long)({step})"
-    return Spread(loop, it.name, step, X.span(site.node).text,
+    # a member of the element (`sh[k].w`) is evaluated as the member: its own words count
+    address = site.member if site.member is not None else site.node
+    return Spread(loop, it.name, step, X.span(address).text,
                   f"counted once per entry of {loop.label}, its iterations shared out over "
                   "the block"), ""

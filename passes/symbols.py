@@ -90,6 +90,26 @@ def type_text(node) -> str:
     return f"{quals} {name}".strip()
 
 
+def element_text(node) -> str:
+    """The element type of a declared array (or a variable) as text, pointer levels included:
+    `float *tab[4]` holds 'float *', `float (*ops[3])(float)` 'float (*)()' (8 bytes each:
+    launchenv.sizeof reads the '*'), `float a[4]` 'float'."""
+    while isinstance(node, c_ast.ArrayDecl):
+        node = node.type
+    stars = 0
+    function = False
+    while isinstance(node, (c_ast.PtrDecl, c_ast.FuncDecl)):
+        if isinstance(node, c_ast.FuncDecl):
+            function = True
+        elif not function:
+            stars += 1
+        node = node.type
+    base = type_text(node)
+    if function and stars:
+        return f"{base} (*)()"
+    return f"{base} {'*' * stars}" if stars else base
+
+
 def _dims(node) -> list[str]:
     dims = []
     while isinstance(node, c_ast.ArrayDecl):
@@ -144,8 +164,8 @@ def object_for_symbol(sym: Symbol, owner: str | None) -> MemoryObject | None:
         if var.space == "__shared__":
             dynamic = "extern" in (decl.storage or [])
             space = SHARED_DYNAMIC if dynamic else SHARED
-        return MemoryObject(sym.name, space, type_text(decl.type), tuple(_dims(decl.type)), sym,
-                            loc, None)
+        return MemoryObject(sym.name, space, element_text(decl.type), tuple(_dims(decl.type)),
+                            sym, loc, None)
     return None
 
 

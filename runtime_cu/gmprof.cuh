@@ -851,21 +851,22 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
 // of the block adds the block's thread count to its share of the N elements (element k by
 // thread k mod threads). Each thread runs this entry with the same p, N and D, so each element
 // gets the count of every thread once: what thread 0 adding `threads` per iteration gave, in
-// N / threads updates a thread instead of N in one warp.
+// N / threads updates a thread instead of N in one warp. D counts elements of ELEM bytes: T's
+// own size, or the array element's where p is a member of it (`sh[k].w`: D elements of 16
+// bytes apart, 4 bytes counted at each).
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ T *sm_range_block(T *p, const volatile void *base, unsigned n,
-                                             long long d) {
+                                             long long d, long long elem = (long long)sizeof(T)) {
 #if GMPROF_TRACE
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
-  (void)n; (void)d;
+  (void)n; (void)d; (void)elem;
 #else
   if (n == 0u) return p;
   const unsigned threads = n_threads();
   if (linear_tid() == 0) add_site(SITE, (site_count_t)n * threads);
   const long long off0 = (long long)((const volatile char *)p - (const volatile char *)base);
   for (unsigned k = linear_tid(); k < n; k += threads)
-    add_shared_words(OBJ, off0 + (long long)k * d * (long long)sizeof(T), (unsigned)sizeof(T),
-                     threads);
+    add_shared_words(OBJ, off0 + (long long)k * d * elem, (unsigned)sizeof(T), threads);
 #endif
   return p;
 }

@@ -10,6 +10,8 @@ rule names and aliases (grammar/cuda.lark).
 """
 from __future__ import annotations
 
+import ast
+
 from lark import Token
 from pycparser import c_ast
 from pycparser.ast_transforms import fix_switch_cases
@@ -29,6 +31,11 @@ class StatementRules:
             elif x is not None:
                 items.append(x)
         return self._place(c_ast.Compound(items), c)
+
+    def pragma_body(self, c):
+        # `#pragma unroll` between `if (c)` and its loop: the statement is the loop (the
+        # pragma stays in the text, directly before it: rewrite.py keeps it there)
+        return c[-1]
 
     def label(self, c):
         return self._place(c_ast.Label(c[0].value, c[2]), c)
@@ -127,7 +134,11 @@ class StatementRules:
 
     def pragma(self, c):
         text = c[0].value.strip()
-        body = text[1:].strip()[len("pragma"):].strip()
+        if text.startswith("_Pragma"):  # _Pragma("unroll 4"): the string's text, unescaped
+            literal = text[text.index('"'):text.rindex('"') + 1]
+            body = ast.literal_eval(literal).strip()
+        else:
+            body = text[1:].strip()[len("pragma"):].strip()
         return self._place(c_ast.Pragma(body), c)
 
     # -- expressions ---------------------------------------------------------------------

@@ -149,7 +149,12 @@ class TypeOracle:
                         if t.text == name or t.text in (";", "{"):
                             break
                         words.append(t.text)
-                    if words and "(" not in words:
+                    paren = words.index("(") if "(" in words else -1
+                    if 0 < paren < len(words) - 1 and words[paren + 1] == "*":
+                        # a pointer to a function (or array): `float (*op_t)(float)` names a
+                        # pointer type, 8 bytes (launchenv.sizeof reads the '*')
+                        self.typedefs.setdefault(name, " ".join(words[:paren]) + " (*)")
+                    elif words and "(" not in words:
                         self.typedefs.setdefault(name, " ".join(words))
             elif text == "using" and i + 2 < n and code[i + 1].kind == "id" \
                     and code[i + 2].text == "=":
@@ -207,8 +212,10 @@ def _preceded_by_template(code: list[Tok], i: int) -> bool:
 
 
 def _typedef_name(code: list[Tok], i: int) -> str | None:
-    """The name a typedef declares: the last identifier outside brackets/braces before ';'."""
-    depth_brace = depth_bracket = 0
+    """The name a typedef declares: the last identifier outside brackets/braces/parentheses
+    before ';', or the one a parenthesised pointer declarator names (`typedef float
+    (*op_t)(float);`: op_t, not the parameter's type)."""
+    depth_brace = depth_bracket = depth_paren = 0
     name = None
     for j in range(i + 1, min(len(code), i + 400)):
         t = code[j]
@@ -220,11 +227,27 @@ def _typedef_name(code: list[Tok], i: int) -> str | None:
             depth_bracket += 1
         elif t.text == "]":
             depth_bracket -= 1
+        elif t.text == "(":
+            if depth_brace == 0 and j + 1 < len(code) and code[j + 1].text in ("*", "&"):
+                pointer = _declarator_name(code, j + 1)
+                if pointer:
+                    return pointer
+            depth_paren += 1
+        elif t.text == ")":
+            depth_paren -= 1
         elif t.text == ";" and depth_brace == 0:
             return name
-        elif t.kind == "id" and depth_brace == 0 and depth_bracket == 0:
+        elif t.kind == "id" and depth_brace == 0 and depth_bracket == 0 and depth_paren == 0:
             name = t.text
     return None
+
+
+def _declarator_name(code: list[Tok], j: int) -> str | None:
+    """The name after `*` / `&` and their qualifiers in `(*const name)`, if one is there."""
+    while j < len(code) and code[j].text in ("*", "&", "const", "volatile", "__restrict__",
+                                             "__restrict"):
+        j += 1
+    return code[j].text if j < len(code) and code[j].kind == "id" else None
 
 
 def _template_function_name(code: list[Tok], i: int) -> str | None:

@@ -357,7 +357,8 @@ def _classify_statement(head: list[Tok], start: int, end: int) -> Segment:
     paren = texts.index("(") if "(" in texts else None
     equal = texts.index("=") if "=" in texts else None
     if paren is not None and (equal is None or paren < equal) and head[paren - 1].kind == "id" \
-            and head[paren - 1].text not in ("__align__", "__launch_bounds__", "alignas"):
+            and head[paren - 1].text not in ("__align__", "__launch_bounds__", "alignas") \
+            and not _pointer_declarator(texts, paren):
         return Segment(PROTOTYPE, start, end, name=head[paren - 1].text,
                        space=function_space(set(words)), keywords=wordset)
     spaces = [w for w in words if w in _CUDA_VARIABLE_SPACES]
@@ -369,8 +370,25 @@ def _classify_statement(head: list[Tok], start: int, end: int) -> Segment:
     return Segment(VARIABLE, start, end, name=name, space="host", keywords=wordset)
 
 
+def _pointer_declarator(texts: list[str], paren: int) -> bool:
+    """`float (*ops[3])(float)`, `float (*op)(float)`: a variable, a pointer (or an array of
+    pointers) to functions, not a prototype (`float (*get(int))(float)` is one)."""
+    j = paren + 1
+    while j < len(texts) and texts[j] in ("*", "const", "volatile", "__restrict__"):
+        j += 1
+    return j > paren + 1 and j + 1 < len(texts) and texts[j + 1] in ("[", ")")
+
+
 def _variable_name(head: list[Tok]) -> str | None:
-    """The declared name: the last identifier before '=', '[' or the end, at depth 0."""
+    """The declared name: the last identifier before '=', '[' or the end, at depth 0 (in
+    `(*name[3])(...)`, the one after the '*')."""
+    texts = [t.text for t in head]
+    paren = texts.index("(") if "(" in texts else None
+    if paren is not None and _pointer_declarator(texts, paren):
+        j = paren + 1
+        while texts[j] in ("*", "const", "volatile", "__restrict__"):
+            j += 1
+        return texts[j]
     name = None
     for t in head:
         if t.kind == "op" and t.text in ("=", "[", "("):

@@ -136,6 +136,38 @@ def convert(facts, env, args, backend, program=None) -> tuple[list, list[LaunchA
     return out, largs
 
 
+def check_records(facts, env, largs) -> None:
+    """A structured (record) array passed to a pointer parameter holds the kernel's structs
+    byte for byte only if its itemsize is the struct's size: checked once the compiled module
+    has told the struct's size (LaunchEnv.sizes), an error at the parameter otherwise. (numpy
+    packs a dtype's fields unless it is made with align=True; C aligns them.)"""
+    from gmprof.frontend import cxx_ast as X
+    from gmprof.passes.symbolic import Unknown
+    from gmprof.passes.symbols import type_text
+
+    params = {getattr(p, "name", None): p for p in facts.function.params}
+    for la in largs:
+        param = params.get(la.name)
+        if la.kind != "array" or param is None or not isinstance(la.value, np.ndarray) or \
+                la.value.dtype.kind != "V":
+            continue
+        elem = type_text(param.type)
+        try:
+            size = int(env.sizeof(clean_type(elem)))
+        except Unknown:
+            continue  # a size gmprof cannot tell: the bytes go as given
+        dtype = la.value.dtype
+        if size == dtype.itemsize:
+            continue
+        sp = X.span(param)
+        where = sp.source.location(sp.start) if sp is not None else None
+        hint = " (np.dtype(..., align=True) lays the fields out as C does)" \
+            if dtype.fields and np.dtype(dtype.descr, align=True).itemsize == size else ""
+        raise ArgumentError(f"argument {la.name!r} of {facts.name} is {elem} *, a struct of "
+                            f"{size} bytes; the structured array given has {dtype.itemsize}-"
+                            f"byte elements ({dtype}){hint}", where)
+
+
 def _check_array(where, elem, arr, want, vb, writable, backend):
     if not _is_device_array(arr, backend):
         hint = " (np.asarray makes one)" if isinstance(arr, (list, tuple, range)) else ""

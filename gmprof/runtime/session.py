@@ -27,6 +27,7 @@ from gmprof.report.findings import add_findings
 from gmprof.report.model import Report, RunInfo
 
 from . import counters as C
+from . import launchargs
 from .backend import get_backend
 from .launch_input import kernel_facts, launch_input, run_options, timeout_option
 from .modules import Modules
@@ -107,6 +108,7 @@ class Profiler:
         li = launch_input(self.program, backend, name_expression, grid, block, args,
                           shared_mem)
         li.env.sizes.update(self.modules.sizes())
+        launchargs.check_records(li.facts, li.env, li.largs)  # needs the structs' sizes
 
         def native():
             return self.modules.module(None, [name_expression])
