@@ -90,14 +90,13 @@ def compare(want: sample_models.Expected, reports: dict) -> dict:
 
 
 def check(name: str, mode_name: str, size: str, backend: str) -> dict:
-    from gmprof.driver import load_sample
     from gmprof.mode import Mode
     from gmprof.runtime.samples import run_sample
 
     start = time.perf_counter()
     arrays = sample_models.inputs(name, size)
     want = sample_models.expected(name, size, arrays)
-    run = run_sample(load_sample(ROOT / "samples" / name), size, mode=Mode.parse(mode_name),
+    run = run_sample(sample_models.sample(name), size, mode=Mode.parse(mode_name),
                      backend=backend, initial=arrays, check=False)
     del arrays
     row = compare(want, run.reports)

@@ -18,6 +18,7 @@ Arrays of uniform counts are np.broadcast_to views: co's data (138M elements) co
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,7 +59,9 @@ class _Counts:
         self.k = KernelExpected()
 
     def array(self, name: str, n: int) -> np.ndarray:
-        self.k.arrays[name] = ArrayExpected(np.zeros(n, np.int64))
+        """The array's counts, zero the first time (launches of a kernel add to them)."""
+        if name not in self.k.arrays:
+            self.k.arrays[name] = ArrayExpected(np.zeros(n, np.int64))
         return self.k.arrays[name].counts
 
     def uniform(self, name: str, n: int, value: int, reads: int, writes: int):
@@ -83,13 +86,15 @@ class _Counts:
         self.k.sites[key] = self.k.sites.get(key, 0) + int(executions)
 
 
-def _sample(name: str):
+@functools.lru_cache(maxsize=None)
+def sample(name: str):
+    """The loaded sample (one Driver instance a name: a caller may add sizes to its .sizes)."""
     return load_sample(SAMPLES / name)
 
 
 def inputs(name: str, size_name: str) -> dict:
     """The arrays the runtime makes for the sample at this size (its driver, seed 0)."""
-    drv = _sample(name).driver
+    drv = sample(name).driver
     return drv.arrays(drv.sizes[size_name], np.random.default_rng(SEED))
 
 
@@ -98,7 +103,7 @@ def _profiled(drv, size) -> list:
 
 
 def _source(name: str) -> str:
-    return f"samples/{name}/{_sample(name).driver.source}"
+    return f"samples/{name}/{sample(name).driver.source}"
 
 
 def _greater(values: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -109,18 +114,16 @@ def _greater(values: np.ndarray, t: np.ndarray) -> np.ndarray:
 # --- bo_v1 --------------------------------------------------------------------------------------
 
 def bo_v1(size_name: str, arrays=None) -> Expected:
-    drv = _sample("bo_v1").driver
+    drv = sample("bo_v1").driver
     size = drv.sizes[size_name]
-    out = Expected("bo_v1", size_name)
+    kernels = {}
     for launch in _profiled(drv, size):
         opts, b = launch.grid3[0], launch.block3[0]
         steps = int(launch.args[8])
-        c = out.kernels.get(launch.kernel) or _Counts(_source("bo_v1"))
-        if launch.kernel not in out.kernels:
-            for nm in ("price", "S", "X", "T"):
-                c.array(nm, opts)
-            c.array("callA", opts * (steps + 1))
-            c.array("callB", opts * (steps + 1))
+        c = kernels.setdefault(launch.kernel, _Counts(_source("bo_v1")))
+        for nm, n in (("price", opts), ("S", opts), ("X", opts), ("T", opts),
+                      ("callA", opts * (steps + 1)), ("callB", opts * (steps + 1))):
+            c.array(nm, n)
         # every thread of an option's block reads T[opt], S[opt], X[opt]: b reads an element
         for nm, line, col in (("T", 20, 16), ("S", 29, 15), ("X", 30, 15)):
             c.add(nm, b, "read")
@@ -148,15 +151,13 @@ def bo_v1(size_name: str, arrays=None) -> Expected:
             c.site(42, col, opts * int((j - 1).sum()))
         c.site(46, 9, opts)
         c.site(46, 22, opts)
-        out.kernels[launch.kernel] = c
-    out.kernels = {k: v.k for k, v in out.kernels.items()}
-    return out
+    return Expected("bo_v1", size_name, {name: c.k for name, c in kernels.items()})
 
 
 # --- jcb_v1 -------------------------------------------------------------------------------------
 
 def jcb_v1(size_name: str, arrays=None) -> Expected:
-    drv = _sample("jcb_v1").driver
+    drv = sample("jcb_v1").driver
     size = drv.sizes[size_name]
     out = Expected("jcb_v1", size_name)
     tile_x, tile_y = 32, 8  # TILE_X, TILE_Y in jacobi.cu
@@ -196,7 +197,7 @@ def jcb_v1(size_name: str, arrays=None) -> Expected:
 # --- spmv ---------------------------------------------------------------------------------------
 
 def spmv(size_name: str, arrays=None) -> Expected:
-    drv = _sample("spmv").driver
+    drv = sample("spmv").driver
     size = drv.sizes[size_name]
     arrays = arrays if arrays is not None else inputs("spmv", size_name)
     out = Expected("spmv", size_name)
@@ -268,7 +269,7 @@ def co_labels(arrays: dict, chunk: int = 1 << 16) -> np.ndarray:
 
 
 def co(size_name: str, arrays=None) -> Expected:
-    drv = _sample("co").driver
+    drv = sample("co").driver
     size = drv.sizes[size_name]
     arrays = arrays if arrays is not None else inputs("co", size_name)
     out = Expected("co", size_name)
@@ -334,13 +335,11 @@ def _em_estep(c: _Counts, launch, arrays: dict):
     s = 2 * d + 1
     tiles = -(-n // EM_BLOCK)  # first = 128 t < N for t < tiles: each walked by one block
     threads = tiles * b  # thread-trips of the tile loop, past-the-end threads included
-    new = "sX" not in c.k.arrays
-    if new:
-        for nm, size in (("resp", n * k), ("partials", arrays["partials"].size),
-                         ("blockLL", len(arrays["blockLL"])), ("X", n * d), ("mu", k * d),
-                         ("invVar", k * d), ("logConst", k), ("sX", EM_BLOCK * MAX_D),
-                         ("sResp", EM_BLOCK * MAX_K), ("sLogConst", MAX_K), ("sLL", EM_BLOCK)):
-            c.array(nm, size)
+    for nm, size in (("resp", n * k), ("partials", arrays["partials"].size),
+                     ("blockLL", len(arrays["blockLL"])), ("X", n * d), ("mu", k * d),
+                     ("invVar", k * d), ("logConst", k), ("sX", EM_BLOCK * MAX_D),
+                     ("sResp", EM_BLOCK * MAX_K), ("sLogConst", MAX_K), ("sLL", EM_BLOCK)):
+        c.array(nm, size)
     # line 46: threads tid < K of each block stage logConst
     c.add("sLogConst", g, "write", np.s_[:k])
     c.add("logConst", g, "read")
@@ -404,12 +403,11 @@ def _em_mstep(c: _Counts, launch, arrays: dict):
     k_blocks, b = launch.grid3[0], launch.block3[0]
     blocks, n, d, k, it = (int(v) for v in launch.args[6:11])
     s = 2 * d + 1
-    if "sSum" not in c.k.arrays:
-        for nm, size in (("mu", k * d), ("invVar", k * d), ("logConst", k),
-                         ("ll", len(arrays["ll"])), ("partials", arrays["partials"].size),
-                         ("blockLL", len(arrays["blockLL"])), ("sSum", 2 * MAX_D + 1),
-                         ("sLogVar", MAX_D)):
-            c.array(nm, size)
+    for nm, size in (("mu", k * d), ("invVar", k * d), ("logConst", k),
+                     ("ll", len(arrays["ll"])), ("partials", arrays["partials"].size),
+                     ("blockLL", len(arrays["blockLL"])), ("sSum", 2 * MAX_D + 1),
+                     ("sLogVar", MAX_D)):
+        c.array(nm, size)
     # lines 132-133: block k, threads j < S add partials[(b K + k) S + j] over the blocks
     c.add("partials", 1, "read", np.s_[:blocks * k * s])
     c.add("sSum", k_blocks, "write", np.s_[:s])
@@ -437,7 +435,7 @@ def _em_mstep(c: _Counts, launch, arrays: dict):
 
 
 def em_v1(size_name: str, arrays=None) -> Expected:
-    drv = _sample("em_v1").driver
+    drv = sample("em_v1").driver
     size = drv.sizes[size_name]
     arrays = arrays if arrays is not None else inputs("em_v1", size_name)
     out = Expected("em_v1", size_name)

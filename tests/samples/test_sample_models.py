@@ -76,3 +76,25 @@ def test_check_large_exits_1_on_a_perturbed_model(monkeypatch, capsys, kind):
 def test_check_large_usage_error(capsys):
     assert check_large.main(["--samples", "nope", "--size", "small", "--backend", "cpu"]) == 2
     assert "gmprof: error: --samples" in capsys.readouterr().err
+
+
+# Sizes with the large sizes' structure, small enough for the CPU backend: bo_v1's 256 threads
+# and 1024 steps; jcb_v1's tiles walked by a grid that does not divide them; spmv's 256-thread
+# blocks (8 rows) over a row count that leaves the last block part empty; co's 16 clusters and
+# 256 columns; em_v1's D = K = 16 (528 sum tasks: every thread takes several, a > 0).
+MEDIUM = {"bo_v1": {"options": 3, "steps": 1024, "threads": 256},
+          "jcb_v1": {"nx": 130, "ny": 67, "sweeps": 3, "blocks": 5},
+          "spmv": {"rows": 203, "cols": 120, "min_nnz": 16, "max_nnz": 48, "block": 256},
+          "co": {"rows": 768, "cols": 256, "clusters": 16, "blocks": 3},
+          "em_v1": {"points": 300, "dims": 16, "clusters": 16, "blocks": 2, "iterations": 2}}
+
+
+@pytest.mark.parametrize("name", sample_models.NAMES)
+def test_model_equals_profile_medium(monkeypatch, name):
+    drv = sample_models.sample(name).driver
+    monkeypatch.setattr(drv, "sizes", {**drv.sizes, "medium": MEDIUM[name]})
+    arrays = sample_models.inputs(name, "medium")
+    want = sample_models.expected(name, "medium", arrays)
+    run = run_sample(sample_models.sample(name), "medium", mode=Mode.parse("default"),
+                     backend="cpu", initial=arrays, check=False)
+    assert check_large.compare(want, run.reports)["mismatches"] == []
