@@ -4,6 +4,7 @@ bench/check_large.py's verdict when a model is off by one (issue 24). The large 
 GPU: python3 bench/check_large.py --backend gpu."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -63,12 +64,14 @@ def _perturbed(kind):
 
 
 @pytest.mark.parametrize("kind", ["count", "writes", "site"])
-def test_check_large_exits_1_on_a_perturbed_model(monkeypatch, capsys, kind):
+def test_check_large_exits_1_on_a_perturbed_model(monkeypatch, capsys, tmp_path, kind):
     argv = ["--samples", "bo_v1", "--modes", "default", "--size", "small", "--backend", "cpu"]
     monkeypatch.setitem(sample_models.MODELS, "bo_v1", _perturbed(kind))
-    assert check_large.main(argv) == 1
-    out = capsys.readouterr().out
-    assert "(model " in out
+    out_file = tmp_path / "rows.json"
+    assert check_large.main(argv + ["--out", str(out_file)]) == 1
+    assert "(model " in capsys.readouterr().out
+    (row,) = json.loads(out_file.read_text())
+    assert len(row["mismatches"]) == 1 and row["sample"] == "bo_v1"
     monkeypatch.undo()
     assert check_large.main(argv) == 0
 
