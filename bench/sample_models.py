@@ -12,7 +12,8 @@ accesses). Counting semantics (docs/samples.md, docs/report.md): a source-level 
 once per execution; a read-modify-write (`x += y`, an atomic) counts once in the per-element
 count and once in each of reads and writes; device arrays count per element, shared arrays per
 4-byte word summed over the blocks; launches of one kernel are summed per parameter name (the
-runtime merges a kernel's reports).
+runtime merges a kernel's reports). No loop condition in these kernels reads memory (spmv's
+row end is loaded into `end` once, before its loop), so no condition evaluation is counted.
 
 Arrays of uniform counts are np.broadcast_to views: co's data (138M elements) costs no memory.
 """
