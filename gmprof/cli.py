@@ -24,6 +24,7 @@ import threading
 import traceback
 
 from . import bench, cli_commands, cli_report, timing
+from .closed_pipe import reader_may_close
 from .program import cli as program_cli
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
                      EXIT_USAGE, CheckFailed, GmprofError)
@@ -67,6 +68,11 @@ def _sigterm_unwinds():
 
 def main(argv: list[str] | None = None) -> int:
     timing.mark_startup()
+    with reader_may_close():  # `gmprof ... | head`: outputs are still written, exit quietly
+        return _parse_and_run(argv)
+
+
+def _parse_and_run(argv) -> int:
     parser = build_parser()
     try:
         from .program.cli import raw_command  # nvcc and run take their arguments raw
@@ -76,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:  # argparse: --help (0), or a usage error it has printed (2)
         return e.code if isinstance(e.code, int) else EXIT_USAGE
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the run document records it
+    return _run(args)
+
+
+def _run(args) -> int:
+    """Run the command: its exit status, whatever it raised turned into one."""
     try:
         with _sigterm_unwinds():
             return args.run(args)
@@ -97,11 +108,6 @@ def main(argv: list[str] | None = None) -> int:
     except Terminated:
         print("gmprof: terminated", file=sys.stderr)
         return EXIT_TERMINATED
-    except BrokenPipeError:
-        # the reader went away (`gmprof parse x.cu | head`): not an error of ours
-        with contextlib.suppress(OSError):
-            sys.stdout = open(os.devnull, "w")
-        return 0
     except MemoryError:
         print("gmprof: error: out of memory (a problem size too large for this machine?)",
               file=sys.stderr)
