@@ -228,16 +228,12 @@ def loads(text: str, name: str = "<json>") -> dict:
             from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
-        raise InputError(f"{name}: not a gmprof run document (schema {SCHEMA!r} expected, "
-                         f"found {found!r}); save one with `gmprof profile ... --json > "
-                         "FILE.json`")
-    kernels = doc.get("kernels")
-    if not isinstance(kernels, list) or not all(
-            isinstance(k, dict) and isinstance(k.get("arrays"), list) and
-            isinstance(k.get("sites"), list) and isinstance(k.get("run"), dict) and
-            isinstance(k.get("launches"), list) for k in kernels):
-        raise InputError(f"{name}: a gmprof.run/1 document whose \"kernels\" is not a list "
-                         "of kernels with run, launches, arrays and sites")
+        raise InputError(f"not a gmprof run document (schema {SCHEMA!r} expected, found "
+                         f"{found!r}); save one with `gmprof profile ... --json > FILE.json`",
+                         Location(name, 0, 0))
+    from .check import check
+
+    check(doc, name)  # a located error for any value the schema refuses
     return doc
 
 
