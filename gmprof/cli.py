@@ -25,6 +25,7 @@ import traceback
 
 from . import bench, cli_commands, cli_report, timing
 from .closed_pipe import reader_may_close
+from .frontend.nesting import deep_recursion
 from .program import cli as program_cli
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
                      EXIT_USAGE, CheckFailed, GmprofError)
@@ -88,7 +89,8 @@ def _parse_and_run(argv) -> int:
 def _run(args) -> int:
     """Run the command: its exit status, whatever it raised turned into one."""
     try:
-        with _sigterm_unwinds():
+        # the passes, the rewriter and the runtime walk trees up to MAX_NESTING deep
+        with _sigterm_unwinds(), deep_recursion():
             return args.run(args)
     except GmprofError as exc:
         print(exc.render(), file=sys.stderr)
