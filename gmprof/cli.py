@@ -24,7 +24,7 @@ import threading
 import traceback
 
 from . import bench, cli_commands, cli_report, timing
-from .closed_pipe import reader_may_close
+from .streams import reader_may_close
 from .frontend.nesting import deep_recursion
 from .program import cli as program_cli
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,

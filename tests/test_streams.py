@@ -82,3 +82,45 @@ def test_instrument_and_help_to_a_closed_pipe(tmp_path):
     assert (tmp_path / "out.cu").is_file() and (tmp_path / "out.cu.json").is_file()
     assert run_closed(["--help"], tmp_path) == (0, "")
     assert run_closed(["parse", str(src)], tmp_path) == (0, "")
+
+
+PRINTING = """#include <cstdio>
+__global__ void k(float *a) {
+  printf("hello from thread %d\\n", (int)threadIdx.x);
+  a[threadIdx.x] += 1.0f;
+}
+"""
+
+
+@pytest.mark.parametrize("document", [["--json"], ["--csv", "-"], ["--out", "-"]])
+def test_a_document_on_stdout_is_not_mixed_with_kernel_printf(document, tmp_path, capfd):
+    from gmprof.cli import main
+
+    src = tmp_path / "k.cu"
+    src.write_text(PRINTING)
+    capfd.readouterr()
+    assert main(["profile", str(src), "--kernel", "k", "--grid", "1", "--block", "2",
+                 "--arg", "a=float32[2]:zeros", "--backend", "cpu", *document]) == 0
+    out, err = capfd.readouterr()
+    assert "hello from thread 0\n" not in out  # (the source, in the document, has the format)
+    # the kernel's lines, on standard error (at least once: the native run prints them too)
+    assert "hello from thread 0\n" in err and "hello from thread 1\n" in err
+    if document == ["--json"]:
+        a = json.loads(out)["kernels"][0]["arrays"][0]
+        assert (a["reads"], a["writes"]) == (2, 2)  # a[tid] += 1 in 2 threads
+    elif document == ["--csv", "-"]:
+        assert out.startswith("kernel,array,")
+    else:
+        assert out.startswith("<!doctype html>")
+
+
+def test_without_a_document_kernel_printf_stays_on_stdout(tmp_path, capfd):
+    from gmprof.cli import main
+
+    src = tmp_path / "k.cu"
+    src.write_text(PRINTING)
+    capfd.readouterr()
+    assert main(["profile", str(src), "--kernel", "k", "--grid", "1", "--block", "2",
+                 "--arg", "a=float32[2]:zeros", "--backend", "cpu"]) == 0
+    out, err = capfd.readouterr()
+    assert "hello from thread 0\n" in out and "hello" not in err
