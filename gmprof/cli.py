@@ -32,8 +32,29 @@ from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TE
 from .version import __version__
 
 
+DESCRIPTION = """\
+Fine-grained memory profiling of CUDA kernels (after GMProf): how many times each element of
+each shared-memory and device-memory array was read and written, per array, access site and
+source line, with every count labelled exact, thresholded, sampled or approximate. Kernels run
+on a GPU (CuPy) or, without one, on gmprof's CPU backend."""
+
+EXAMPLES = """\
+examples:
+  gmprof profile samples/matmul_tiled                  a sample: its kernels, sizes and check
+  gmprof profile k.cu -k saxpy --grid 4 --block 256 --arg n=1024 \\
+      --arg x=float32[1024]:random --arg y=float32[1024]:random
+  gmprof profile samples/em_v1 --json > v1.json        save a run; then:
+  gmprof report v1.json --html v1.html                 re-render or convert it
+  make NVCC="gmprof nvcc" && ./app                     a whole program, built through gmprof;
+  gmprof report gmprof-report-*.json                   its report files, merged
+  gmprof COMMAND --help                                a command's options
+
+documentation: README.md and docs/ (report.md, errors.md, whole-programs.md)"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gmprof", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="gmprof", description=DESCRIPTION, epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"gmprof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     cli_commands.register(sub)
