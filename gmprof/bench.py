@@ -331,6 +331,9 @@ def markdown(results: dict) -> str:
     if results["sampling"]:
         out.append("## Figures 3 and 4: sampling vs optimised modes (shared memory)")
         out.append("")
+        out.append("Accuracy loss: |count - exact| / exact per element against basic mode, "
+                   "averaged over elements and then arrays (a fraction: 1 is 100%).")
+        out.append("")
         out.append("| app | mode | overhead | accuracy loss |")
         out.append("|---|---|---|---|")
         for r in results["table1"]:

@@ -71,6 +71,11 @@ def site_how(how: str, sampling=None, threshold=None) -> str:
 
 def _array(a: ArrayStats, include_counts: bool | None) -> dict:
     stats = a.summary()
+    if stats["at_threshold"] and a.sampling is None:
+        # the saturated counters' sum is a lower bound; so are the reads and the writes (site
+        # executions, exact or lost-update approximate): the bound is the largest of them
+        stats["accesses"] = max([stats["accesses"]] +
+                                [v for v in (a.reads, a.writes) if v is not None])
     entry = {
         "name": a.name, "space": a.space, "elem_type": a.elem_type,
         "shape": [int(s) for s in a.shape], "elem_size": a.elem_size,
@@ -114,6 +119,7 @@ def kernel_entry(report: Report, include_counts: bool | None = None) -> dict:
             "overhead": run.overhead, "timing_repeats": run.timing_repeats,
             "timing_note": run.timing_note, "counter_bytes": run.counter_bytes,
             "counters_in": run.counters_in, "counters_why": run.counters_why,
+            "block_counter_bytes": run.block_counter_bytes,
             "outputs_identical": run.outputs_identical,
         },
         "launches": report.launches_list(),
