@@ -11,7 +11,9 @@ and a caret, never with a traceback. Exit statuses (docs/errors.md): 0 success, 
 changes it), 2 a usage error (a bad option, bad source, a kernel that does not compile, a file
 that cannot be read or written), 3 an internal error (with its traceback), 130 and 143 when
 stopped by SIGINT or SIGTERM. Output files go through gmprof.outputs: checked before any work,
-written whole, all of a command's or none.
+written whole, all of a command's or none, even when the reader of standard output has gone
+(gmprof.streams); the stages run under a recursion limit that covers the deepest tree the
+frontend accepts (gmprof.frontend.nesting).
 """
 from __future__ import annotations
 
@@ -24,9 +26,9 @@ import threading
 import traceback
 
 from . import bench, cli_commands, cli_report, timing
-from .streams import reader_may_close
 from .frontend.nesting import deep_recursion
 from .program import cli as program_cli
+from .streams import reader_may_close
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
                      EXIT_USAGE, CheckFailed, GmprofError)
 from .version import __version__
