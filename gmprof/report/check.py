@@ -132,6 +132,23 @@ def _grid_dims(cells, depth: int):
     return None if len(widths) > 1 else [len(rows), widths.pop() if widths else 0]
 
 
+def _array_errors(doc):
+    """What the schema cannot say about an array's figures: they agree with its counters."""
+    for ki, k in enumerate(doc["kernels"]):
+        for ai, a in enumerate(k["arrays"]):
+            where, n = f"/kernels/{ki}/arrays/{ai}", a["counters"]
+            if a["counts"] is not None and len(a["counts"]) != n:
+                yield f"{where}/counts: {len(a['counts']):,} counts for {n:,} counters"
+            if a["min"] > a["max"]:
+                yield f"{where}/min: {a['min']} is more than the maximum, {a['max']}"
+            for key in ("untouched", "at_threshold"):
+                if a[key] > n:
+                    yield f"{where}/{key}: {a[key]:,} is more than the {n:,} counters"
+        if k["run"]["launches"] != len(k["launches"]):
+            yield (f"/kernels/{ki}/run/launches: {k['run']['launches']} where \"launches\" "
+                   f"lists {len(k['launches'])}")
+
+
 def _heat_errors(doc):
     """What the schema cannot say about a heat map: its cells make the grid its shape and
     block describe (the HTML page draws cell i at rows i*block...), and its shape holds the
@@ -172,7 +189,7 @@ def check(doc: dict, name: str) -> None:
     elif bulk:
         message = bulk[0]
     else:
-        message = next(_heat_errors(doc), None)
+        message = next(_array_errors(doc), None) or next(_heat_errors(doc), None)
         if message is None:
             return
     raise InputError(message, Location(name, 0, 0))  # the file as a whole: the pointer says where

@@ -112,6 +112,12 @@ DAMAGED = [
     (_set(["kernels", 0, "source", 0, "lines"], []),
      "/kernels/0/source/0/lines: [] should be non-empty"),
     (_set(["kernels"], {}), "/kernels: {} is not of type 'array'"),
+    (_set(A0 + ["counters"], 15), "/kernels/0/arrays/0/counts: 16 counts for 15 counters"),
+    (_set(A0 + ["min"], 99), "/kernels/0/arrays/0/min: 99 is more than the maximum, 12"),
+    (_set(A0 + ["untouched"], 17), "/kernels/0/arrays/0/untouched: 17 is more than the 16 "
+                                   "counters"),
+    (_set(["kernels", 0, "run", "launches"], 3), "/kernels/0/run/launches: 3 where "
+                                                 "\"launches\" lists 1"),
     (_drop(["failed_checks"]), "'failed_checks' is a required property"),
 ]
 
