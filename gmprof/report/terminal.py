@@ -96,7 +96,7 @@ def counters_text(run: dict) -> str:
     if where == "shared memory":
         block = run.get("block_counter_bytes")
         parts.append(f"{block:,} bytes a block in shared memory" if block else
-                     "each block's in shared memory")
+                     "in each block's shared memory")
     elif not total and where:
         parts.append(f"in {where}")
     text = "counters: " + (" and ".join(parts) or "none")
