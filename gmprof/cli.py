@@ -133,6 +133,14 @@ def _run(args) -> int:
     except Terminated:
         print("gmprof: terminated", file=sys.stderr)
         return EXIT_TERMINATED
+    except BrokenPipeError:
+        # a write that went around sys.stdout's guard (streams.py) to a reader that has gone
+        # (`gmprof ... | head`): not an error of ours
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
+        return 0
     except MemoryError:
         print("gmprof: error: out of memory (a problem size too large for this machine?)",
               file=sys.stderr)
