@@ -1,8 +1,10 @@
 """`gmprof bench`: the paper's evaluation (section 6 and 7) on today's GPU, next to our default.
 
 Runs the samples standing for the paper's six applications and its three case studies, and
-writes markdown tables and raw JSON to --out (docs/results/ under the current directory by
-default; device, driver, date, sizes, repetitions):
+writes markdown tables and raw JSON (device, driver, date, sizes, repetitions) to --out DIR, or
+by default to a new directory gmprof-bench-<UTC date and time> in the current directory, so that
+a run never replaces results it was not told to (docs/results/ holds the committed H100 tables:
+`--out docs/results` replaces them):
   Table 1  shared-memory profiling: native, basic, SA, SA-NA, SA-NA-SM, SA-NA-SM-TH, default
   Table 2  device-memory profiling: native, basic, SA, SA-NA, default
   Fig. 3/4 sampling at 1/10, 1/100, 1/1000 (the paper's sampler and ours) against the optimised
@@ -113,6 +115,18 @@ def _out_dir(out_dir: Path) -> None:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise OutputError(f"--out {str(out_dir)!r}: cannot create it: {e.strerror}") from None
+
+
+def new_out_dir(where: Path = Path(".")) -> Path:
+    """A directory that did not exist, for a run given no --out: gmprof-bench-<UTC time>."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    for n in range(1, 1000):
+        path = where / (f"gmprof-bench-{stamp}" + (f"-{n}" if n > 1 else ""))
+        if not path.exists() and not path.is_symlink():
+            return path
+    from .errors import OutputError
+
+    raise OutputError(f"cannot find a new directory name like {str(path)!r}; give --out DIR")
 
 
 def _write(files: dict) -> None:
@@ -317,6 +331,9 @@ def markdown(results: dict) -> str:
     if results["sampling"]:
         out.append("## Figures 3 and 4: sampling vs optimised modes (shared memory)")
         out.append("")
+        out.append("Accuracy loss: |count - exact| / exact per element against basic mode, "
+                   "averaged over elements and then arrays (a fraction: 1 is 100%).")
+        out.append("")
         out.append("| app | mode | overhead | accuracy loss |")
         out.append("|---|---|---|---|")
         for r in results["table1"]:
@@ -404,6 +421,9 @@ def cmd_bench(args) -> int:
     if args.suite != "paper":
         raise OptionError(f"unknown suite {args.suite!r} (paper)")
     if args.merge:
+        if args.out is None:
+            raise OptionError("--merge reads the paper_part_*.json files in a directory: name "
+                              "it with --out DIR")
         print(markdown(merge_parts(Path(args.out))))
         return 0
     apps = None if not args.apps else [] if args.apps == "none" else \
@@ -413,22 +433,28 @@ def cmd_bench(args) -> int:
         from .runtime.backend import get_backend
 
         size = "large" if get_backend(args.backend).name == "gpu" else "small"
-    results = run_bench(Path(args.out), size=size, repeat=args.repeat,
+    out = Path(args.out) if args.out is not None else new_out_dir()
+    results = run_bench(out, size=size, repeat=args.repeat,
                         backend=args.backend, max_launches=args.max_launches, quick=args.quick,
                         apps=apps, cases=not args.no_cases, part=args.part)
     print(markdown(results))
+    print(f"gmprof bench: results written to {out}{'/' if not str(out).endswith('/') else ''}",
+          file=sys.stderr)
     return 0
 
 
 def register(sub) -> None:
     from . import options as O
 
-    p = sub.add_parser("bench", help="the paper's tables on this GPU (docs/results/)")
+    p = sub.add_parser("bench", help="the paper's tables on this GPU (written to a new "
+                                     "directory, or --out DIR)")
     p.add_argument("--suite", default="paper", choices=("paper",),
                    help="what to measure: the GMProf paper's six applications (Tables 1-2, "
                         "Figures 3-4)")
-    p.add_argument("--out", default=str(Path("docs") / "results"),
-                   help="results directory (default: docs/results under the current directory)")
+    p.add_argument("--out", metavar="DIR",
+                   help="results directory, created if needed; its results are replaced "
+                        "(default: a new directory gmprof-bench-DATE-TIME here; the committed "
+                        "tables are docs/results)")
     p.add_argument("--size", help="the samples' size (default: large on a GPU, small on the "
                                   "CPU backend)")
     p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=5,

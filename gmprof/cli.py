@@ -11,7 +11,9 @@ and a caret, never with a traceback. Exit statuses (docs/errors.md): 0 success, 
 changes it), 2 a usage error (a bad option, bad source, a kernel that does not compile, a file
 that cannot be read or written), 3 an internal error (with its traceback), 130 and 143 when
 stopped by SIGINT or SIGTERM. Output files go through gmprof.outputs: checked before any work,
-written whole, all of a command's or none.
+written whole, all of a command's or none, even when the reader of standard output has gone
+(gmprof.streams); the stages run under a recursion limit that covers the deepest tree the
+frontend accepts (gmprof.frontend.nesting).
 """
 from __future__ import annotations
 
@@ -24,14 +26,37 @@ import threading
 import traceback
 
 from . import bench, cli_commands, cli_report, timing
+from .frontend.nesting import deep_recursion
 from .program import cli as program_cli
+from .streams import reader_may_close
 from .errors import (EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED,
                      EXIT_USAGE, CheckFailed, GmprofError)
 from .version import __version__
 
 
+DESCRIPTION = """\
+Fine-grained memory profiling of CUDA kernels (after GMProf): how many times each element of
+each shared-memory and device-memory array was read and written, per array, access site and
+source line, with every count labelled exact, thresholded, sampled or approximate. Kernels run
+on a GPU (CuPy) or, without one, on gmprof's CPU backend."""
+
+EXAMPLES = """\
+examples:
+  gmprof profile samples/matmul_tiled                  a sample: its kernels, sizes and check
+  gmprof profile k.cu -k saxpy --grid 4 --block 256 --arg n=1024 \\
+      --arg x=float32[1024]:random --arg y=float32[1024]:random
+  gmprof profile samples/em_v1 --json > v1.json        save a run; then:
+  gmprof report v1.json --html v1.html                 re-render or convert it
+  make NVCC="gmprof nvcc" && ./app                     a whole program, built through gmprof;
+  gmprof report gmprof-report-*.json                   its report files, merged
+  gmprof COMMAND --help                                a command's options
+
+documentation: README.md and docs/ (report.md, errors.md, whole-programs.md)"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gmprof", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="gmprof", description=DESCRIPTION, epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"gmprof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     cli_commands.register(sub)
@@ -67,6 +92,11 @@ def _sigterm_unwinds():
 
 def main(argv: list[str] | None = None) -> int:
     timing.mark_startup()
+    with reader_may_close():  # `gmprof ... | head`: outputs are still written, exit quietly
+        return _parse_and_run(argv)
+
+
+def _parse_and_run(argv) -> int:
     parser = build_parser()
     try:
         from .program.cli import raw_command  # nvcc and run take their arguments raw
@@ -76,8 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:  # argparse: --help (0), or a usage error it has printed (2)
         return e.code if isinstance(e.code, int) else EXIT_USAGE
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the run document records it
+    return _run(args)
+
+
+def _run(args) -> int:
+    """Run the command: its exit status, whatever it raised turned into one."""
     try:
-        with _sigterm_unwinds():
+        # the passes, the rewriter and the runtime walk trees up to MAX_NESTING deep
+        with _sigterm_unwinds(), deep_recursion():
             return args.run(args)
     except GmprofError as exc:
         print(exc.render(), file=sys.stderr)
@@ -98,9 +134,12 @@ def main(argv: list[str] | None = None) -> int:
         print("gmprof: terminated", file=sys.stderr)
         return EXIT_TERMINATED
     except BrokenPipeError:
-        # the reader went away (`gmprof parse x.cu | head`): not an error of ours
+        # a write that went around sys.stdout's guard (streams.py) to a reader that has gone
+        # (`gmprof ... | head`): not an error of ours
         with contextlib.suppress(OSError):
-            sys.stdout = open(os.devnull, "w")
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
         return 0
     except MemoryError:
         print("gmprof: error: out of memory (a problem size too large for this machine?)",

@@ -45,7 +45,8 @@ EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 @dataclass(frozen=True)
 class Location:
-    """A point in a source file. line and col are 1-based; col counts characters."""
+    """A point in a source file. line and col are 1-based; col counts characters. Line 0 is
+    the file as a whole (the message says where in it: a saved run's JSON pointer)."""
 
     file: str
     line: int
@@ -53,7 +54,7 @@ class Location:
     source_line: str | None = None  # the text of that line, for the caret display
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        return f"{self.file}:{self.line}:{self.col}" if self.line else str(self.file)
 
 
 def _render(kind: str, message: str, location: Location | None) -> str:

@@ -81,8 +81,9 @@ class Mode:
     def parse(text: str, *, threshold=None, counter_bits=32, enhanced=False, sampling=None,
               sampler="rng", profile="both") -> "Mode":
         """`default`, `basic`, `trace`, or flags joined by '-' or '+': SA, NA, SM, TH
-        (`SA-NA-SM-TH`, the paper's names)."""
-        text = (text or "default").strip()
+        (`SA-NA-SM-TH`, the paper's names), each at most once; None is `default`."""
+        written = "default" if text is None else str(text)
+        text = written.strip()
         if counter_bits not in (8, 16, 32, 64):
             raise OptionError(f"--counter-bits must be 8, 16, 32 or 64, not {counter_bits}")
         if profile not in ("shm", "dm", "both"):
@@ -100,13 +101,17 @@ class Mode:
             return Mode(sa=False, sm=False, trace=True, profile=profile)
         else:
             flags = set()
-            for part in re.split(r"[-+, ]+", low):
-                if part in ("basic", ""):
-                    continue
-                if part not in ("sa", "na", "sm", "th"):
-                    raise OptionError(f"unknown mode {part!r} in {text!r}: use default, basic, "
-                                      "trace, or SA, NA, SM, TH joined by '-'")
-                flags.add(part)
+            parts = [p.strip() for p in re.split(r"[-+]", low)]
+            for part, part_text in zip(parts, re.split(r"[-+]", text)):
+                if part not in ("sa", "na", "sm", "th", "basic"):
+                    what = "an empty mode" if not text else "an empty part" if not part else \
+                        f"unknown mode {part_text.strip()!r}"
+                    raise OptionError(f"--mode {written!r}: {what}: use default, basic, trace, or "
+                                      "SA, NA, SM, TH joined by '-' (SA-NA-SM-TH)")
+                if parts.count(part) > 1:
+                    raise OptionError(f"--mode {written!r}: {part_text.strip()} is given twice")
+                if part != "basic":
+                    flags.add(part)
         if "th" in flags and threshold is None:
             threshold = 255 if counter_bits == 8 else 65535 if counter_bits == 16 else 255
         if threshold is not None:

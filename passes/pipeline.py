@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from gmprof.errors import GmprofError, OptionError
+from gmprof.frontend.nesting import deep_recursion
 from gmprof.frontend.program import TranslationUnit, load
 
 from . import dump
@@ -144,7 +145,8 @@ class Pipeline:
 
     def _stage(self, name: str, run, *args):
         try:
-            return run(*args)
+            with deep_recursion():  # the passes walk trees up to MAX_NESTING deep
+                return run(*args)
         except GmprofError:
             raise
         except Exception as exc:

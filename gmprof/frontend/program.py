@@ -25,6 +25,7 @@ from .preprocess import Conditionals, Macro, device_pass_defines
 from .expand import ExpandedSource, expand_function, expand_text
 from .head import read_head, unknown_head_call
 from .members import class_members
+from .nesting import too_deep
 from .scan import Tok, blank, directive_body, scan
 from .source import SourceFile, read_source
 
@@ -179,6 +180,7 @@ def load(path: str | Path | None = None, *, text: str | None = None, name: str |
     functions = []
     for fn in tu.functions:
         _parse_function(tu, parser, fn)
+        _refuse_too_deep(tu, fn)
         functions.append(fn)
         functions.extend(_lambda_functions(fn))
     tu.functions = functions
@@ -459,6 +461,18 @@ def _parse_function(tu: TranslationUnit, parser, fn: Function) -> None:
                                f"{exc.__class__.__name__}: {exc}", fn.location, kind="internal")
         tu.warnings.append(Diagnostic("internal", _unparsed_message(fn, fn.error),
                                       fn.error.location))
+
+
+def _refuse_too_deep(tu: TranslationUnit, fn: Function) -> None:
+    """A function nested deeper than the later stages can walk is left untouched, as one that
+    does not parse (nesting.py)."""
+    deep = too_deep(fn.parsed.funcdef) if fn.parsed is not None else None
+    if deep is None:
+        return
+    if fn.expanded is not None:
+        tu.expansions.pop(fn.segment, None)
+    fn.parsed, fn.expanded, fn.error = None, None, deep
+    tu.warnings.append(_unparsed_warning(fn, deep))
 
 
 def _macros_hiding_accesses(tu: TranslationUnit, fn: Function) -> list[str]:

@@ -71,6 +71,11 @@ def site_how(how: str, sampling=None, threshold=None) -> str:
 
 def _array(a: ArrayStats, include_counts: bool | None) -> dict:
     stats = a.summary()
+    if stats["at_threshold"] and a.sampling is None:
+        # the saturated counters' sum is a lower bound; so are the reads and the writes (site
+        # executions, exact or lost-update approximate): the bound is the largest of them
+        stats["accesses"] = max([stats["accesses"]] +
+                                [v for v in (a.reads, a.writes) if v is not None])
     entry = {
         "name": a.name, "space": a.space, "elem_type": a.elem_type,
         "shape": [int(s) for s in a.shape], "elem_size": a.elem_size,
@@ -114,6 +119,7 @@ def kernel_entry(report: Report, include_counts: bool | None = None) -> dict:
             "overhead": run.overhead, "timing_repeats": run.timing_repeats,
             "timing_note": run.timing_note, "counter_bytes": run.counter_bytes,
             "counters_in": run.counters_in, "counters_why": run.counters_why,
+            "block_counter_bytes": run.block_counter_bytes,
             "outputs_identical": run.outputs_identical,
         },
         "launches": report.launches_list(),
@@ -228,16 +234,12 @@ def loads(text: str, name: str = "<json>") -> dict:
             from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
-        raise InputError(f"{name}: not a gmprof run document (schema {SCHEMA!r} expected, "
-                         f"found {found!r}); save one with `gmprof profile ... --json > "
-                         "FILE.json`")
-    kernels = doc.get("kernels")
-    if not isinstance(kernels, list) or not all(
-            isinstance(k, dict) and isinstance(k.get("arrays"), list) and
-            isinstance(k.get("sites"), list) and isinstance(k.get("run"), dict) and
-            isinstance(k.get("launches"), list) for k in kernels):
-        raise InputError(f"{name}: a gmprof.run/1 document whose \"kernels\" is not a list "
-                         "of kernels with run, launches, arrays and sites")
+        raise InputError(f"not a gmprof run document (schema {SCHEMA!r} expected, found "
+                         f"{found!r}); save one with `gmprof profile ... --json > FILE.json`",
+                         Location(name, 0, 0))
+    from .check import check
+
+    check(doc, name)  # a located error for any value the schema refuses
     return doc
 
 

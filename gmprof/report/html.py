@@ -15,7 +15,7 @@ from pathlib import Path
 from .heatsvg import svg
 from .source import display_path, line_rows
 from .terminal import (fmt_count, kernel_heading, launch_shape_text, location_text,
-                       lower_bound, per_text, shape_text, timing_measured)
+                       lower_bound, per_text, shape_text, space_text, timing_measured)
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -53,7 +53,7 @@ def _array_view(a: dict, kid: str, index: int) -> dict:
     label = a.get("label_short") or a.get("label")
     enhanced = a.get("counts_are", "accesses") != "accesses"
     return {
-        "id": f"{kid}-a{index}", "name": a["name"], "space": a["space"],
+        "id": f"{kid}-a{index}", "name": a["name"], "space": space_text(a["space"]),
         "elem_type": a["elem_type"], "shape": shape_text(a["shape"]), "per": per_text(a),
         "label": label + (", last live range" if enhanced else ""),
         "label_text": a.get("label_text", label), "enhanced": enhanced,
@@ -105,7 +105,10 @@ def _kernel_view(k: dict, i: int) -> dict:
         "notes": k.get("notes", []),
         "warnings": [w.get("text") or w.get("message") for w in k.get("warnings", [])],
         "failed": any(w.get("failed_check") for w in k.get("warnings", [])),
-        "identical": all(x.get("outputs_identical") is not False for x in k["launches"]),
+        # whole programs' launches were not compared (None): neither identical nor different
+        "outputs": "differ" if any(x.get("outputs_identical") is False for x in k["launches"])
+        else "identical" if all(x.get("outputs_identical") for x in k["launches"])
+        else "not compared",
     }
 
 

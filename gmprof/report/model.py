@@ -173,6 +173,9 @@ class RunInfo:
     counter_bytes: int = 0
     counters_in: str = ""  # 'shared memory' or 'device memory'
     counters_why: str = ""
+    # in SM mode, the shared memory each block's counters take (besides counter_bytes, all
+    # in device memory); None where not known (whole programs)
+    block_counter_bytes: int | None = None
     outputs_identical: bool | None = None
     timing_note: str = ""
 

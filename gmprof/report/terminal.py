@@ -80,6 +80,38 @@ def launch_shape_text(kernel: dict) -> str:
     return text + (f", {smem:,} bytes of dynamic shared memory" if smem else "")
 
 
+def counters_text(run: dict) -> str:
+    """Where the counters lived, and why. `counter_bytes` are all in device memory (the device
+    arrays' shadow counters and the copies of the blocks' counters); in SM mode each block's
+    counters also take `block_counter_bytes` of its shared memory. A kernel whose every count
+    comes from formulas updates no counter: no size is given for it."""
+    total, why = run.get("counter_bytes") or 0, run.get("counters_why") or ""
+    where = run.get("counters_in") or ""
+    if why.startswith("none:"):
+        return f"counters: none: {why[len('none:'):].strip()}"
+    if why.startswith(where) and where:  # "device memory (no SM in this mode)"
+        why = why[len(where):].lstrip(":").strip()
+        why = why[1:-1] if why.startswith("(") and why.endswith(")") else why
+    parts = [f"{total:,} bytes in device memory"] if total else []
+    if where == "shared memory":
+        block = run.get("block_counter_bytes")
+        parts.append(f"{block:,} bytes a block in shared memory" if block else
+                     "in each block's shared memory")
+    elif not total and where:
+        parts.append(f"in {where}")
+    text = "counters: " + (" and ".join(parts) or "none")
+    return text + (f" ({why})" if why else "")
+
+
+def space_text(space: str) -> str:
+    """A memory space in CUDA's words (the document keeps the short names)."""
+    return SPACES.get(space, space)
+
+
+SPACES = {"shared": "shared", "shared_dynamic": "dynamic shared", "device": "device",
+          "global": "__device__", "constant": "__constant__", "local": "local"}
+
+
 def kernel_heading(kernel: dict) -> list[str]:
     run = kernel["run"]
     launches = kernel["launches"]
@@ -100,9 +132,7 @@ def kernel_heading(kernel: dict) -> list[str]:
         if run.get("timing_note"):
             t += f"; {run['timing_note']}"
         lines.append(t)
-    lines.append(f"counters: {run['counter_bytes']:,} bytes in {run['counters_in'] or '-'}"
-                 f" ({run['counters_why']})" if run.get("counters_why") else
-                 f"counters: {run['counter_bytes']:,} bytes")
+    lines.append(counters_text(run))
     ident = [x.get("outputs_identical") for x in launches]
     if any(v is False for v in ident):
         lines.append(f"outputs: DIFFER from the uninstrumented kernel's in "
@@ -128,7 +158,7 @@ def array_rows(kernel: dict) -> tuple[list[Col], list[list[str]]]:
         label = a.get("label_short") or a.get("label", "")
         if a.get("counts_are", "accesses") != "accesses":
             label += ", last live range"
-        rows.append([a["name"], a["space"], shape_text(a["shape"]), per_text(a),
+        rows.append([a["name"], space_text(a["space"]), shape_text(a["shape"]), per_text(a),
                      lower_bound(a, fmt_count(a["accesses"])), _split(a["reads"]),
                      _split(a["writes"]), fmt_count(a["min"], thr), fmt_count(a["max"], thr),
                      lower_bound(a, fmt_count(float(a["mean"]), thr)),

@@ -142,6 +142,7 @@ class Profiler:
             info.timing_note = "CPU-emulated times (not comparable with GPU times)"
         info.counters_in = "shared memory" if area.sm else "device memory"
         info.counters_why = area.why
+        info.block_counter_bytes = area.words * 4 if area.sm else 0
         info.counter_bytes = C.counter_bytes(slots, area.words * area.replicas, mode)
 
         # 5. the report
