@@ -59,7 +59,9 @@ class Mode:
         if self.threshold is not None:
             parts.append("TH")
         base = "-".join(parts) or "basic"
-        if Mode(**{**self.__dict__, "ranges": True, "loop_entry": True}) == \
+        # (64-bit counters are a width, not another mode: "default [64-bit]")
+        if Mode(**{**self.__dict__, "ranges": True, "loop_entry": True,
+                   "counter_bits": 32 if self.counter_bits == 64 else self.counter_bits}) == \
                 Mode(profile=self.profile):
             base = "default"
         if not self.static_counts:
