@@ -4,6 +4,7 @@ Stage: host runtime, under static_counts.py (applied to a formula evaluated at a
 its counting method is chosen). A grid-stride loop
 
     for (first = blockIdx.x * C + C0; first < N; first += gridDim.x * C)   // em_v1, jcb_v2
+    for (t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x)
 
 gives each value first = C0 + C v (v = 0, 1, ... while first < N) to exactly one block, block
 v mod gridDim.x. Counts do not depend on which block made an access, so the launch counts as
@@ -26,13 +27,23 @@ class _NotVirtual(Exception):
     pass
 
 
+_THREADS = {"tid.x": 0, "tid.y": 1, "tid.z": 2}
+
+
 def virtual_blocks(inputs: tuple) -> tuple | None:
     """The prepared inputs (static_counts.prepare) with one grid-stride loop over blockIdx.x
-    replaced by virtual blocks, or None when no loop is one."""
+    replaced by virtual blocks, or None when no loop is one.
+
+    The loop's iterator may also hold thread indices (`t = blockIdx.x * blockDim.x +
+    threadIdx.x; t < n; t += gridDim.x * blockDim.x`, the common CUDA idiom): with
+    b' = blockIdx.x + gridDim.x * iter the iterator is C b' + (thread part) + C0, the thread
+    indices are unchanged, and the loop's condition becomes a condition of the virtual launch
+    (mixed block and thread terms, which static_blocks.py decides per block)."""
     addr_terms, addr_const, loops, constraint, grid, block, *rest = inputs
     g = int(grid[0])
     for k, (cmp, it, ic, bt, bc, step) in enumerate(loops):
-        if set(it) != {"bid.x"} or bt or cmp not in ("<", "<=") or g < 1:
+        if "bid.x" not in it or not set(it) <= {"bid.x", *_THREADS} or bt or \
+                cmp not in ("<", "<=") or g < 1:
             continue
         c = int(it["bid.x"])
         if c <= 0 or step != c * g:
@@ -47,8 +58,15 @@ def virtual_blocks(inputs: tuple) -> tuple | None:
                           fix.constraint(constraint))
         except _NotVirtual:
             continue
-        v = S.trip_value(cmp, ic, bc, c, 1)
-        return new_inputs + ((max(int(v), 0), int(grid[1]), int(grid[2])), block, *rest)
+        # virtual blocks: enough for the thread whose part of the iterator is smallest
+        least = ic + sum(min(0, int(x) * (int(block[_THREADS[v]]) - 1))
+                         for v, x in it.items() if v in _THREADS)
+        n = max(int(S.trip_value(cmp, least, bc, c, 1)), 0)
+        addr, const, new_loops, cons = new_inputs
+        if len(it) > 1:  # the loop's own condition, per virtual block and thread
+            own = ("cmp", cmp, dict(it), ic - bc)
+            cons = own if cons == ("true",) else ("and", cons, own)
+        return (addr, const, new_loops, cons, (n, int(grid[1]), int(grid[2])), block, *rest)
     return None
 
 

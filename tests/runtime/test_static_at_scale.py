@@ -40,6 +40,14 @@ __global__ void strided(float *out, const float *in, int n) {
                 out[first + i] = 2.0f * in[first + i];
     }
 }
+
+__global__ void tstride(float *y, const float *x, int n) {
+    __shared__ float sh[64];
+    for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x) {
+        sh[threadIdx.x] = x[t];
+        y[t] += sh[threadIdx.x];
+    }
+}
 """
 
 
@@ -93,6 +101,24 @@ def test_grid_stride_loop_counts_as_virtual_blocks(small_budgets, grid, n):
     # every element is one tile's, read once and written once, whatever the grid
     np.testing.assert_array_equal(report.array("in").counts, np.ones(n, np.int64))
     np.testing.assert_array_equal(report.array("out").counts, np.ones(n, np.int64))
+    assert all(s.how == "static" for s in report.sites), \
+        [(s.text, s.how) for s in report.sites]
+
+
+@pytest.mark.parametrize("grid,block,n", [(3, 32, 1000), (5, 64, 64 * 5 * 3), (40, 32, 77)])
+@pytest.mark.parametrize("mode", ["default", "SA"])
+def test_thread_grid_stride_loop_counts_as_virtual_blocks(small_budgets, grid, block, n, mode):
+    prof = Profiler(text=SOURCE, name="scale.cu", backend="cpu")
+    x = np.arange(n, dtype=np.float32)
+    y = np.ones(n, np.float32)
+    report = prof.launch("tstride", grid, block, [y, x, np.int32(n)], mode=Mode.parse(mode))
+    np.testing.assert_array_equal(y, 1 + x)
+    # element t is one thread's (t mod blockDim.x in some block): x read once, y read-written
+    np.testing.assert_array_equal(report.array("x").counts, np.ones(n, np.int64))
+    np.testing.assert_array_equal(report.array("y").counts, np.ones(n, np.int64))
+    # sh[threadIdx.x]: written and read once for each t of a thread with that index
+    want = 2 * np.bincount(np.arange(n) % block, minlength=64)
+    np.testing.assert_array_equal(report.array("sh").counts, want)
     assert all(s.how == "static" for s in report.sites), \
         [(s.text, s.how) for s in report.sites]
 
