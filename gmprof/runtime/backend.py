@@ -16,7 +16,7 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-from ..errors import CompileError, GmprofError, KernelTimeout, OptionError
+from ..errors import CompileError, GmprofError, KernelFault, KernelTimeout, OptionError
 from ..passes.targets import NVRTC
 
 
@@ -78,6 +78,35 @@ def get_backend(name: str = "auto"):
     return _BACKENDS[name]
 
 
+# CUDA's errors that end a kernel that faulted (the context is lost with them): the kind of
+# KernelFault, as the CPU backend names the same faults
+_GPU_FAULTS = {
+    "ILLEGAL_ADDRESS": "invalid-address", "IllegalAddress": "invalid-address",
+    "MISALIGNED_ADDRESS": "invalid-address", "MisalignedAddress": "invalid-address",
+    "ILLEGAL_INSTRUCTION": "illegal-instruction", "IllegalInstruction": "illegal-instruction",
+    "INVALID_PC": "illegal-instruction", "InvalidPc": "illegal-instruction",
+    "HARDWARE_STACK_ERROR": "stack-overflow", "HardwareStackError": "stack-overflow",
+    "ASSERT": "assert", "Assert": "assert",
+    "LAUNCH_FAILED": "trap", "LaunchFailure": "trap",
+}
+
+
+def gpu_fault(name: str, error) -> KernelFault | None:
+    """The user's kernel fault behind a CUDA error raised by a launch or its wait, as a
+    KernelFault (exit status 1); None for an error that is not a fault. The CUDA context is lost
+    with it: the process ends without CUDA's clean-up (the CLI, as after a time-out), and no
+    count of the launch can be read; the CPU backend runs the same launch and names the site."""
+    text = str(error)
+    kind = next((k for code, k in _GPU_FAULTS.items() if code in text), None)
+    if kind is None:
+        return None
+    exc = KernelFault(f"kernel `{name}` faulted on the GPU ({text.strip()}): the launch did not "
+                      "complete and its counts are lost with the CUDA context; run it with "
+                      "--backend cpu, where gmprof names the access that faulted", kind=kind)
+    exc.kernel_still_running = True  # end the process without CUDA's clean-up
+    return exc
+
+
 class GpuModule:
     def __init__(self, backend, raw, names):
         self.backend = backend
@@ -102,9 +131,20 @@ class GpuModule:
         if shared_mem > 48 * 1024:
             fn.max_dynamic_shared_size_bytes = shared_mem
         start, end = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        fn(tuple(grid), tuple(block), tuple(args), shared_mem=shared_mem)
-        end.record()
+        try:
+            start.record()
+            fn(tuple(grid), tuple(block), tuple(args), shared_mem=shared_mem)
+            end.record()
+            return self._wait(name, start, end, timeout)
+        except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
+            fault = gpu_fault(name, e)
+            if fault is None:
+                raise
+            raise fault from None
+
+    def _wait(self, name, start, end, timeout) -> float:
+        import cupy as cp
+
         if timeout:
             # a running GPU kernel cannot be stopped from the host: say so, and let the process
             # end (which ends the kernel with its context)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gmprof import timing
+from gmprof.errors import KernelFault
 from gmprof.mode import Mode
 from gmprof.passes.pipeline import Pipeline
 from gmprof.report.decode import decode
@@ -124,8 +125,15 @@ class Profiler:
             mode = mode.widened()
         start = None
         while True:
-            plan, slots, area, runs = self._run(mode, li, static, shared_mem, native, opts,
-                                                keep_on_device, start)
+            try:
+                plan, slots, area, runs = self._run(mode, li, static, shared_mem, native, opts,
+                                                    keep_on_device, start)
+            except KernelFault as e:
+                # a GPU fault knows no line of the user's (the CPU backend's name the access):
+                # it is located at the kernel
+                if e.location is None:
+                    e.location = self.program.kernels[li.kernel].kernel.function.location
+                raise
             start = runs.start
             wrapped = may_wrap(plan, slots, runs.counters, mode)
             if not wrapped:
