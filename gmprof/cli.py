@@ -154,7 +154,7 @@ def _run(args) -> int:
 
 def nvcc_main() -> int:
     """The `gmprof-nvcc` executable: `gmprof nvcc` as one program, for build systems that take
-    a compiler path only (CMAKE_CUDA_COMPILER=gmprof-nvcc)."""
+    a compiler path only (CMake: `gmprof nvcc --gmprof-cmake`, docs/whole-programs.md)."""
     return main(["nvcc", *sys.argv[1:]])
 
 

@@ -35,7 +35,8 @@ _GMPROF_FLAGS = {"--gmprof-mode": "mode", "--gmprof-backend": "backend",
                  "--gmprof-kernel": "kernel", "--gmprof-launch-skip": "skip",
                  "--gmprof-launch-count": "count", "--gmprof-output": "output"}
 _GMPROF_SWITCHES = {"--gmprof-enhanced": "enhanced", "--gmprof-native": "native",
-                    "--gmprof-verbose": "verbose", "--gmprof-link-flags": "link_flags"}
+                    "--gmprof-verbose": "verbose", "--gmprof-link-flags": "link_flags",
+                    "--gmprof-cmake": "cmake"}
 
 
 @dataclass
@@ -56,6 +57,7 @@ class Options:
     native: bool = False
     verbose: bool = False
     link_flags: bool = False
+    cmake: bool = False
 
     def mode_object(self):
         from gmprof.mode import Mode
@@ -160,7 +162,9 @@ time; docs/whole-programs.md):
   --gmprof-kernel NAME, --gmprof-launch-skip N, --gmprof-launch-count N, --gmprof-output PATTERN
                               launch selection and report name baked into the build
   --gmprof-verbose            also show warnings about headers gmprof did not read
-  --gmprof-link-flags         print what a link that gmprof nvcc does not run must add (CMake)
+  --gmprof-link-flags         print what a link that gmprof nvcc does not run must add
+  --gmprof-cmake              print the path of a CMake file that profiles a whole project:
+                              cmake -S . -B build -DCMAKE_PROJECT_INCLUDE="$(gmprof nvcc --gmprof-cmake)"
 """
 
 
@@ -173,6 +177,11 @@ def run(argv: list[str]) -> int:
     backend = B.choose_backend(opts.backend)
     if opts.link_flags:
         print(" ".join(link_flags(backend)))
+        return 0
+    if opts.cmake:
+        from .cmake import cmake_include
+
+        print(cmake_include(backend, link_flags(backend)))
         return 0
     if not cmd.inputs and not cmd.other_step:
         raise OptionError("no input files (gmprof nvcc --help shows the usage)")
