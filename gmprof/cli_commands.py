@@ -103,6 +103,9 @@ def _mode_options(p) -> None:
                         "labelled >=)")
     p.add_argument("--enhanced", action="store_true",
                    help="live-range statistics for shared arrays (Algorithm 2)")
+    p.add_argument("--access-stats", action="store_true",
+                   help="per-warp requests of every site: shared-memory wavefronts (bank "
+                        "conflicts) and device-memory sectors (coalescing)")
     p.add_argument("--sampling", type=O.cli_type(O.rate, "--sampling"), metavar="RATE",
                    help="count a sample of accesses (a rate in (0, 1])")
     p.add_argument("--sampler", default="rng", choices=("rng", "paper"),
@@ -128,7 +131,7 @@ def _mode(args):
     try:
         return Mode.parse(args.mode, threshold=args.threshold, counter_bits=args.counter_bits,
                           enhanced=args.enhanced, sampling=args.sampling, sampler=args.sampler,
-                          profile=args.profile)
+                          profile=args.profile, warps=getattr(args, "access_stats", False))
     except GmprofError as e:
         raise OptionError(e.message) from None
 

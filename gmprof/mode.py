@@ -40,6 +40,10 @@ class Mode:
     # unrolls it as without gmprof), else in its first iteration. False: always in the first
     # iteration (to measure what the placement saves).
     loop_entry: bool = True
+    # per-warp access statistics (--access-stats): shared wavefronts and device sectors per
+    # request of every site (static sites from their formulas, the others measured per access:
+    # no range, spread or once-per-loop counting, whose hooks see no warp's request)
+    warps: bool = False
 
     @property
     def exact(self) -> bool:
@@ -60,7 +64,7 @@ class Mode:
             parts.append("TH")
         base = "-".join(parts) or "basic"
         # (64-bit counters are a width, not another mode: "default [64-bit]")
-        if Mode(**{**self.__dict__, "ranges": True, "loop_entry": True,
+        if Mode(**{**self.__dict__, "ranges": True, "loop_entry": True, "warps": False,
                    "counter_bits": 32 if self.counter_bits == 64 else self.counter_bits}) == \
                 Mode(profile=self.profile):
             base = "default"
@@ -77,11 +81,13 @@ class Mode:
             extra.append("enhanced")
         if self.sampling is not None:
             extra.append(f"sampling {self.sampling:g} ({self.sampler})")
+        if self.warps:
+            extra.append("access stats")
         return base + (f" [{', '.join(extra)}]" if extra else "")
 
     @staticmethod
     def parse(text: str, *, threshold=None, counter_bits=32, enhanced=False, sampling=None,
-              sampler="rng", profile="both") -> "Mode":
+              sampler="rng", profile="both", warps=False) -> "Mode":
         """`default`, `basic`, `trace`, or flags joined by '-' or '+': SA, NA, SM, TH
         (`SA-NA-SM-TH`, the paper's names), each at most once; None is `default`."""
         written = "default" if text is None else str(text)
@@ -129,7 +135,8 @@ class Mode:
                               "or mode TH)")
         return Mode(sa="sa" in flags, na="na" in flags, sm="sm" in flags,
                     threshold=threshold if "th" in flags else None, counter_bits=counter_bits,
-                    enhanced=enhanced, sampling=sampling, sampler=sampler, profile=profile)
+                    enhanced=enhanced, sampling=sampling, sampler=sampler, profile=profile,
+                    warps=bool(warps))
 
     def widened(self) -> "Mode":
         """The same mode with 64-bit counters (a launch whose 32-bit counters could pass
@@ -147,6 +154,7 @@ class Mode:
             "GMPROF_SAMPLING": int(self.sampling is not None),
             "GMPROF_TRACE": int(self.trace),
             "GMPROF_ENHANCED": int(self.enhanced),
+            "GMPROF_WARPS": int(self.warps),
         }
 
 

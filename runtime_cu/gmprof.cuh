@@ -26,6 +26,8 @@
 //   GMPROF_SAMPLING      1: count only sampled accesses (rate and sampler in the launch)
 //   GMPROF_TRACE         1: log every access to a buffer instead of counting (the test oracle)
 //   GMPROF_ENHANCED      1: live-range statistics per shared word (Algorithm 2)
+//   GMPROF_WARPS         1: per-warp access statistics per site (--access-stats): shared
+//                        wavefronts (bank conflicts), device sectors and lines (coalescing)
 //   GMPROF_WHOLE_PROGRAM 1: everything here is local to the translation unit (an unnamed
 //                        namespace), so that instrumented files linked together with
 //                        -rdc=true each keep their own launch description and helpers
@@ -60,6 +62,9 @@
 #endif
 #ifndef GMPROF_ENHANCED
 #define GMPROF_ENHANCED 0
+#endif
+#ifndef GMPROF_WARPS
+#define GMPROF_WARPS 0
 #endif
 #ifndef GMPROF_MAX_OBJECTS
 #define GMPROF_MAX_OBJECTS 64
@@ -148,6 +153,7 @@ struct Launch {
   unsigned long long clock_log;   // enhanced: (block, array, clock, kind) records
   unsigned long long clock_capacity;
   unsigned long long clock_count; // address of a u64 counter of clock records
+  unsigned long long warp_stats;  // GMPROF_WARPS: WS_STRIDE u64 per site (warp_shared below)
   Object obj[GMPROF_MAX_OBJECTS];
 };
 
@@ -567,6 +573,94 @@ __device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, 
   return lane_id() == (unsigned)(__ffs(mask) - 1);
 }
 
+// ---------------------------------------------------------------- per-warp access statistics
+//
+// GMPROF_WARPS: each hooked access also describes the warp's request it belongs to (the lanes
+// that reach the hook together): shared memory, the wavefronts its banks need; device memory,
+// the 32-byte sectors and 128-byte lines its lanes touch. The model (docs/report.md): 32 banks
+// of 4 bytes; lanes reading one word share it (broadcast); an access of 8 bytes is served a
+// half-warp at a time and of 16 bytes a quarter-warp at a time, each phase needing as many
+// wavefronts as its most used bank has distinct words; other sizes as their 4-byte words, one
+// request each. One lane adds the request to the site's statistics (u64 atomics in device
+// memory: this is an analysis mode, not the cheap one).
+#if GMPROF_WARPS
+enum { WS_REQUESTS = 0, WS_UNITS = 1, WS_IDEAL = 2, WS_LINES = 3, WS_HIST = 4, WS_BINS = 32,
+       WS_STRIDE = WS_HIST + WS_BINS };
+
+__device__ __forceinline__ void warp_record(int site, unsigned mask, unsigned units,
+                                            unsigned ideal, unsigned lines) {
+  if (lane_id() != (unsigned)(__ffs(mask) - 1) || !L().warp_stats) return;
+  unsigned long long *w = reinterpret_cast<unsigned long long *>(L().warp_stats) +
+                          (unsigned long long)site * WS_STRIDE;
+  atomicAdd(w + WS_REQUESTS, 1ull);
+  atomicAdd(w + WS_UNITS, (unsigned long long)units);
+  atomicAdd(w + WS_IDEAL, (unsigned long long)ideal);
+  atomicAdd(w + WS_LINES, (unsigned long long)lines);
+  atomicAdd(w + WS_HIST + (units < WS_BINS ? (units ? units : 1u) : WS_BINS) - 1, 1ull);
+}
+
+// Distinct values of key among the lanes of mask (one per group of equal keys).
+__device__ __forceinline__ unsigned distinct(unsigned mask, unsigned long long key) {
+  const unsigned same = __match_any_sync(mask, key);
+  return __popc(__ballot_sync(mask, lane_id() == (unsigned)(__ffs(same) - 1)));
+}
+
+// Wavefronts of the lanes of mask reading 4-byte words starting at word w (k words a lane,
+// k = 1, 2 or 4, aligned), in phases of 32 / k lanes.
+__device__ __forceinline__ unsigned wavefronts(unsigned mask, unsigned long long w, unsigned k) {
+  const unsigned phase = lane_id() / (32u / k);
+  unsigned most[4] = {0u, 0u, 0u, 0u};
+  for (unsigned j = 0; j < k; ++j) {
+    const unsigned long long word = w + j;
+    // the lane that leads its (phase, word) group counts the distinct words of its bank
+    const unsigned same = __match_any_sync(mask, (word << 2) | phase);
+    const bool lead = lane_id() == (unsigned)(__ffs(same) - 1);
+    const unsigned leaders = __ballot_sync(mask, lead);
+    const unsigned bank = (unsigned)(word & 31u);
+    unsigned c = 0u;
+    if (lead) c = __popc(__match_any_sync(leaders, (bank << 2) | phase));
+    for (unsigned p = 0; p < k; ++p) {
+      const unsigned m = __reduce_max_sync(mask, phase == p ? c : 0u);
+      most[p] = m > most[p] ? m : most[p];
+    }
+  }
+  return most[0] + most[1] + most[2] + most[3];
+}
+
+template <int SITE>
+__device__ __forceinline__ void warp_shared(long long off, unsigned size) {
+  const unsigned mask = __activemask();
+  const unsigned long long w = (unsigned long long)off >> 2;
+  unsigned units = 0u, ideal = 0u;
+  // (decided for the whole warp: the collectives below need every lane of mask)
+  if ((size == 8u || size == 16u) && __all_sync(mask, (off & (long long)(size - 1u)) == 0)) {
+    const unsigned k = size >> 2;
+    units = wavefronts(mask, w, k);
+    // phases that have lanes
+    for (unsigned p = 0; p < k; ++p)
+      ideal += (mask >> (p * (32u / k))) & ((1u << (32u / k)) - 1u) ? 1u : 0u;
+  } else {
+    const unsigned k = size <= 4u ? 1u : (size + 3u) >> 2;
+    for (unsigned j = 0; j < k; ++j) units += wavefronts(mask, w + j, 1u);
+    ideal = k;
+  }
+  warp_record(SITE, mask, units, ideal, 0u);
+}
+
+template <int SITE>
+__device__ __forceinline__ void warp_device(const volatile void *p, unsigned size) {
+  const unsigned mask = __activemask();
+  const unsigned long long a = (unsigned long long)p;
+  // typed accesses are aligned to their size: one sector each up to 32 bytes
+  const unsigned per = size > 32u ? (size + 31u) >> 5 : 1u;
+  const unsigned sectors = distinct(mask, a >> 5) * per;
+  const unsigned lines = distinct(mask, a >> 7) * (size > 128u ? (size + 127u) >> 7 : 1u);
+  const unsigned addresses = distinct(mask, a);
+  const unsigned ideal = (unsigned)(((unsigned long long)addresses * size + 31u) >> 5);
+  warp_record(SITE, mask, sectors, ideal ? ideal : 1u, lines);
+}
+#endif
+
 // Returns false when this access is not sampled (sampling mode only).
 __device__ __forceinline__ bool sampled(Sampler *s) {
 #if GMPROF_SAMPLING
@@ -676,6 +770,10 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   else trace(SITE, OBJ, p, sizeof(T));
 #else
   if (!sampled(s)) return p;
+#if GMPROF_WARPS
+  if (shared_obj >= 0) warp_shared<SITE>(shared_off, (unsigned)sizeof(T));
+  else warp_device<SITE>(p, (unsigned)sizeof(T));
+#endif
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
   if (OBJ < 0) {
@@ -837,6 +935,10 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
 #else
   if (!sampled(s)) return p;
+#if GMPROF_WARPS
+  warp_shared<SITE>((long long)((const volatile char *)p - (const volatile char *)base),
+                    (unsigned)sizeof(T));
+#endif
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
   add_shared_words(OBJ, (long long)((const volatile char *)p - (const volatile char *)base),

@@ -26,7 +26,7 @@ from gmprof.runtime.counters import CLOCK_CAPACITY, TRACE_CAPACITY
 from .labels import (count_label, measured_slots, site_how, site_in_kernel, slot_label,
                      uncounted_slots)
 from . import where
-from .model import ArrayStats, Report, SiteStats
+from .model import ArrayStats, Report, SiteStats, WarpStats
 
 
 def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, demoted,
@@ -74,6 +74,7 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         entry[3] += entry[4].executions
     site_exec.update(static_exec)
     _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale)
+    warps = _warp_stats(plan, counters) if mode.warps else {}
     for sp in plan.site_list:
         site = sp.site
         if not site_in_kernel(site, kernel, ka):
@@ -85,9 +86,40 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         classes = sorted({c for sc in sp.classes for c in sc.classes})
         report.sites.append(SiteStats(site.id, str(site.location), site.text,
                                       site.function.name, site.object_name, site.kind, n,
-                                      how, sp.reason, classes))
+                                      how, sp.reason, classes, warps.get(site)))
     _notes(report, counters, mode, demoted, info)
     return report, trace
+
+
+def _warp_stats(plan, counters) -> dict:
+    """site -> WarpStats: a hooked site's from the device's per-site statistics (gmprof.cuh
+    warp_record), a static site's from its formulas (static_warps.py), summed over its
+    contexts."""
+    out: dict = {}
+    raw = counters.get("warp_stats")
+    for sp in plan.sites.values():
+        if sp.strategy in (HOOK, LR_START) and raw is not None and sp.site.id < len(raw):
+            row = raw[sp.site.id]
+            if int(row[LY.WS_REQUESTS]):
+                out[sp.site] = WarpStats(
+                    _space(sp), int(row[LY.WS_REQUESTS]), int(row[LY.WS_UNITS]),
+                    int(row[LY.WS_IDEAL]), int(row[LY.WS_LINES]),
+                    [int(x) for x in row[LY.WS_HIST:LY.WS_HIST + LY.WS_BINS]], "measured")
+    for sc, st in (counters.get("static_warps") or {}).items():
+        sp = plan.sites.get(sc.site)
+        w = out.get(sc.site)
+        if w is None:
+            out[sc.site] = WarpStats(_space(sp), st["requests"], st["units"], st["ideal"],
+                                     st["lines"], list(st["histogram"]), "static")
+        else:
+            w.add(WarpStats(w.space, st["requests"], st["units"], st["ideal"], st["lines"],
+                            list(st["histogram"]), "static"))
+    return out
+
+
+def _space(sp) -> str:
+    slot = sp.slot if sp is not None else None
+    return "shared" if slot is not None and slot.kind == "shared" else "device"
 
 
 class StaticSum:

@@ -141,6 +141,8 @@ def kernel_entry(report: Report, include_counts: bool | None = None) -> dict:
                              "how": s.how,
                              "how_text": site_how(s.how, sampling, threshold),
                              "classes": s.classes, "strategy": s.strategy})
+        if s.warps is not None:
+            out["sites"][-1]["warps"] = s.warps.to_dict()
     if report.source is not None:
         from .source import line_rows
 

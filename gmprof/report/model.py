@@ -155,6 +155,47 @@ class SiteStats:
     how: str  # 'static', 'measured', 'thresholded', 'sampled', 'approximate', 'not counted'
     strategy: str = ""  # the planner's reason
     classes: list = field(default_factory=list)
+    warps: "WarpStats | None" = None  # --access-stats
+
+
+@dataclass
+class WarpStats:
+    """A site's warp requests (--access-stats; the model: runtime/warp_requests.py).
+    units: wavefronts (shared memory) or 32-byte sectors (device memory), summed over the
+    requests; ideal: what a conflict-free (shared) or perfectly coalesced (device) request
+    needs; lines: 128-byte lines (device); histogram[k]: requests of k + 1 units (the last:
+    32 or more). how: 'static' (from the formula) or 'measured' (by the hook)."""
+
+    space: str  # 'shared' or 'device'
+    requests: int
+    units: int
+    ideal: int
+    lines: int
+    histogram: list
+    how: str
+
+    def add(self, other: "WarpStats") -> None:
+        self.requests += other.requests
+        self.units += other.units
+        self.ideal += other.ideal
+        self.lines += other.lines
+        self.histogram = [a + b for a, b in zip(self.histogram, other.histogram)]
+        if other.how != self.how:
+            self.how = "static+measured"
+
+    @property
+    def per_request(self) -> float:
+        return self.units / self.requests if self.requests else 0.0
+
+    @property
+    def ideal_per_request(self) -> float:
+        return self.ideal / self.requests if self.requests else 0.0
+
+    def to_dict(self) -> dict:
+        return {"space": self.space, "requests": self.requests,
+                ("wavefronts" if self.space == "shared" else "sectors"): self.units,
+                "ideal": self.ideal, "lines": self.lines if self.space == "device" else None,
+                "histogram": list(self.histogram), "how": self.how}
 
 
 @dataclass
@@ -311,6 +352,11 @@ class Report:
         for s in other.sites:
             if s.id in by_id:
                 by_id[s.id].executions += s.executions
+                if s.warps is not None:
+                    if by_id[s.id].warps is None:
+                        by_id[s.id].warps = WarpStats(**vars(s.warps))
+                    else:
+                        by_id[s.id].warps.add(s.warps)
             else:
                 self.sites.append(s)
         self.run.launches += other.run.launches

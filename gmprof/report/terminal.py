@@ -187,6 +187,29 @@ def site_tables(kernel: dict) -> list[tuple[str, list[Col], list[list[str]]]]:
     return out
 
 
+def warp_rows(kernel: dict) -> tuple[list[Col], list[list[str]]]:
+    """Per-warp requests of the sites (--access-stats): shared wavefronts and device sectors
+    per request beside the ideal, the most a request needed, and how they were obtained."""
+    cols = [Col("line:col", FOLD), Col("expression", FOLD), Col("space", WORD),
+            Col("requests", NUM), Col("per request", NUM), Col("ideal", NUM),
+            Col("worst", NUM), Col("lines", NUM), Col("counted", WORD)]
+    rows = []
+    for s in kernel["sites"]:
+        w = s.get("warps")
+        if not w or not w["requests"]:
+            continue
+        units = w.get("wavefronts", w.get("sectors"))
+        worst = max((k + 1 for k, n in enumerate(w["histogram"]) if n), default=0)
+        what = "wavefronts" if w["space"] == "shared" else "sectors"
+        rows.append([location_text(s["location"], None), s["text"], f"{w['space']} {what}",
+                     fmt_count(w["requests"]), f"{units / w['requests']:,.2f}",
+                     f"{w['ideal'] / w['requests']:,.2f}",
+                     (">=" if worst == 32 else "") + str(worst),
+                     "" if w["lines"] is None else f"{w['lines'] / w['requests']:,.2f}",
+                     w["how"]])
+    return cols, rows
+
+
 def print_source(console, kernel: dict) -> None:
     for fn in line_rows(kernel):
         first, last = fn["rows"][0]["line"], fn["rows"][-1]["line"]
@@ -255,6 +278,11 @@ def render(doc: dict, console, source: bool = False) -> None:
         for title, cols, rows in site_tables(kernel):
             # a long expression folds before `not counted` breaks in two
             print_table(console, title, cols, rows, order=(FOLD, WORD))
+        cols, rows = warp_rows(kernel)
+        if rows:
+            print_table(console, "warp requests (shared: wavefronts, bank conflicts; device: "
+                        "32-byte sectors and 128-byte lines, coalescing; per request)", cols,
+                        rows, order=(FOLD, WORD))
         if source:
             print_source(console, kernel)
         for note in kernel.get("notes", []):

@@ -328,6 +328,9 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
         launch["clock_log"] = backend.address(buffers["clock"])
         launch["clock_capacity"] = CLOCK_CAPACITY
         launch["clock_count"] = backend.address(buffers["clock_count"])
+    if mode.warps:
+        buffers["warp_stats"] = backend.zeros(max(len(plan.sites), 1) * LY.WS_STRIDE, np.uint64)
+        launch["warp_stats"] = backend.address(buffers["warp_stats"])
     return launch, buffers
 
 
@@ -431,6 +434,9 @@ def read_back(slots, buffers, backend, mode, keep_on_device: bool = False) -> di
     if mode.enhanced:
         n = int(backend.to_host(buffers["clock_count"])[0])
         out["clock_total"] = n
+    if mode.warps:
+        out["warp_stats"] = np.array(backend.to_host(buffers["warp_stats"]), dtype=np.uint64,
+                                     copy=True).reshape(-1, LY.WS_STRIDE)
     return out
 
 

@@ -31,8 +31,15 @@ LAUNCH = np.dtype([
     ("trace_count", "<u8"), ("sample_seq", "<u8"), ("sample_seq_len", "<u4"),
     ("sample_threshold", "<u4"), ("sampler", "<u4"), ("seed", "<u4"),
     ("clock_log", "<u8"), ("clock_capacity", "<u8"), ("clock_count", "<u8"),
+    ("warp_stats", "<u8"),
     ("obj", OBJECT, (MAX_OBJECTS,)),
 ], align=True)
+
+
+# Per-warp access statistics (--access-stats, gmprof.cuh GMPROF_WARPS): per site, u64 each
+WS_REQUESTS, WS_UNITS, WS_IDEAL, WS_LINES, WS_HIST = 0, 1, 2, 3, 4
+WS_BINS = 32  # requests by wavefronts (shared) or sectors (device): 1..32, the last 32 or more
+WS_STRIDE = WS_HIST + WS_BINS
 
 
 def new_launch() -> np.ndarray:

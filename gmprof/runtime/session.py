@@ -119,7 +119,8 @@ class Profiler:
         with timing.phase("static counts"):
             static = self._static.evaluate(
                 self.plan(mode), li,
-                lambda name: self.modules.module(None, [li.kernel]).get_global(name)[1])
+                lambda name: self.modules.module(None, [li.kernel]).get_global(name)[1],
+                warps=mode.warps)
         wide_key = (li.kernel, tuple(li.grid), tuple(li.block))
         if wide_key in self._wide:
             mode = mode.widened()
@@ -141,6 +142,8 @@ class Profiler:
             # counts up to the sites' sums could have reached one counter: run again, wide
             self._wide.add(wide_key)
             mode = mode.widened()
+        if runs.counters is not None and static.warps:
+            runs.counters["static_warps"] = static.warps
         info = RunInfo(name_expression, backend.name, backend.device, mode.name, li.grid,
                        li.block, shared_mem)
         info.outputs_identical = not runs.differ

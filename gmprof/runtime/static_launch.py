@@ -22,12 +22,14 @@ from gmprof.passes.plan import STATIC
 
 from . import static_cache
 from .static_counts import count_prepared, prepare
+from .static_warps import warp_stats
 
 
 @dataclass(frozen=True)
 class StaticSites:
     counts: dict  # SiteClass -> StaticCount
     demoted: frozenset  # site ids counted on the device at this launch
+    warps: dict = None  # SiteClass -> per-warp statistics (static_warps.py), --access-stats
 
 
 class StaticLaunchCounts:
@@ -37,11 +39,14 @@ class StaticLaunchCounts:
         self.program = program
         self._cache: dict = {}
 
-    def evaluate(self, plan, li, global_size) -> StaticSites:
-        """global_size(name) -> bytes of a file-scope variable (from the native module)."""
+    def evaluate(self, plan, li, global_size, warps: bool = False) -> StaticSites:
+        """global_size(name) -> bytes of a file-scope variable (from the native module).
+        warps: also each site's per-warp statistics; a site whose formula does not give them
+        is demoted (counted by a hook, which measures them)."""
         ka = self.program.kernels[li.kernel]
         env = li.env
         counts: dict = {}
+        warp: dict = {}
         demoted = set()
         for sc in ka.classes:
             sp = plan.sites.get(sc.site)
@@ -52,14 +57,24 @@ class StaticLaunchCounts:
                    tuple(int(a.nbytes) for a in li.args if _is_array(a)))
             try:
                 if key not in self._cache:
-                    self._cache[key] = self._count(ka, sc, li, global_size)
-                counts[sc] = self._cache[key]
+                    inputs = self._inputs(ka, sc, li, global_size)
+                    self._cache[key] = (inputs, static_cache.cached(
+                        inputs, lambda: count_prepared(inputs)))
+                inputs, counts[sc] = self._cache[key]
+                if warps:
+                    stats = warp_stats(inputs, int(counts[sc].executions))
+                    if stats is None:
+                        raise S.Unknown("its warps' requests differ between executions")
+                    warp[sc] = stats
             except S.Unknown:
                 demoted.add(sc.site.id)
-                counts.pop(sc, None)
-        return StaticSites(counts, frozenset(demoted))
+        # a site demoted in one context is counted by its hook in all
+        counts = {sc: c for sc, c in counts.items() if sc.site.id not in demoted}
+        warp = {sc: w for sc, w in warp.items() if sc.site.id not in demoted}
+        return StaticSites(counts, frozenset(demoted), warp)
 
-    def _count(self, ka, sc, li, global_size):
+    def _inputs(self, ka, sc, li, global_size) -> tuple:
+        """The site's formula evaluated at the launch (static_counts.prepare)."""
         env = li.env
         target, _ = ka.targets.get(sc, (None, None))
         obj = target or sc.site.object
@@ -90,10 +105,10 @@ class StaticLaunchCounts:
                     nbytes = global_size(obj.name)
             n_units, per_word = -(-nbytes // unit), False
         size = int(S.evaluate(sc.formula.access_size, env))
-        inputs = prepare(sc.formula, env, li.grid, li.block, n_units, unit, size, per_word,
-                         nbytes)
-        # the same launch in the next process (a sample run again) reads the counts back
-        return static_cache.cached(inputs, lambda: count_prepared(inputs))
+        # (the same launch in the next process, a sample run again, reads the counts back
+        # from static_cache)
+        return prepare(sc.formula, env, li.grid, li.block, n_units, unit, size, per_word,
+                       nbytes)
 
 
 def _hashable(v):

@@ -66,6 +66,7 @@ struct Launch {
       sample_seq;
   unsigned sample_seq_len, sample_threshold, sampler, seed;
   unsigned long long clock_log, clock_capacity, clock_count;
+  unsigned long long warp_stats;  // per-warp access statistics (gmprof.cuh GMPROF_WARPS; unused)
   Object obj[kMaxObjects];
 };
 
