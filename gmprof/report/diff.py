@@ -56,6 +56,15 @@ def diff(a: dict, b: dict, name_a: str = "A", name_b: str = "B") -> dict:
                    "label_b": q.get("label_short", q["label"]) if q else None}
             for f in FIELDS:
                 row[f] = [p[f] if p else None, q[f] if q else None]
+            # --access-stats: wavefronts (shared) or sectors (device) per array, A -> B
+            wp, wq = (p or {}).get("warps"), (q or {}).get("warps")
+            if wp or wq:
+                what = "wavefronts" if (wp or wq)["space"] == "shared" else "sectors"
+                row["warps"] = {"what": what,
+                                "units": [wp.get(what) if wp else None,
+                                          wq.get(what) if wq else None],
+                                "requests": [wp["requests"] if wp else None,
+                                             wq["requests"] if wq else None]}
             entry["arrays"].append(row)
         out["kernels"].append(entry)
     return out
@@ -114,6 +123,15 @@ def render(d: dict, console) -> None:
                          _n(r["writes"][0]), _n(r["writes"][1])])
         print_table(console, "arrays, A -> B", cols, rows, split="reads A",
                     split_title="reads and writes, A -> B", carry=("counts",))
+        wrows = [[r["name"], r["warps"]["what"], _n(r["warps"]["units"][0]),
+                  _n(r["warps"]["units"][1]), change(*r["warps"]["units"]),
+                  _n(r["warps"]["requests"][0]), _n(r["warps"]["requests"][1])]
+                 for r in k["arrays"] if r.get("warps")]
+        if wrows:
+            print_table(console, "warp requests (--access-stats), A -> B",
+                        [Col("array", FOLD), Col("counts", WORD), Col("A", NUM),
+                         Col("B", NUM), Col("change", WORD), Col("requests A", NUM),
+                         Col("requests B", NUM)], wrows)
         mixed = [r["name"] for r in k["arrays"] if r["label_a"] and r["label_b"] and
                  r["label_a"] != r["label_b"]]
         if mixed:
