@@ -17,13 +17,12 @@ import re
 from pathlib import Path
 
 from . import codelex
-from .heatgrid import MAX_DRAWN, counts_grid, drawn_grid, heatmap_as_drawn
-from .heatsvg import svg
+from .heatgrid import MAX_DRAWN, MAX_SIDE, counts_grid, drawn_grid, heatmap_as_drawn
+from .heatsvg import svg_parts
 from .source import display_path, line_rows
 from .terminal import (fmt_count, kernel_heading, launch_shape_text, location_text,
                        lower_bound, per_text, shape_text, space_text, timing_measured)
 
-MAX_DRAWN_TEXT = f"{MAX_DRAWN:,}"
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -109,22 +108,28 @@ def _array_view(a: dict, kid: str, index: int, stats=None) -> dict:
     hg = a.get("heatmap") or {}
     thr = a.get("threshold")
     uniform = hg.get("uniform")
-    picture = None
+    picture = legend = None
     if hg and uniform is None and hg.get("mean"):
-        picture = Markup(svg(hg, a["name"], f"{kid}-a{index}"))
+        drawn_svg, legend, notes = svg_parts(hg, a["name"], f"{kid}-a{index}")
+        picture, legend = Markup(drawn_svg + notes), Markup(legend)
     if uniform is not None:
         what = "element" if hg.get("shape") else "counter"
         uniform = f"every {what}: {fmt_count(uniform, thr)}" + \
             (" (never accessed)" if uniform == 0 else "")
     label = a.get("label_short") or a.get("label")
     drawn = _grid_data(a, stats) if picture is not None else None
-    binned = None
+    notes = []
     if drawn and drawn["block"] != [1, 1]:
         by, bx = drawn["block"]
-        binned = (f"{drawn['elements'][0] * drawn['elements'][1]:,} elements: more than "
-                  f"the {MAX_DRAWN_TEXT} cells a map draws one by one, so each cell is a bin "
-                  f"of {bx if drawn['one_d'] else f'{by} x {bx}'} elements, coloured by its "
-                  "mean (hover: min and max)")
+        n = drawn["elements"][0] * drawn["elements"][1]
+        limit = f"the {MAX_DRAWN:,} cells" if n > MAX_DRAWN else \
+            f"the {MAX_SIDE:,} cells a side"
+        notes.append(f"{n:,} elements: more than {limit} a map draws one by one, so each "
+                     f"cell is a bin of {bx if drawn['one_d'] else f'{by} x {bx}'} elements, "
+                     "coloured by its mean (hover: min and max)")
+    if drawn and len(drawn["declared"]) > 2:
+        notes.append(f"declared {' x '.join(map(str, drawn['declared']))}: the leading "
+                     "dimensions run down the rows (hover shows the full index)")
     enhanced = a.get("counts_are", "accesses") != "accesses"
     return {
         "id": f"{kid}-a{index}", "name": a["name"], "space": space_text(a["space"]),
@@ -140,7 +145,8 @@ def _array_view(a: dict, kid: str, index: int, stats=None) -> dict:
         "out_of_range": fmt_count(a["out_of_range"]),
         "declared_at": display_path(a.get("declared_at") or ""),
         "where": a.get("counters_where", ""), "picture": picture, "uniform": uniform,
-        "data": _script_json(drawn) if drawn else None, "binned": binned,
+        "data": _script_json(drawn) if drawn else None, "map_notes": notes,
+        "legend": legend,
         "label_class": label_class(label),
         "live_ranges": a.get("live_ranges") if (a.get("live_ranges") or {}).get("ranges")
         else None,

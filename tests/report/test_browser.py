@@ -158,3 +158,47 @@ def test_a_whole_programs_page(browser, tmp_path):
     assert source.locator("tr", has_text="__shared__ float tile").locator(
         "a", has_text="tile").count() == 1
     assert errors == []
+
+
+def test_a_million_elements_each_drawn_and_a_dragged_region_zoomed(browser, tmp_path):
+    import numpy as np
+
+    from gmprof.report.model import ArrayStats, Report, RunInfo, SiteStats
+    from gmprof.report.render import html_text
+
+    # 1,000 x 1,000 = 1,000,000 elements, under the 1,048,576 cap: one cell each; one hot
+    # element at [700][300], its neighbours 0
+    counts = np.ones((1000, 1000), np.int64)
+    counts[700, 300] = 50
+    counts[699:702, 299:302][counts[699:702, 299:302] == 1] = 0
+    run = RunInfo("k", "cpu", "CPU backend", "default", (1, 1, 1), (32, 1, 1), 0)
+    report = Report(run, [ArrayStats("m", "device", "int", (1000, 1000), 4, 4, counts.ravel())],
+                    [SiteStats(0, "k.cu:3:5", "m[i]", "k", "m", "read", 1_000_049, "measured")])
+    (tmp_path / "big.html").write_text(html_text(report))
+    page, errors = _open(browser, tmp_path / "big.html")
+    box = page.locator(".heatmap").first
+    view = box.locator(".heat-view")
+    assert view.inner_text() == "rows 0..999, columns 0..999 of 1,000 x 1,000"
+    canvas = box.locator("canvas")
+    canvas.scroll_into_view_if_needed()
+    bb = canvas.bounding_box()
+    # the whole array in 400 x 400 px: 0.4 px a cell; drag over rows/columns ~690..710
+    s = 400 / 1000
+    page.mouse.move(bb["x"] + 44 + 290 * s, bb["y"] + 6 + 690 * s)
+    page.mouse.down()
+    page.mouse.move(bb["x"] + 44 + 310 * s, bb["y"] + 6 + 710 * s)
+    page.mouse.up()
+    m = re.fullmatch(r"zoomed: rows (\d+)\.\.(\d+), columns (\d+)\.\.(\d+) of 1,000 x 1,000",
+                     view.inner_text())
+    assert m, view.inner_text()
+    r0, r1, c0, c1 = map(int, m.groups())
+    assert r0 <= 700 <= r1 and c0 <= 300 <= c1 and r1 - r0 < 30 and c1 - c0 < 30
+    # zoomed in, each element has its own square of pixels: hover the hot one
+    cell = min(640 / (c1 - c0 + 1), 400 / (r1 - r0 + 1), 24)
+    page.mouse.move(bb["x"] + 44 + (300 - c0 + 0.5) * cell, bb["y"] + 6 + (700 - r0 + 0.5) * cell)
+    assert box.locator(".heat-tip").inner_text() == "m[700][300]: 50"
+    page.mouse.move(bb["x"] + 44 + (301 - c0 + 0.5) * cell, bb["y"] + 6 + (700 - r0 + 0.5) * cell)
+    assert box.locator(".heat-tip").inner_text() == "m[700][301]: 0"
+    box.locator(".heat-out").click()
+    assert view.inner_text().startswith("zoomed: ")
+    assert errors == []
