@@ -137,9 +137,13 @@ class RunProgress:
         if self.style == "bar":
             from rich.console import Console
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.table import Column
 
+            # the step's column keeps its width: the bar does not jump as the step changes
+            step = Column(width=38, no_wrap=True, overflow="ellipsis")
             self._progress = Progress(
-                TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[step]}"),
+                TextColumn("{task.description}"), BarColumn(),
+                TextColumn("{task.fields[step]}", table_column=step),
                 TimeElapsedColumn(), TextColumn("{task.fields[left]}"),
                 console=Console(file=self.stream), transient=True, auto_refresh=False)
             self._task = self._progress.add_task(self.label, total=self.total, step="",
