@@ -142,7 +142,7 @@ class RunProgress:
             # the step's column keeps its width: the bar does not jump as the step changes
             step = Column(width=38, no_wrap=True, overflow="ellipsis")
             self._progress = Progress(
-                TextColumn("{task.description}"), BarColumn(),
+                TextColumn("{task.description}"), BarColumn(bar_width=20),
                 TextColumn("{task.fields[step]}", table_column=step),
                 TimeElapsedColumn(), TextColumn("{task.fields[left]}"),
                 console=Console(file=self.stream), transient=True, auto_refresh=False)
