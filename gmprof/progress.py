@@ -140,7 +140,7 @@ class RunProgress:
             from rich.table import Column
 
             # the step's column keeps its width: the bar does not jump as the step changes
-            step = Column(width=38, no_wrap=True, overflow="ellipsis")
+            step = Column(width=32, no_wrap=True, overflow="ellipsis")
             self._progress = Progress(
                 TextColumn("{task.description}"), BarColumn(bar_width=20),
                 TextColumn("{task.fields[step]}", table_column=step),
@@ -255,7 +255,7 @@ class RunProgress:
                 self._progress.update(
                     self._task, completed=self._done + self._partial(now),
                     step=step[0] if step else "",
-                    left="" if left is None else f"about {duration(left)} left")
+                    left="" if left is None else f"{duration(left)} left")
                 self._progress.refresh()
 
     def _partial(self, now: float) -> float:
