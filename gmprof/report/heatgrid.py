@@ -136,24 +136,27 @@ def drawn_block(shape: tuple) -> tuple:
     return tuple(block)
 
 
-def _rle(a) -> list:
-    """Run-length code of a flat array: [value, run, value, run, ...] (a page's counts are
-    mostly runs of equal values)."""
+def _rle(a) -> dict:
+    """A flat array's cells as the page's script reads them: {"runs": [value, run, value,
+    run, ...]} (a map's counts are mostly runs of equal values), or {"values": [...]} where
+    runs would be longer (counts that change at every element)."""
     a = np.asarray(a).ravel()
     if a.size == 0:
-        return []
+        return {"values": []}
     starts = np.concatenate(([0], np.flatnonzero(a[1:] != a[:-1]) + 1))
+    if 2 * starts.size >= a.size:
+        return {"values": [_num(v) for v in a.tolist()]}
     runs = np.diff(np.concatenate((starts, [a.size])))
     out = np.empty(2 * starts.size, dtype=object)
     out[0::2] = [_num(v) for v in a[starts].tolist()]
     out[1::2] = runs.tolist()
-    return out.tolist()
+    return {"runs": out.tolist()}
 
 
 def drawn_grid(grid, threshold: int | None = None) -> dict:
     """What a page's heat map draws (its script decodes it): {"rows", "cols", "declared",
     "block": [by, bx], "one_d", "lo", "hi", "threshold", "mean", "min", "max"}, the cells
-    run-length coded row-major; min and max only for binned cells (block above 1)."""
+    row-major (_rle); min and max only for binned cells (block above 1)."""
     declared = [int(s) for s in grid.shape]
     if grid.ndim == 0:
         grid = grid.reshape(1)
@@ -165,7 +168,7 @@ def drawn_grid(grid, threshold: int | None = None) -> dict:
     out = {"rows": -(-g2.shape[0] // block[0]), "cols": -(-g2.shape[1] // block[1]),
            "elements": [int(s) for s in g2.shape], "declared": declared, "block": list(block),
            "one_d": one_d, "lo": 0, "hi": 0, "threshold": threshold,
-           "mean": [], "min": None, "max": None}
+           "mean": {"values": []}, "min": None, "max": None}
     if g2.size == 0:
         return out
     out["lo"], out["hi"] = int(g2.min()), int(g2.max())

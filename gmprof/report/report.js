@@ -1,7 +1,7 @@
 // gmprof's HTML report: heat maps drawn on a canvas, click-to-zoom, sortable tables.
 // Plain JavaScript inlined into the page (gmprof/report/html.py): nothing is fetched, so the
 // page works offline. Each heat map's data is a JSON block that heatgrid.drawn_grid wrote:
-// its cells run-length coded, one per element up to heatgrid.MAX_DRAWN cells (binned above).
+// its cells (run-length coded where that is shorter), one per element up to heatgrid.MAX_DRAWN cells (binned above).
 (function () {
   "use strict";
   // matplotlib's viridis at 0, 0.1, ..., 1 (as heatsvg.VIRIDIS); 0 (never accessed) is grey
@@ -23,9 +23,11 @@
     });
   }
 
-  function unrle(runs, n) {
-    if (!runs) return null;
-    var out = new Float64Array(n), at = 0;
+  // a field of cells: {"values": [...]} or {"runs": [value, run, ...]} (heatgrid._rle)
+  function unrle(cells, n) {
+    if (!cells) return null;
+    if (cells.values) return Float64Array.from(cells.values);
+    var runs = cells.runs, out = new Float64Array(n), at = 0;
     for (var i = 0; i < runs.length; i += 2) {
       out.fill(runs[i], at, at + runs[i + 1]);
       at += runs[i + 1];

@@ -172,8 +172,10 @@ def drawn(page: str) -> list[dict]:
             re.findall(r'<script type="application/json" id="[^"]+">(.*?)</script>', page, re.S)]
 
 
-def unrle(runs) -> list:
-    out = []
+def unrle(cells) -> list:
+    if "values" in cells:
+        return cells["values"]
+    out, runs = [], cells["runs"]
     for v, n in zip(runs[0::2], runs[1::2]):
         out += [v] * n
     return out
@@ -183,7 +185,11 @@ def test_a_42_by_70_array_is_drawn_element_by_element():
     counts = (np.arange(42 * 70).reshape(42, 70) * 7) % 11  # no two neighbours alike
     (d,) = drawn(html_text(report_with(arr("g", counts, (42, 70)))))
     assert (d["rows"], d["cols"], d["block"]) == (42, 70, [1, 1])
-    assert unrle(d["mean"]) == counts.ravel().tolist() and d["min"] is None
+    assert d["mean"] == {"values": counts.ravel().tolist()} and d["min"] is None
+    # runs where they are shorter: 4 rows of 0 then 38 of 1 -> two runs
+    runs = np.repeat([0, 1], [4 * 70, 38 * 70]).reshape(42, 70)
+    (d,) = drawn(html_text(report_with(arr("g", runs, (42, 70)))))
+    assert d["mean"] == {"runs": [0, 280, 1, 2660]}
 
 
 def test_above_the_cap_cells_are_bins_and_the_page_says_how_large():
