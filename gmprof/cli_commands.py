@@ -243,7 +243,7 @@ def _emit_reports(reports, args, outs, files, sample=None, tu=None) -> None:
     if files.get("out") is not None:
         from .report.html import html_text
 
-        outs.put(files["out"], html_text(doc))
+        outs.put(files["out"], html_text(doc, reports))  # reports: every element drawn
 
 
 def _arg_files(specs) -> list[str]:

@@ -5,6 +5,12 @@ phases nest, and a phase's seconds are its own, less its inner phases' (decode i
 is not counted twice), so the phases of a run add up to its total. Off unless GMPROF_TIMING
 names a file: then the process writes {"phases": {name: seconds}, "total_s": ...} there as JSON
 when it exits. Costs two perf_counter calls a phase when on, one dict look-up when off.
+
+A phase may say what it does in words (`detail`: "compiling saxpy (CPU backend)"); whoever
+watches the phases (`with timing.watch(fn):`, the command line's progress display,
+gmprof/progress.py) is told fn(detail, part, entering) as such a phase starts and ends, so long
+work shows what it is doing without the library printing anything. `part` names a kernel run
+("native", "instrumented") for the display's estimate.
 """
 from __future__ import annotations
 
@@ -18,10 +24,25 @@ _START = time.perf_counter()
 _SECONDS: dict = {}
 _STACK: list = []  # [name, start, seconds of inner phases]
 _ON = bool(os.environ.get("GMPROF_TIMING"))
+_WATCHERS: list = []
 
 
 @contextlib.contextmanager
-def phase(name: str):
+def watch(fn):
+    """Tell fn(detail, part, entering) about every phase with a detail while the block runs."""
+    _WATCHERS.append(fn)
+    try:
+        yield
+    finally:
+        _WATCHERS.remove(fn)
+
+
+@contextlib.contextmanager
+def phase(name: str, detail: str | None = None, part: str | None = None):
+    if _WATCHERS and detail:
+        with _watched(detail, part), phase(name):
+            yield
+        return
     if not _ON:
         yield
         return
@@ -35,6 +56,17 @@ def phase(name: str):
         _SECONDS[name] = _SECONDS.get(name, 0.0) + spent - entry[2]
         if _STACK:
             _STACK[-1][2] += spent
+
+
+@contextlib.contextmanager
+def _watched(detail: str, part):
+    for fn in list(_WATCHERS):
+        fn(detail, part, True)
+    try:
+        yield
+    finally:
+        for fn in list(_WATCHERS):
+            fn(detail, part, False)
 
 
 def mark_startup() -> None:
@@ -71,4 +103,4 @@ def _write() -> None:
 if _ON:
     atexit.register(_write)
 
-__all__ = ["phase", "seconds", "mark_startup", "reset"]
+__all__ = ["phase", "watch", "seconds", "mark_startup", "reset"]

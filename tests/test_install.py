@@ -89,6 +89,16 @@ def test_profile_a_sample_from_an_install(installed, tmp_path):
     assert not list(tmp_path.iterdir())  # nothing written where it ran
 
 
+def test_an_installed_page_carries_its_script(installed, tmp_path):
+    # report.html and report.js ship with the package (pyproject.toml's package data)
+    sample = installed / "gmprof" / "samples" / "jcb_v1"
+    done = _gmprof(installed, tmp_path, "profile", str(sample), "--backend", "cpu",
+                   "--out", "page.html")
+    assert done.returncode == 0, done.stdout + done.stderr
+    page = (tmp_path / "page.html").read_text()
+    assert "function HeatMap(box)" in page and 'class="heatmap"' in page
+
+
 def test_version_and_python_m():
     """`gmprof --version` and `python -m gmprof` work as the console script does."""
     import subprocess

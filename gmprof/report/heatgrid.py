@@ -101,3 +101,101 @@ def heat_grid(grid: np.ndarray, threshold: int | None = None) -> dict:
         (lambda a: [[_num(v) for v in row] for row in a.tolist()])
     out["mean"], out["min"], out["max"] = conv(mean), conv(mn), conv(mx)
     return out
+
+
+# -- the HTML page's grid: every element, up to a cap ---------------------------------------
+
+MAX_DRAWN = 1 << 20  # cells a page's heat map draws one per element (1,048,576); above, bins
+MAX_SIDE = 1 << 15  # and along a side (32,768: a canvas's width), a strip's bound
+
+
+def counts_grid(counts, shape, elem_size: int, unit: int, threshold=None):
+    """A document's flat per-counter counts in the declared shape, as ArrayStats.grid() makes
+    them (capped at the threshold; shared words of a wider element shown per element)."""
+    c = np.asarray(counts, np.int64)
+    if threshold is not None:
+        c = np.minimum(c, threshold)
+    if unit == 4 and elem_size > 4 and elem_size % 4 == 0 and c.size % (elem_size // 4) == 0:
+        c = c.reshape(-1, elem_size // 4).max(axis=1)
+    shape = tuple(int(s) for s in shape if s)
+    return c.reshape(shape) if shape and math.prod(shape) == c.size else c
+
+
+def drawn_block(shape: tuple) -> tuple:
+    """Elements per drawn cell along each side: 1 up to MAX_DRAWN cells (and MAX_SIDE a side),
+    else the smallest blocks, alike on both sides, that bring the grid under them."""
+    block = [max(1, -(-int(n) // MAX_SIDE)) for n in shape]
+
+    def cells():
+        return math.prod(-(-int(n) // b) for n, b in zip(shape, block))
+
+    while cells() > MAX_DRAWN:
+        f = math.sqrt(cells() / MAX_DRAWN) if len(shape) > 1 else cells() / MAX_DRAWN
+        block = [max(b + 1, math.ceil(b * f)) if -(-int(n) // b) > 1 else b
+                 for n, b in zip(shape, block)]
+    return tuple(block)
+
+
+def _rle(a) -> dict:
+    """A flat array's cells as the page's script reads them: {"runs": [value, run, value,
+    run, ...]} (a map's counts are mostly runs of equal values), or {"values": [...]} where
+    runs would be longer (counts that change at every element)."""
+    a = np.asarray(a).ravel()
+    if a.size == 0:
+        return {"values": []}
+    starts = np.concatenate(([0], np.flatnonzero(a[1:] != a[:-1]) + 1))
+    if 2 * starts.size >= a.size:
+        return {"values": [_num(v) for v in a.tolist()]}
+    runs = np.diff(np.concatenate((starts, [a.size])))
+    out = np.empty(2 * starts.size, dtype=object)
+    out[0::2] = [_num(v) for v in a[starts].tolist()]
+    out[1::2] = runs.tolist()
+    return {"runs": out.tolist()}
+
+
+def drawn_grid(grid, threshold: int | None = None) -> dict:
+    """What a page's heat map draws (its script decodes it): {"rows", "cols", "declared",
+    "block": [by, bx], "one_d", "lo", "hi", "threshold", "mean", "min", "max"}, the cells
+    row-major (_rle); min and max only for binned cells (block above 1)."""
+    declared = [int(s) for s in grid.shape]
+    if grid.ndim == 0:
+        grid = grid.reshape(1)
+    if grid.ndim > 2:
+        grid = grid.reshape(-1, grid.shape[-1])
+    one_d = grid.ndim == 1
+    g2 = grid.reshape(1, -1) if one_d else grid
+    block = (1,) + drawn_block(grid.shape) if one_d else drawn_block(grid.shape)
+    out = {"rows": -(-g2.shape[0] // block[0]), "cols": -(-g2.shape[1] // block[1]),
+           "elements": [int(s) for s in g2.shape], "declared": declared, "block": list(block),
+           "one_d": one_d, "lo": 0, "hi": 0, "threshold": threshold,
+           "mean": {"values": []}, "min": None, "max": None}
+    if g2.size == 0:
+        return out
+    out["lo"], out["hi"] = int(g2.min()), int(g2.max())
+    if block == (1, 1):
+        out["mean"] = _rle(where.to_host(g2))
+        return out
+    mean, mn, mx = _reduce(g2, block)
+    out["mean"] = _rle(np.round(where.to_host(mean), 4))
+    out["min"], out["max"] = _rle(where.to_host(mn)), _rle(where.to_host(mx))
+    return out
+
+
+def heatmap_as_drawn(hg: dict) -> dict:
+    """A document's reduced heat map (heat_grid) in drawn_grid's form, for a saved run
+    without its per-element counts: its cells are already blocks."""
+    one_d = len(hg["shape"]) == 1
+    shape = [1, hg["shape"][0]] if one_d else list(hg["shape"])
+    block = [1, hg["block"][0]] if one_d else list(hg["block"])
+
+    def flat(cells):
+        if cells is None:
+            return None
+        return _rle(np.asarray(cells if not one_d else [cells], dtype=float))
+
+    binned = any(b > 1 for b in block)
+    return {"rows": -(-shape[0] // block[0]), "cols": -(-shape[1] // block[1]),
+            "elements": shape, "declared": hg.get("declared", hg["shape"]), "block": block,
+            "one_d": one_d, "lo": hg["lo"], "hi": hg["hi"], "threshold": hg.get("threshold"),
+            "mean": flat(hg["mean"]), "min": flat(hg.get("min")) if binned else None,
+            "max": flat(hg.get("max")) if binned else None}

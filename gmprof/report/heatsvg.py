@@ -78,6 +78,12 @@ def _index(name, declared, row, cols: tuple, flat_rows: bool) -> str:
 
 
 def svg(hg: dict, name: str, uid: str) -> str:
+    return "".join(svg_parts(hg, name, uid))
+
+
+def svg_parts(hg: dict, name: str, uid: str) -> tuple[str, str, str]:
+    """(the map, its colour legend, its notes as <p> elements): the HTML page shows the
+    legend beside its own (script-drawn) map too."""
     e = html.escape
     shape, block, thr = hg["shape"], hg["block"], hg.get("threshold")
     lo, hi = hg["lo"], hg["hi"]
@@ -148,7 +154,7 @@ def svg(hg: dict, name: str, uid: str) -> str:
     if stretched:
         note.append("a side under 12 pixels is drawn 12 pixels wide")
     notes = "".join(f'<p class="note">{e(n)}</p>' for n in note)
-    return "".join(out) + legend + notes
+    return "".join(out), legend, notes
 
 
 def _legend(lo, hi, lo_pos, thr, uid, any_zero) -> str:

@@ -43,7 +43,10 @@ def csv_text(reports) -> str:
 def html_text(reports) -> str:
     from .html import html_text as page
 
-    return page(as_document(reports))
+    if isinstance(reports, dict):
+        return page(reports)
+    reports = [reports] if isinstance(reports, Report) else list(reports)
+    return page(as_document(reports), reports)  # the Reports' counts: every element drawn
 
 
 def render_text(reports, console, source: bool = False) -> None:

@@ -50,6 +50,7 @@ class Modules:
         if plan is None:
             wanted.add("__gmprof_sizeof")
         self._instantiations |= {n for n in names if "<" in n}
+        asked = [n for n in names if not n.startswith("__gmprof")]
         names = sorted(wanted)
         # a plan's text is made once (the Profiler keeps its plans: 50 launches, one text)
         made = self._sources.get((id(plan), sm))
@@ -67,7 +68,11 @@ class Modules:
                 # the CPU module exports accessors for the globals the runtime reads or fills
                 kwargs["globals"] = ([] if plan is None else ["__gmprof_launch"]) + \
                     self.global_names()
-            with timing.phase("compile"):
+            what = ", ".join(asked or [n for n in names if not n.startswith("__gmprof")]) \
+                or self.tu.main.name
+            where = "CPU backend" if self.backend.name == "cpu" else "GPU"
+            with timing.phase("compile", f"compiling {what}"
+                              f"{', instrumented' if plan is not None else ''} ({where})"):
                 self._modules[key] = self.backend.compile(text, list(names), options,
                                                           filename=self.tu.main.name, **kwargs)
         return self._modules[key]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
+from gmprof import timing
 from gmprof.errors import CheckFailed
 
 from . import launchargs, module_state
@@ -78,12 +79,17 @@ def run_profiled(backend, li, native, instrumented, dyn_shared: int, launch, slo
     # the instrumented module starts from the native module's __device__ variables
     module_state.copy_into(backend, module_state.snapshot(backend, native, global_names),
                            instrumented)
-    native_times = [launch_once(native, li, native_run.args, li.shared_mem, timeout)]
+    # (named for a progress display: a launch of minutes says which run it is in)
+    with timing.phase("launch, copy, compare", f"running {li.name_expression} (native run)",
+                      "native"):
+        native_times = [launch_once(native, li, native_run.args, li.shared_mem, timeout)]
     failures = memory_errors(native, largs, "native")
     diagnostics = list(getattr(native, "diagnostics", []))
     native_out = native_run.device  # left as the native run wrote them (repeats use scratch)
     native_globals = module_state.snapshot(backend, native, global_names)
-    inst_times = [launch_once(instrumented, li, inst_run.args, dyn_shared, timeout)]
+    with timing.phase("launch, copy, compare",
+                      f"running {li.name_expression} (instrumented run)", "instrumented"):
+        inst_times = [launch_once(instrumented, li, inst_run.args, dyn_shared, timeout)]
     counters = read_counters()
     differ = launchargs.compare(native_out, inst_run.device, largs, backend)
     differ += [f"__device__ variable {n}" for n in module_state.differing(
@@ -124,7 +130,9 @@ def run_native(backend, module, li, timeout) -> float:
     """Launch the uninstrumented kernel alone (a sample's helper launch); arrays updated."""
     before = launchargs.Copies.snapshot(backend, li.largs)
     run = launchargs.Copies(backend, li.largs, before)
-    t = launch_once(module, li, run.args, li.shared_mem, timeout)
+    with timing.phase("launch, copy, compare", f"running {li.name_expression} (not profiled)",
+                      "unprofiled"):
+        t = launch_once(module, li, run.args, li.shared_mem, timeout)
     errors = memory_errors(module, li.largs, "native")
     if errors:
         raise CheckFailed(f"kernel `{li.name_expression}`: accesses outside its arrays: " +

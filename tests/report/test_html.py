@@ -118,7 +118,11 @@ def test_a_page_is_self_contained_and_escapes_names():
     a = arr("<b>odd</b>", np.arange(4), (2, 2))
     page = html_text(report_with(a))
     assert "<b>odd</b>" not in page and "&lt;b&gt;odd&lt;/b&gt;" in page
-    assert not re.search(r"https?://|<script|<link|<img|@import|url\((?!#)", page)
+    assert not re.search(r"https?://|<script[^>]*\ssrc=|<link|<img|@import|url\((?!#)", page)
+    # scripts are inline: the page's own (report.js) and the heat maps' data, whose JSON
+    # cannot close its element
+    for body in re.findall(r"<script[^>]*>(.*?)</script>", page, re.S):
+        assert "<b>" not in body
 
 
 def test_every_kernel_of_a_run_is_on_one_page():
@@ -153,3 +157,145 @@ def test_strip_width_fits_the_svg():
     width = float(re.search(r'<svg class="heat" width="(\d+)"', s).group(1))
     w, _ = plot_size(s)
     assert width == pytest.approx(LEFT + w + RIGHT, abs=1)
+
+
+# -- the page to explore: every element up to the cap, labels, comments, whole programs -------
+
+import json  # noqa: E402
+
+from gmprof.report import heatgrid  # noqa: E402
+
+
+def drawn(page: str) -> list[dict]:
+    """The heat maps' data blocks, as the page's script reads them."""
+    return [json.loads(t) for t in
+            re.findall(r'<script type="application/json" id="[^"]+">(.*?)</script>', page, re.S)]
+
+
+def unrle(cells) -> list:
+    if "values" in cells:
+        return cells["values"]
+    out, runs = [], cells["runs"]
+    for v, n in zip(runs[0::2], runs[1::2]):
+        out += [v] * n
+    return out
+
+
+def test_a_42_by_70_array_is_drawn_element_by_element():
+    counts = (np.arange(42 * 70).reshape(42, 70) * 7) % 11  # no two neighbours alike
+    (d,) = drawn(html_text(report_with(arr("g", counts, (42, 70)))))
+    assert (d["rows"], d["cols"], d["block"]) == (42, 70, [1, 1])
+    assert d["mean"] == {"values": counts.ravel().tolist()} and d["min"] is None
+    # runs where they are shorter: 4 rows of 0 then 38 of 1 -> two runs
+    runs = np.repeat([0, 1], [4 * 70, 38 * 70]).reshape(42, 70)
+    (d,) = drawn(html_text(report_with(arr("g", runs, (42, 70)))))
+    assert d["mean"] == {"runs": [0, 280, 1, 2660]}
+
+
+def test_above_the_cap_cells_are_bins_and_the_page_says_how_large():
+    # 2,000 x 2,000 = 4,000,000 elements > 1,048,576: bins of 2 x 2 make 1,000,000 cells
+    counts = np.zeros((2000, 2000), np.int64)
+    counts[1999, 1998] = 9
+    assert heatgrid.MAX_DRAWN == 1 << 20
+    page = html_text(report_with(arr("big", counts, (2000, 2000))))
+    (d,) = drawn(page)
+    assert (d["rows"], d["cols"], d["block"]) == (1000, 1000, [2, 2])
+    cells = unrle(d["mean"])
+    assert cells[999 * 1000 + 999] == 9 / 4 and unrle(d["max"])[999 * 1000 + 999] == 9
+    assert "4,000,000 elements: more than the 1,048,576 cells a map draws" in page
+    assert "bin of 2 x 2 elements" in page
+
+
+def test_a_long_strip_is_binned_to_a_canvas_width():
+    # 100,000 elements: more than 32,768 a side, so bins of ceil(100,000 / 32,768) = 4
+    page = html_text(report_with(arr("v", np.arange(100_000) % 3, (100_000,))))
+    (d,) = drawn(page)
+    assert d["one_d"] and d["block"] == [1, 4] and d["cols"] == 25_000
+    assert "100,000 elements: more than the 32,768 cells a side a map draws one by one, so " \
+        "each cell is a bin of 4 elements" in page
+    # the legend is outside the static map: shown beside the script's map too
+    assert re.search(r'</div>\s*<svg class="legend"', page)
+
+
+def test_a_saved_run_without_counts_draws_its_reduced_map():
+    counts = np.arange(300 * 300).reshape(300, 300) % 5  # 90,000 > 65,536: no counts saved
+    doc = document([report_with(arr("s", counts, (300, 300)))])
+    assert doc["kernels"][0]["arrays"][0]["counts"] is None
+    page = html_text(json.loads(json.dumps(doc)))
+    (d,) = drawn(page)
+    hg = doc["kernels"][0]["arrays"][0]["heatmap"]
+    assert d["block"] == hg["block"] == [5, 5] and (d["rows"], d["cols"]) == (60, 60)
+    assert "bin of 5 x 5 elements" in page
+    # from the run itself (its Reports), every one of the 90,000 elements is a cell
+    (d,) = drawn(html_text(report_with(arr("s", counts, (300, 300)))))
+    assert d["block"] == [1, 1] and unrle(d["mean"]) == counts.ravel().tolist()
+
+
+def test_shared_words_of_a_wide_element_are_drawn_per_element():
+    # double2 in shared memory: 4 words an element, shown as their max (ArrayStats.grid)
+    a = ArrayStats("d", "shared", "double2", (2,), 16, 4, np.array([1, 1, 3, 3, 0, 2, 0, 0]))
+    doc = json.loads(json.dumps(document([report_with(a)])))
+    (d,) = drawn(html_text(doc))
+    assert unrle(d["mean"]) == [3, 2]
+
+
+def test_comments_and_strings_do_not_link_names():
+    a = arr("tile", np.arange(4), (4,), space="shared")
+    src = [{"function": "k", "file": "k.cu", "first_line": 1,
+            "lines": ["__global__ void k(float *out) {", "  // tile holds the block's part",
+                      "  __shared__ float tile[4]; /* tile:", "     still tile */ tile[0] = 1;",
+                      '  printf("tile");', "}"]}]
+    r = report_with(a, source=src)
+    r.sites[0].location = "k.cu:4:23"
+    page = html_text(r)
+    aid = re.search(r'<section class="array" id="([^"]+)"', page).group(1)
+    link = f'<a href="#{aid}">tile</a>'
+    assert '<span class="comment">// tile holds the block&#39;s part</span>' in page
+    assert f"float {link}[4]; <span class=\"comment\">/* tile:</span>" in page
+    assert f'<span class="comment">     still tile */</span> {link}[0] = 1;' in page
+    assert '<span class="literal">&#34;tile&#34;</span>' in page
+    source = re.search(r'<table class="source.*?</table>', page, re.S).group(0)
+    assert source.count(link) == 2  # the two in code
+
+
+def test_source_lines_are_shaded_by_their_traffic():
+    a = arr("x", np.arange(4), (4,))
+    src = [{"function": "k", "file": "k.cu", "first_line": 1,
+            "lines": ["void k() {", "  x[i] = 1;", "  y = x[j];", "}"]}]
+    r = report_with(a, source=src)
+    r.sites = [SiteStats(0, "k.cu:2:3", "x[i]", "k", "x", "write", 100, "measured"),
+               SiteStats(1, "k.cu:3:7", "x[j]", "k", "x", "read", 25, "measured")]
+    page = html_text(r)
+    rows = re.findall(r'<tr(?: class="cold")?(?: style="([^"]*)")?><td class="n">(\d)</td>',
+                      page)
+    shade = dict((int(n), s) for s, n in rows)
+    # alpha 0.12 + 0.6 x executions / the busiest line's: 100 -> 0.72, 25 -> 0.27
+    assert shade == {1: "", 2: "background: rgba(245, 130, 32, 0.72)",
+                     3: "background: rgba(245, 130, 32, 0.27)", 4: ""}
+
+
+def test_labels_other_than_exact_stand_out_in_colour():
+    page = html_text(report_with(arr("n", [1, 2, 3, 4], (4,), label="approximate"),
+                                 arr("s", [1, 2, 0, 3], (4,), label="sampled", sampling=0.5)))
+    assert '<span class="lab lab-approx">approximate</span>' in page
+    assert '<span class="lab lab-sampled">sampled rate 0.5</span>' in page
+    assert re.search(r"\.lab-approx \{ background: #[0-9a-f]{6}", page)
+
+
+def test_a_whole_programs_page_has_its_processes_and_devices():
+    doc = json.loads(json.dumps(document([report_with(arr("x", np.arange(4), (4,)))])))
+    doc["kernels"][0]["launches"][0]["outputs_identical"] = None
+    doc["program"] = {
+        "processes": [{"file": "r-1.json", "pid": 11, "host": "h", "backend": "cpu",
+                       "launches": 3, "profiled": 2, "not_instrumented": {"k": 1},
+                       "captured": {}}],
+        "breakdown": [{"file": "r-1.json", "pid": 11, "host": "h", "device": 0, "kernel": "k",
+                       "launches": 1, "accesses": {"x": 1000}, "instrumented_ms": 1.5},
+                      {"file": "r-1.json", "pid": 11, "host": "h", "device": 1, "kernel": "k",
+                       "launches": 1, "accesses": {"x": 3000}, "instrumented_ms": None}],
+        "notes": ["one note"], "failed_launches": []}
+    page = html_text(doc)
+    assert 'id="processes"' in page and "<td>r-1.json</td>" in page and "k 1" in page
+    rows = re.findall(r"<tr><td>11@h</td>.*?</tr>", page, re.S)
+    assert len(rows) == 2 and "3,000" in rows[1] and "x 3,000" in rows[1]
+    assert "note: one note" in page and "not compared" in page and "identical" not in page
