@@ -123,7 +123,7 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     templates = {f.name for f in tu.functions if f.parsed is not None and f.template_params}
     sites: list = []
     generic: dict = {}
-    helpers = _deduce_helpers(tu, templates, scopes, patches)
+    helpers = _deduce_helpers(tu, templates, scopes)
     declared = L.kernel_declarations(tu)
     defaults_of = L.kernel_defaults(declared)
     overloaded = L.overloaded(declared) | {
@@ -304,10 +304,10 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     return Translation(text, manifest, mid, warnings, instrumented, generic)
 
 
-def _deduce_helpers(tu, templates, scopes, patches) -> dict:
-    """Template kernel name -> (qualified helper name, where its definition ends) for each
-    template kernel that gets instances.deduce_helper beside it (on its last line: no line
-    added)."""
+def _deduce_helpers(tu, templates, scopes) -> dict:
+    """Template kernel name -> (qualified helper name, its source, where the kernel's definition
+    ends, the kernel's qualified name, the patch that writes instances.deduce_helper there, on
+    its last line: no line added). The patch is added at the first deduced launch."""
     from gmprof.passes.patches import SUFFIX as _SUFFIX, Patch
 
     from .instances import HELPER, deduce_helper
@@ -323,9 +323,9 @@ def _deduce_helpers(tu, templates, scopes, patches) -> dict:
         helper = deduce_helper(fn, " ".join(head.split()) + " {")
         if helper is None:
             continue
-        patches.setdefault(src, []).append(Patch(seg.end, _SUFFIX, " " + helper, 0))
         out[fn.name] = (qualified(scopes.get(seg, ()), HELPER + fn.name), src, seg.end,
-                        qualified(scopes.get(seg, ()), fn.name))
+                        qualified(scopes.get(seg, ()), fn.name),
+                        Patch(seg.end, _SUFFIX, " " + helper, 0))
     return out
 
 
@@ -341,7 +341,7 @@ def _route_generic(launch, base, targs, own_words, helpers, overloaded, src, pat
     h = helpers.get(base)
     if h is None or base in overloaded:
         return None
-    name, hsrc, end, qname = h
+    name, hsrc, end, qname, helper = h
     if targs:
         return qname if own_words else None
     if hsrc is src and end > launch.kernel_start:
@@ -352,6 +352,8 @@ def _route_generic(launch, base, targs, own_words, helpers, overloaded, src, pat
     skip.append((launch.kernel_start, launch.open_start + 1))
     for e in picked:
         patches.setdefault(src, []).append(Patch(e.start, _REPLACE, e.text, 0, end=e.end))
+    if helper not in patches.setdefault(hsrc, []):
+        patches[hsrc].append(helper)
     return qname
 
 
