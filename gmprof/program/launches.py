@@ -8,7 +8,7 @@ without adding a line,
     cudaLaunchKernel(f, g, b, args, s, st)    ->  ::gmprof_host::launch_kernel(f, g, b, args, s, st)
     cudaLaunchKernelEx(&cfg, k, a, b)         ->  ::gmprof_host::launch_kernel_ex(&cfg, k, a, b)
     cudaLaunchKernelExC(&cfg, f, args)        ->  ::gmprof_host::launch_kernel_ex_c(&cfg, f, args)
-    cudaLaunchCooperativeKernel(f, g, b, args, s, st)  (GPU)
+    cudaLaunchCooperativeKernel(f, g, b, args, s, st)
                                               ->  ::gmprof_host::launch_cooperative_kernel(...)
 
 Every launch goes through the runtime, which looks the kernel up by its address: a kernel that
@@ -32,9 +32,9 @@ API_RENAMES = {
     "cudaLaunchKernel": "::gmprof_host::launch_kernel",
     "cudaLaunchKernelEx": "::gmprof_host::launch_kernel_ex",
     "cudaLaunchKernelExC": "::gmprof_host::launch_kernel_ex_c",
+    "cudaLaunchCooperativeKernel": "::gmprof_host::launch_cooperative_kernel",
 }
-# on a GPU only: the CPU backend has no cooperative launch (a plain error at build time)
-GPU_RENAMES = {"cudaLaunchCooperativeKernel": "::gmprof_host::launch_cooperative_kernel"}
+GPU_RENAMES: dict = {}
 
 
 @dataclass

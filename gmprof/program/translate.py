@@ -298,6 +298,10 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
         # `extern __shared__` where the frontend did not parse (member functions of a class,
         # e.g. cuda-samples' SharedMemory<T>): `__shared__` is `static` on the CPU backend
         body = rewrite_extern_shared(body)
+        from .cooperative import register_static_shared
+
+        # a cooperative launch keeps each block's static shared variables across grid barriers
+        body = register_static_shared(body)
     text += body
     text += _epilogue(mid, manifest, mode, plan, defines_mode, globals_, sizes, objects_c,
                       kernels_c, defaults)

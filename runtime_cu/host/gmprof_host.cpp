@@ -35,6 +35,7 @@
 
 #if defined(GMPROF_CPU)
 extern "C" int gmprof_cudart_address_range(const void *p, void **base, size_t *bytes);
+extern "C" void gmprof_cpu_set_cooperative(int on);
 extern "C" cudaError_t gmprof_cudart_launch(void (*entry)(void **), void **args, dim3 grid,
                                            dim3 block, size_t shared_mem, cudaStream_t stream,
                                            const char *name);
@@ -490,7 +491,12 @@ cudaError_t run_kernel(const void *fn, Invoker invoker, const Config &c, void **
                        const char *name) {
 #if defined(GMPROF_CPU)
   g_running = fn;
-  return gmprof_cudart_launch(invoker, args, c.grid, c.block, c.shared_mem, c.stream, name);
+  // a cooperative launch runs its blocks in phases between grid barriers (gmprof_cpu_launch.h)
+  gmprof_cpu_set_cooperative(c.cooperative ? 1 : 0);
+  cudaError_t err =
+      gmprof_cudart_launch(invoker, args, c.grid, c.block, c.shared_mem, c.stream, name);
+  gmprof_cpu_set_cooperative(0);
+  return err;
 #else
   (void)invoker;
   (void)name;
@@ -906,12 +912,10 @@ cudaError_t launch_kernel_untyped(const void *kernel, dim3 grid, dim3 block, voi
   return dispatch(kernel, Config{grid, block, shared_mem, stream, nullptr, false}, args, nullptr);
 }
 
-#if !defined(GMPROF_CPU)
 cudaError_t launch_cooperative_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
                                        size_t shared_mem, cudaStream_t stream) {
   return dispatch(kernel, Config{grid, block, shared_mem, stream, nullptr, true}, args, nullptr);
 }
-#endif
 
 cudaError_t launch_kernel_ex_untyped(const cudaLaunchConfig_t *config, const void *kernel,
                                      void **args, Invoker typed) {

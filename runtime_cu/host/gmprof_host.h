@@ -148,7 +148,6 @@ inline cudaError_t launch_kernel(T *kernel, dim3 grid, dim3 block, void **args,
                                shared_mem, stream);
 }
 
-#if !defined(GMPROF_CPU)
 cudaError_t launch_cooperative_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
                                        size_t shared_mem, cudaStream_t stream);
 
@@ -158,7 +157,6 @@ inline cudaError_t launch_cooperative_kernel(T *kernel, dim3 grid, dim3 block, v
   return launch_cooperative_untyped(reinterpret_cast<const void *>(kernel), grid, block, args,
                                     shared_mem, stream);
 }
-#endif
 
 cudaError_t launch_kernel_ex_untyped(const cudaLaunchConfig_t *config, const void *kernel,
                                      void **args, Invoker typed);
