@@ -100,3 +100,47 @@ def test_block_that_leaves_before_the_grid_barrier_is_a_deadlock(tmp_path, need_
     doc = json.loads(p.stdout)
     assert [(f["kernel"], f["launch"]) for f in doc["program"]["failed_launches"]] == \
         [("two_phase", 0)]
+
+
+STEPS = r"""
+#include <cstdio>
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+// dst[i] = src[i] + src[(i + 1) % n], 3 steps with a grid barrier after each (a, b swapped)
+__global__ void steps(int *a, int *b, int n) {
+  cg::grid_group g = cg::this_grid();
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int s = 0; s < 3; ++s) {
+    int *src = (s % 2) ? b : a, *dst = (s % 2) ? a : b;
+    if (i < n) dst[i] = src[i] + src[(i + 1) % n];
+    g.sync();
+  }
+}
+int main() {
+  const int n = 96;
+  int *a, *b;
+  cudaMallocManaged(&a, n * sizeof(int));
+  cudaMallocManaged(&b, n * sizeof(int));
+  for (int i = 0; i < n; ++i) a[i] = i;
+  int nn = n;
+  void *args[] = {&a, &b, &nn};
+  cudaLaunchCooperativeKernel((void *)steps, 3, 40, args, 0, 0);  // 120 threads, 96 work
+  cudaDeviceSynchronize();
+  int bad = 0;  // after 3 steps b[i] = a[i] + 3 a[i+1] + 3 a[i+2] + a[i+3] (indices mod n)
+  for (int i = 0; i < n; ++i)
+    bad += b[i] != i + 3 * ((i + 1) % n) + 3 * ((i + 2) % n) + (i + 3) % n;
+  printf("bad %d\n", bad);
+  return 0;
+}
+"""
+
+
+def test_grid_barrier_in_a_loop(tmp_path, need_gxx):
+    (tmp_path / "steps.cu").write_text(STEPS)
+    p = gmprof("run", "--json", "steps.cu", cwd=tmp_path, check=False)
+    assert p.returncode == 0 and "bad 0" in p.stderr, p.stderr
+    kernel, a = _arrays(json.loads(p.stdout))
+    # step 0 reads a twice per element (src[i], src[i + 1]) and writes b once; step 1 reads b
+    # twice and writes a once; step 2 reads a twice and writes b once
+    assert a["a"]["counts"] == [2 + 1 + 2] * 96
+    assert a["b"]["counts"] == [1 + 2 + 1] * 96

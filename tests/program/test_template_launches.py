@@ -4,6 +4,8 @@ template arguments deduced (`k<<<g, b>>>(d, n)`): each specialisation launched i
 (gmprof/program/instances.py finds them by compiling once). Counts derived by hand."""
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 
 import numpy as np
@@ -108,3 +110,17 @@ def test_deduced_launch_counts(report):
     d = _array(report["kernels"]["twice<float>"], "d")
     assert (d["reads"], d["writes"]) == (2 * 50, 50)
     assert np.array_equal(d["counts"], [3] * 50 + [0] * 50)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_gpu_build_registers_each_specialisation(tmp_path):
+    """On a GPU the specialisations are read from nvcc's host stubs: the module's table then
+    names the instrumented copy of each (built here without running: no GPU needed)."""
+    (tmp_path / "tmpl.cu").write_text(PROGRAM)
+    gmprof("nvcc", "-arch=sm_90", "-c", "tmpl.cu", "-o", "tmpl.o", cwd=tmp_path,
+           GMPROF_BACKEND="gpu")
+    nm = subprocess.run(["nm", "-C", str(tmp_path / "tmpl.o")], capture_output=True,
+                        text=True).stdout
+    # an instrumented copy's host stub exists only because the table takes its address
+    for name in ("fill<float>", "fill<int>", "reduce<32>", "reduce<64>", "twice<float>"):
+        assert re.search(rf"__gmprof_\w+::{re.escape(name)}\(", nm), name
