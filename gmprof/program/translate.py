@@ -311,7 +311,8 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
 def _deduce_helpers(tu, templates, scopes) -> dict:
     """Template kernel name -> (qualified helper name, its source, where the kernel's definition
     ends, the kernel's qualified name, the patch that writes instances.deduce_helper there, on
-    its last line: no line added). The patch is added at the first deduced launch."""
+    its last line: no line added, or None where there can be none). The patch is added at the
+    first deduced launch."""
     from gmprof.passes.patches import SUFFIX as _SUFFIX, Patch
 
     from .instances import HELPER, deduce_helper
@@ -325,11 +326,9 @@ def _deduce_helpers(tu, templates, scopes) -> dict:
         body = seg.body_start if seg.body_start is not None else seg.end
         head = re.sub(r"//[^\n]*|/\*.*?\*/", " ", src.text[seg.start:body], flags=re.S)
         helper = deduce_helper(fn, " ".join(head.split()) + " {")
-        if helper is None:
-            continue
         out[fn.name] = (qualified(scopes.get(seg, ()), HELPER + fn.name), src, seg.end,
                         qualified(scopes.get(seg, ()), fn.name),
-                        Patch(seg.end, _SUFFIX, " " + helper, 0))
+                        None if helper is None else Patch(seg.end, _SUFFIX, " " + helper, 0))
     return out
 
 
@@ -348,7 +347,7 @@ def _route_generic(launch, base, targs, own_words, helpers, overloaded, src, pat
     name, hsrc, end, qname, helper = h
     if targs:
         return qname if own_words else None
-    if hsrc is src and end > launch.kernel_start:
+    if helper is None or (hsrc is src and end > launch.kernel_start):
         return None  # the helper is not declared yet at the launch
     picked = L.deduced_edits(launch, f"return {name}")
     if picked is None:
