@@ -67,11 +67,14 @@ def _demangled_instances(symbols: str, names: dict) -> dict:
     out: dict = {q: [] for q in names}
     for q in names:
         plain = q.lstrip(":")
-        for m in re.finditer(rf"(?<![\w:]){re.escape(plain)}<", symbols):
+        # (an unnamed namespace adds nothing to the qualified name, and `(anonymous
+        # namespace)::` to the demangled one)
+        for m in re.finditer(rf"(?:(?<![\w:])|(?<=\(anonymous namespace\)::)){re.escape(plain)}<",
+                             symbols):
             end = _balanced(symbols, m.end() - 1, "<", ">")
             if end is None or not symbols.startswith("(", end):
                 continue
-            targs = symbols[m.end():end - 1]
+            targs = symbols[m.end():end - 1].strip()
             if "anonymous" in targs or "{" in targs:
                 continue  # a type with no name at file scope
             # `256u`, `3l`: the demangler's spelling of an integer argument

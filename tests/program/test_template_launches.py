@@ -124,3 +124,18 @@ def test_gpu_build_registers_each_specialisation(tmp_path):
     # an instrumented copy's host stub exists only because the table takes its address
     for name in ("fill<float>", "fill<int>", "reduce<32>", "reduce<64>", "twice<float>"):
         assert re.search(rf"__gmprof_\w+::{re.escape(name)}\(", nm), name
+
+
+def test_specialisations_read_from_symbols():
+    from gmprof.program.instances import _demangled_instances
+
+    nm = ("0000 W void fill<float>(float*, int)\n"
+          "0000 W void fill<int>(int*, int)\n"
+          "0000 t void __wrapper__device_stub_fill<float>(float*&, int&)\n"
+          "0000 W void ns::reduce<256u, true>(int const*, int*)\n"
+          "0000 W void other::reduce<8u, true>(int const*, int*)\n"
+          "0000 W void (anonymous namespace)::k<Pair<int, 3> >(Pair<int, 3>*)\n"
+          "0000 W void fill<(anonymous namespace)::T>((anonymous namespace)::T*, int)\n")
+    found = _demangled_instances(nm, {"::fill": "fill", "::ns::reduce": "reduce", "::k": "k"})
+    assert found == {"::fill": ["float", "int"], "::ns::reduce": ["256, true"],
+                     "::k": ["Pair<int, 3>"]}
