@@ -361,7 +361,11 @@ def render_program(doc: dict, console, source: bool = False) -> None:
 
     from gmprof.report import terminal
 
-    if not doc["kernels"]:
+    failed = [f for f in (doc.get("program") or {}).get("failed_launches", []) if "error" in f]
+    if not doc["kernels"] and failed:
+        console.print(f"no launch was profiled: {len(failed)} selected launch(es) failed "
+                      "(the notes below say which)")
+    elif not doc["kernels"]:
         console.print("no launch was profiled (check -k/-s/-c, and the build's warnings)")
     else:
         terminal.render(doc, console, source=source)

@@ -124,6 +124,22 @@ def _compile(src_for_gxx: str, original: str, obj: str, cflags, language: str) -
     return 0
 
 
+def _with_instances(t, src, cmd, opts, mode, cflags, tmp: Path, translate_file):
+    """The translation again, with the specialisations of template kernels that its host
+    templates launch registered (instances.py: found by compiling it once, at -O0)."""
+    from .instances import discover
+
+    def compile_cmd(source, obj):
+        return [B.CXX, *[f for f in cflags if not f.startswith("-O")], "-O0", *B.CPU_FLAGS,
+                *B.cpu_includes(), "-I", str(Path(src).resolve().parent), "-x", "c++", "-c",
+                source, "-o", obj]
+    found = discover(t.text, t.generic, compile_cmd, tmp)
+    if not found:
+        return t
+    again = translate_file(src, cmd, opts, mode, cpu=True, instances=found, quiet=True)
+    return again if again is not None else t
+
+
 def cpu_build(cmd, opts, mode, tmp: Path, translate_file) -> int:
     """translate_file(path, cmd, opts, mode, cpu=True) -> Translation or None (nvcc.py's)."""
     cflags, lflags, inputs = host_flags(cmd)
@@ -137,6 +153,8 @@ def cpu_build(cmd, opts, mode, tmp: Path, translate_file) -> int:
                 t = translate_file(src, cmd, opts, None, cpu=True)
             if t is None:
                 return 2
+            if t.generic and mode is not None:
+                t = _with_instances(t, src, cmd, opts, mode, cflags, tmp, translate_file)
             gen = tmp / f"{len(objects)}_{Path(src).stem}.cpp"
             gen.write_text(t.text, errors="surrogateescape")  # non-UTF-8 comments kept
             compiled, language = str(gen), "c++"

@@ -8,7 +8,7 @@ without adding a line,
     cudaLaunchKernel(f, g, b, args, s, st)    ->  ::gmprof_host::launch_kernel(f, g, b, args, s, st)
     cudaLaunchKernelEx(&cfg, k, a, b)         ->  ::gmprof_host::launch_kernel_ex(&cfg, k, a, b)
     cudaLaunchKernelExC(&cfg, f, args)        ->  ::gmprof_host::launch_kernel_ex_c(&cfg, f, args)
-    cudaLaunchCooperativeKernel(f, g, b, args, s, st)  (GPU)
+    cudaLaunchCooperativeKernel(f, g, b, args, s, st)
                                               ->  ::gmprof_host::launch_cooperative_kernel(...)
 
 Every launch goes through the runtime, which looks the kernel up by its address: a kernel that
@@ -32,9 +32,9 @@ API_RENAMES = {
     "cudaLaunchKernel": "::gmprof_host::launch_kernel",
     "cudaLaunchKernelEx": "::gmprof_host::launch_kernel_ex",
     "cudaLaunchKernelExC": "::gmprof_host::launch_kernel_ex_c",
+    "cudaLaunchCooperativeKernel": "::gmprof_host::launch_cooperative_kernel",
 }
-# on a GPU only: the CPU backend has no cooperative launch (a plain error at build time)
-GPU_RENAMES = {"cudaLaunchCooperativeKernel": "::gmprof_host::launch_cooperative_kernel"}
+GPU_RENAMES: dict = {}
 
 
 @dataclass
@@ -157,19 +157,21 @@ def _call_end(toks: list[Tok], k: int, base: int) -> int | None:
     return None
 
 
-def deduced_edits(launch: Launch) -> list[Edit] | None:
+def deduced_edits(launch: Launch, call: str | None = None) -> list[Edit] | None:
     """For a template kernel launched with its template arguments deduced (`k<<<g, b>>>(p, n)`)
     on the CPU backend, where a kernel is a C++ function: let C++ deduce them as for a call,
     inside a lambda that the runtime launches (the arguments are evaluated once, as in a launch):
 
         k<<<g, b>>>(p, n)  ->  ::gmprof_host::launch_deduced(g, b)(p, n)([](auto... a) { k(a...); })
 
-    Such a launch has no address gmprof knows, so it runs unprofiled."""
+    Such a launch has no address gmprof knows, so it runs unprofiled. With `call` (`return
+    ::__gmprof_deduce_k`, gmprof/program/instances.py) the lambda returns the specialisation
+    instead, which the runtime launches by its address (profiled, on either backend)."""
     if launch.args_end is None:
         return None
     return [Edit(launch.kernel_start, launch.open_end, "::gmprof_host::launch_deduced("),
             Edit(launch.args_end, launch.args_end,
-                 f"([](auto... __gmprof_a) {{ {launch.kernel_text}(__gmprof_a...); }})")]
+                 f"([](auto... __gmprof_a) {{ {call or launch.kernel_text}(__gmprof_a...); }})")]
 
 
 def find_edits(text: str, base: int = 0, cpu: bool = False) -> tuple[list[Edit], list[Launch]]:

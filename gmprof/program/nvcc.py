@@ -214,20 +214,23 @@ def _passthrough(backend: str, cmd: Command) -> int:
     return cpu_other_step(cmd)
 
 
-def translate_file(path: str, cmd: Command, opts: Options, mode, cpu: bool):
-    """(translated text, warnings) or None when gmprof cannot translate the file."""
+def translate_file(path: str, cmd: Command, opts: Options, mode, cpu: bool, instances=None,
+                   quiet: bool = False):
+    """The Translation, or None when gmprof cannot translate the file. `instances`: the
+    specialisations of template kernels found by instances.discover (the second translation of
+    a file whose host templates launch them; its warnings were shown the first time: quiet)."""
     from .translate import translate
 
     include_dirs = [d for d in cmd.include_dirs if Path(d).is_dir()]
     try:
         t = translate(path, defines=cmd.defines, include_dirs=include_dirs, mode=mode, cpu=cpu,
-                      defaults=opts.defaults())
+                      defaults=opts.defaults(), instances=instances)
     except GmprofError as exc:
         print(exc.render(), file=sys.stderr)
         print(f"gmprof: warning: {path}: compiled without profiling (gmprof cannot translate it)",
               file=sys.stderr)
         return None
-    for w in t.warnings:
+    for w in [] if quiet else t.warnings:
         if w.kind != "include-not-found" or opts.verbose:
             print(w.render(), file=sys.stderr)
     return t
@@ -242,6 +245,8 @@ def _gpu(cmd: Command, opts: Options, mode, tmp: Path) -> int:
         t = translate_file(src, cmd, opts, mode, cpu=False)
         if t is None:
             continue
+        if t.generic:
+            t = _with_instances(nvcc, t, src, cmd, opts, mode, tmp)
         out = tmp / f"{len(translated)}_{Path(src).stem}.cu"
         out.write_text(t.text, errors="surrogateescape")  # non-UTF-8 comments kept
         translated[idx] = str(out)
@@ -271,6 +276,30 @@ def _gpu(cmd: Command, opts: Options, mode, tmp: Path) -> int:
     sys.stdout.write(proc.stdout)
     sys.stderr.write(proc.stderr)
     return proc.returncode
+
+
+def _with_instances(nvcc, t, src, cmd: Command, opts: Options, mode, tmp: Path):
+    """The translation again, with the specialisations of template kernels that its host
+    templates launch registered (instances.py: found in the host stubs of one compile)."""
+    from .instances import discover
+
+    skip = set(cmd.inputs)
+    flags, args = [], cmd.args
+    k = 0
+    while k < len(args):
+        if args[k] == "-o":
+            k += 2
+            continue
+        if k not in skip and args[k] not in ("-c", "-dc", "-dlink", "-lib", "-shared"):
+            flags.append(args[k])
+        k += 1
+    d = str(Path(src).resolve().parent)
+    found = discover(t.text, t.generic, lambda source, obj: [
+        nvcc, *flags, f"-I{d}", "-x", "cu", "-c", source, "-o", obj], tmp)
+    if not found:
+        return t
+    again = translate_file(src, cmd, opts, mode, cpu=False, instances=found, quiet=True)
+    return again if again is not None else t
 
 
 def _gpu_compile(nvcc, others, src, original, obj, extra, was_translated) -> int:

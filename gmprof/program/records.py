@@ -39,7 +39,8 @@ class ProgramReport:
     processes: list = field(default_factory=list)  # {file, pid, host, launches, profiled, ...}
     notes: list = field(default_factory=list)
     # launches that failed a check: {file, pid, kernel, launch (its number in the process),
-    # grid, block, out_of_range}
+    # grid, block, out_of_range}; and launches that failed to run (a device-side assert, a
+    # fault), with `error` (CUDA's message) added and no counts
     failed_launches: list = field(default_factory=list)
 
 
@@ -89,6 +90,14 @@ def decode(paths) -> ProgramReport:
                              "stream capture (into a CUDA graph) and ran unprofiled: the runtime "
                              "cannot synchronise or read counters back inside a capture; the "
                              "graph's replays run the original kernel and are not counted")
+        for rec in data.get("failed", []):
+            out.failed_launches.append(
+                {"file": str(path), "pid": data.get("pid"), "kernel": rec["kernel"],
+                 "launch": rec["index"], "grid": rec["grid"], "block": rec["block"],
+                 "out_of_range": 0, "error": rec["error"]})
+            out.notes.append(f"{path}: launch {rec['index']} of {rec['kernel']} (grid "
+                             f"{tuple(rec['grid'])}, block {tuple(rec['block'])}) failed "
+                             f"({rec['error']}); its counters are not in the report")
         devices = data.get("devices", {})
         for group in data.get("groups", []):
             module = modules.get(group["module"])
@@ -155,7 +164,7 @@ def _add_findings(out: ProgramReport, findings: dict) -> None:
         static = {_StaticSite(site): SimpleNamespace(out_of_range=n)
                   for site, n in site_oor.items()}
         add_findings(report, plan, name, ka, static, [], [], [], [])
-        bad = [f for f in out.failed_launches if f["kernel"] == kernel]
+        bad = [f for f in out.failed_launches if f["kernel"] == kernel and "error" not in f]
         if bad:
             shown = ", ".join(f"{f['launch']} (process {f['pid']})" for f in bad[:10])
             report.notes.append(f"launches of {kernel} that accessed out of range (each "

@@ -45,6 +45,9 @@ class Translation:
     module_id: str
     warnings: list = field(default_factory=list)  # Diagnostic
     instrumented: list = field(default_factory=list)  # kernel name expressions
+    #: qualified name -> name of the template kernels launched with template arguments only the
+    #: C++ compiler knows (instances.py finds the specialisations; translate again with them)
+    generic: dict = field(default_factory=dict)
 
 
 def module_id(path: Path, defines: dict) -> str:
@@ -94,7 +97,8 @@ def _template_params(text: str) -> set:
 
 
 def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
-              cpu: bool = False, kernel_filter=None, defaults: str = "") -> Translation:
+              cpu: bool = False, kernel_filter=None, defaults: str = "",
+              instances: dict | None = None) -> Translation:
     from gmprof.passes.patches import REPLACE as _REPLACE
     from gmprof.passes.patches import Patch, merge
     from gmprof.passes.pipeline import Pipeline
@@ -118,6 +122,8 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     deduced: list = []
     templates = {f.name for f in tu.functions if f.parsed is not None and f.template_params}
     sites: list = []
+    generic: dict = {}
+    helpers = _deduce_helpers(tu, templates, scopes)
     declared = L.kernel_declarations(tu)
     defaults_of = L.kernel_defaults(declared)
     overloaded = L.overloaded(declared) | {
@@ -142,6 +148,14 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                     words = set(re.findall(r"\w+", targs))
                 unnamed = base in templates and (not targs or own & words or any(
                     consts.get(w, 1) is None for w in words))
+                routed = _route_generic(launch, base, targs, own & words, helpers, overloaded,
+                                        src, patches, skip) if unnamed else None
+                if routed is not None:
+                    # the host template's parameters (`k<T>`), or deduced through the helper:
+                    # routed by address; instances.py finds the specialisations
+                    generic[routed] = base
+                    L.add_defaults(patches, src, launch, defaults_of.get(base))
+                    continue
                 if unnamed or base in overloaded:
                     # (a kernel declared with different parameter lists: `&k` names none of
                     # them, the call's arguments pick one)
@@ -226,6 +240,11 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     for name, fn in kernel_fns.items():
         if not fn.template_params and name not in overloaded:
             wanted[name] = (fn, [])
+    for base, found in (instances or {}).items():
+        fn = kernel_fns.get(base)
+        if fn is not None and fn.template_params and base not in overloaded:
+            for targs in found:
+                sites.append((None, None, base, targs))
     for src, launch, base, targs in sites:
         fn = kernel_fns.get(base)
         if fn is None or not fn.template_params or base in overloaded:
@@ -279,10 +298,66 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
         # `extern __shared__` where the frontend did not parse (member functions of a class,
         # e.g. cuda-samples' SharedMemory<T>): `__shared__` is `static` on the CPU backend
         body = rewrite_extern_shared(body)
+        from .cooperative import register_static_shared
+
+        # a cooperative launch keeps each block's static shared variables across grid barriers
+        body = register_static_shared(body)
     text += body
     text += _epilogue(mid, manifest, mode, plan, defines_mode, globals_, sizes, objects_c,
                       kernels_c, defaults)
-    return Translation(text, manifest, mid, warnings, instrumented)
+    return Translation(text, manifest, mid, warnings, instrumented, generic)
+
+
+def _deduce_helpers(tu, templates, scopes) -> dict:
+    """Template kernel name -> (qualified helper name, its source, where the kernel's definition
+    ends, the kernel's qualified name, the patch that writes instances.deduce_helper there, on
+    its last line: no line added, or None where there can be none). The patch is added at the
+    first deduced launch."""
+    from gmprof.passes.patches import SUFFIX as _SUFFIX, Patch
+
+    from .instances import HELPER, deduce_helper
+
+    out = {}
+    for fn in tu.kernels:
+        if fn.name not in templates or fn.parsed is None or fn.name in out or \
+                not tu.active.get(fn.segment, True):
+            continue
+        src, seg = fn.source, fn.segment
+        body = seg.body_start if seg.body_start is not None else seg.end
+        head = re.sub(r"//[^\n]*|/\*.*?\*/", " ", src.text[seg.start:body], flags=re.S)
+        helper = deduce_helper(fn, " ".join(head.split()) + " {")
+        out[fn.name] = (qualified(scopes.get(seg, ()), HELPER + fn.name), src, seg.end,
+                        qualified(scopes.get(seg, ()), fn.name),
+                        None if helper is None else Patch(seg.end, _SUFFIX, " " + helper, 0))
+    return out
+
+
+def _route_generic(launch, base, targs, own_words, helpers, overloaded, src, patches, skip):
+    """For a launch of a template kernel whose template arguments only the compiler knows: the
+    kernel's qualified name if it goes through the host runtime by address (its specialisations
+    then need registering), else None. `k<T><<<...>>>` in a host template keeps the plain launch
+    edits; `k<<<...>>>(args)` becomes a deduced launch through the kernel's helper, defined
+    before the launch."""
+    from gmprof.passes.patches import REPLACE as _REPLACE
+    from gmprof.passes.patches import Patch
+
+    h = helpers.get(base)
+    if h is None or base in overloaded:
+        return None
+    name, hsrc, end, qname, helper = h
+    if targs:
+        return qname if own_words else None
+    if helper is None or (hsrc is src and end > launch.kernel_start):
+        return None  # the helper is not declared yet at the launch
+    picked = L.deduced_edits(launch, f"return {name}")
+    if picked is None:
+        return None
+    skip.append((launch.kernel_start, launch.open_start + 1))
+    for e in picked:
+        patches.setdefault(src, []).append(Patch(e.start, _REPLACE, e.text, 0, end=e.end))
+    if helper not in patches.setdefault(hsrc, []):
+        patches[hsrc].append(helper)
+    return qname
 
 
 def _emit(tu, source, patches, seen) -> str:

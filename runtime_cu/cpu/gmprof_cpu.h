@@ -142,6 +142,13 @@ unsigned long long warp_collective(const char *file, int line, const char *what,
 // The call site is the return address, so this must stay a real call.
 __attribute__((noinline)) unsigned activemask_at(const char *file, int line);
 void spin_yield(const char *file, int line, const char *what);
+// cooperative_groups' grid_group::sync(): a grid-wide barrier, in a cooperative launch only
+// (gmprof_cpu_launch.h runs the blocks in phases between grid barriers).
+void grid_sync(const char *file, int line);
+// A static __shared__ variable, registered where it is declared when the file has a grid
+// barrier (gmprof/runtime/cpu.py's register_static_shared): a cooperative launch keeps one copy
+// of it per block across grid barriers. Returns 0.
+int shared_seen(void *p, unsigned long long bytes);
 [[noreturn]] void trap_at(const char *file, int line);
 [[noreturn]] void assert_failed(const char *expr, const char *file, int line);
 __attribute__((format(printf, 1, 2))) int device_printf(const char *fmt, ...);

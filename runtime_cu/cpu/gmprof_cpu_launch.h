@@ -212,6 +212,19 @@ static void report_fault() {
 
 // ---------------------------------------------------------------- the launch
 
+// Runs the block's runnable threads until none can run: all have exited, or (a cooperative
+// launch) every thread that has not exited waits at the grid barrier; anything else is a
+// deadlock.
+static void schedule() {
+  Fiber *first = &g_fib[g_queue[g_qhead++ & kQueueMask]];
+  first->state = RUNNING;
+  g_cur = first;
+  threadIdx = first->tid;
+  ctx_switch(&g_main, &first->ctx);
+  g_cur = nullptr;
+  if (!g_status->code && g_alive && g_grid_n != g_alive) report_stuck(DEADLOCK);
+}
+
 static void run_block(unsigned bx, unsigned by, unsigned bz) {
   blockIdx.x = bx;
   blockIdx.y = by;
@@ -237,15 +250,167 @@ static void run_block(unsigned bx, unsigned by, unsigned bz) {
   g_qtail = n;
   g_alive = n;
   g_bar_n = 0;
+  g_grid_n = 0;
   g_spins = 0;
-  Fiber *first = &g_fib[g_queue[g_qhead++]];
-  first->state = RUNNING;
-  g_cur = first;
-  threadIdx = first->tid;
-  ctx_switch(&g_main, &first->ctx);
-  g_cur = nullptr;
-  if (!g_status->code && g_alive) report_stuck(DEADLOCK);
+  schedule();
 }
+
+// ---------------------------------------------------------------- cooperative launches
+//
+// Blocks are not resident at once here (one OS thread; a static __shared__ array is one object),
+// so a cooperative launch runs in phases: each block runs until every thread of it that has not
+// exited waits at this_grid().sync(); then its state is put aside (its threads' contexts and
+// the used part of their stacks, its warps, its dynamic shared memory and the static shared
+// variables registered so far) and the next block runs on the same stacks and memory. When every
+// block has arrived, each is brought back in turn, its threads released from the barrier, and
+// run to the next grid barrier or to the end. Every block sees its own shared memory and
+// stacks at the same addresses as before, as if it had stayed resident.
+
+struct SavedBlock {
+  bool done;
+  unsigned alive;
+  Fiber *fib;
+  Warp *warp;
+  unsigned char *bytes;   // the stacks' used parts, the dynamic and the static shared memory
+  size_t *stack_from;     // each thread's saved stack range starts here (offset in its stack)
+  size_t n_bytes;
+};
+
+static const size_t kRedZone = 256;  // below a saved stack pointer (the ABI's red zone is 128)
+
+static bool save_block(SavedBlock &b, unsigned n, unsigned nwarps, size_t shmem) {
+  b.alive = g_alive;
+  b.fib = (Fiber *)malloc(n * sizeof(Fiber));
+  b.warp = (Warp *)malloc(nwarps * sizeof(Warp));
+  b.stack_from = (size_t *)malloc(n * sizeof(size_t));
+  size_t total = shmem;
+  for (unsigned i = 0; i < g_n_shared; ++i) total += g_shared_regions[i].bytes;
+  for (unsigned i = 0; i < n; ++i) {
+    size_t from = g_stacks.stack_bytes;
+    if (g_fib[i].state != EXITED) {
+#if GMPROF_CPU_ASM_SWITCH
+      const char *sp = (const char *)g_fib[i].ctx.sp - kRedZone;
+      from = sp > stack_lo(i) ? (size_t)(sp - stack_lo(i)) : 0;
+#else
+      from = 0;  // ucontext: the whole stack
+#endif
+    }
+    b.stack_from[i] = from;
+    total += g_stacks.stack_bytes - from;
+  }
+  b.bytes = (unsigned char *)malloc(total ? total : 1);
+  if (!b.fib || !b.warp || !b.stack_from || !b.bytes) return false;
+  memcpy(b.fib, g_fib, n * sizeof(Fiber));
+  memcpy(b.warp, g_warp, nwarps * sizeof(Warp));
+  unsigned char *at = b.bytes;
+  for (unsigned i = 0; i < n; ++i) {
+    size_t len = g_stacks.stack_bytes - b.stack_from[i];
+    memcpy(at, stack_lo(i) + b.stack_from[i], len);
+    at += len;
+  }
+  memcpy(at, g_dyn_smem, shmem);
+  at += shmem;
+  for (unsigned i = 0; i < g_n_shared; ++i) {
+    memcpy(at, g_shared_regions[i].p, g_shared_regions[i].bytes);
+    at += g_shared_regions[i].bytes;
+  }
+  b.n_bytes = (size_t)(at - b.bytes);
+  return true;
+}
+
+static void free_block(SavedBlock &b) {
+  free(b.fib);
+  free(b.warp);
+  free(b.stack_from);
+  free(b.bytes);
+  b.fib = nullptr;
+  b.warp = nullptr;
+  b.stack_from = nullptr;
+  b.bytes = nullptr;
+}
+
+// Brings a block back and releases its threads from the grid barrier.
+static void resume_block(SavedBlock &b, unsigned n, unsigned nwarps, size_t shmem) {
+  memcpy(g_fib, b.fib, n * sizeof(Fiber));
+  memcpy(g_warp, b.warp, nwarps * sizeof(Warp));
+  const unsigned char *at = b.bytes;
+  for (unsigned i = 0; i < n; ++i) {
+    size_t len = g_stacks.stack_bytes - b.stack_from[i];
+    memcpy(stack_lo(i) + b.stack_from[i], at, len);
+    at += len;
+  }
+  memcpy(g_dyn_smem, at, shmem);
+  at += shmem;
+  // a static shared variable first registered after this block was put aside is one the block
+  // had not reached: its bytes stay as they are (shared memory starts undefined)
+  for (unsigned i = 0; i < g_n_shared && (size_t)(at - b.bytes) < b.n_bytes; ++i) {
+    memcpy(g_shared_regions[i].p, at, g_shared_regions[i].bytes);
+    at += g_shared_regions[i].bytes;
+  }
+  free_block(b);
+  g_alive = b.alive;
+  g_qhead = g_qtail = 0;
+  g_bar_n = 0;
+  g_grid_n = 0;
+  g_spins = 0;
+  for (unsigned i = 0; i < n; ++i)
+    if (g_fib[i].state == AT_GRID) release(&g_fib[i]);
+}
+
+static void run_cooperative(const unsigned *grid, size_t shmem) {
+  const unsigned gx = grid[0], gy = grid[1], n = g_nthreads, nwarps = (n + 31) / 32;
+  const unsigned long long blocks = (unsigned long long)grid[0] * grid[1] * grid[2];
+  SavedBlock *saved = (SavedBlock *)calloc(blocks, sizeof(SavedBlock));
+  if (!saved) {
+    set_error(BAD_LAUNCH, nullptr, 0, "cannot keep %llu blocks of a cooperative launch", blocks);
+    return;
+  }
+  unsigned long long remaining = blocks;
+  for (bool first = true; remaining && !g_status->code; first = false) {
+    unsigned long long arrived = 0, waiting_line_block = blocks;
+    for (unsigned long long k = 0; k < blocks && !g_status->code; ++k) {
+      if (saved[k].done) continue;
+      const unsigned bx = (unsigned)(k % gx), by = (unsigned)((k / gx) % gy),
+                     bz = (unsigned)(k / ((unsigned long long)gx * gy));
+      if (first) {
+        run_block(bx, by, bz);
+      } else {
+        blockIdx.x = bx;
+        blockIdx.y = by;
+        blockIdx.z = bz;
+        resume_block(saved[k], n, nwarps, shmem);
+        schedule();
+      }
+      if (g_status->code) break;
+      if (g_alive == 0) {
+        saved[k].done = true;
+        --remaining;
+      } else {
+        if (!save_block(saved[k], n, nwarps, shmem)) {
+          set_error(BAD_LAUNCH, nullptr, 0, "out of memory keeping the blocks of a cooperative "
+                    "launch");
+          break;
+        }
+        ++arrived;
+        if (waiting_line_block == blocks) waiting_line_block = k;
+      }
+    }
+    if (!g_status->code && arrived && arrived < blocks) {
+      // some blocks ended while others wait at the grid barrier: it can never complete
+      const Fiber *w = nullptr;
+      for (unsigned i = 0; i < n && !w; ++i)
+        if (saved[waiting_line_block].fib[i].state == AT_GRID) w = &saved[waiting_line_block].fib[i];
+      set_error(DEADLOCK, w ? w->file : nullptr, w ? w->line : 0,
+                "deadlock at the grid barrier (this_grid().sync()): %llu of %llu blocks wait "
+                "there, the others have exited without reaching it",
+                arrived, blocks);
+    }
+  }
+  for (unsigned long long k = 0; k < blocks; ++k) free_block(saved[k]);
+  free(saved);
+}
+
+extern "C" GMPROF_CPU_EXPORT void gmprof_cpu_set_cooperative(int on) { g_cooperative = on; }
 
 extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void **args,
                                                   const unsigned *grid, const unsigned *block,
@@ -324,9 +489,12 @@ extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void 
   if (sigsetjmp(g_jmp, 1) == 0) {
     g_in_launch = 1;
     arm_timeout(timeout_s);
-    for (unsigned bz = 0; bz < grid[2] && !st->code; ++bz)
-      for (unsigned by = 0; by < grid[1] && !st->code; ++by)
-        for (unsigned bx = 0; bx < grid[0] && !st->code; ++bx) run_block(bx, by, bz);
+    if (g_cooperative)
+      run_cooperative(grid, (size_t)shmem);
+    else
+      for (unsigned bz = 0; bz < grid[2] && !st->code; ++bz)
+        for (unsigned by = 0; by < grid[1] && !st->code; ++by)
+          for (unsigned bx = 0; bx < grid[0] && !st->code; ++bx) run_block(bx, by, bz);
     g_in_launch = 0;
   } else {
     report_fault();

@@ -53,7 +53,9 @@ namespace gmprof_cpu {
 
 enum { kMaxThreads = 1024, kMaxWarps = 32, kQueueMask = 1023 };
 
-enum State : unsigned char { RUNNABLE, RUNNING, AT_BARRIER, AT_WARP, AT_ACTIVEMASK, EXITED };
+enum State : unsigned char {
+  RUNNABLE, RUNNING, AT_BARRIER, AT_WARP, AT_ACTIVEMASK, EXITED, AT_GRID
+};
 
 
 // Status codes (gmprof/runtime/cpu.py has the same table).
@@ -465,6 +467,57 @@ unsigned barrier(const char *file, int line, const char *what, int pred,
   }
   if (participants) *participants = (unsigned)f->result2;
   return (unsigned)f->result;
+}
+
+// ---------------------------------------------------------------- the grid barrier
+
+static int g_cooperative;   // this launch is cooperative (cudaLaunchCooperativeKernel)
+static unsigned g_grid_n;   // threads of the running block waiting at the grid barrier
+
+// A thread reaches this_grid().sync(): it waits; when every thread of its block that has not
+// exited waits there, the block is suspended and the launch runs the next block
+// (gmprof_cpu_launch.h's run_cooperative), until every block has arrived.
+void grid_sync(const char *file, int line) {
+  Fiber *f = g_cur;
+  if (!g_cooperative) {
+    char who[96];
+    block_thread_text(who, sizeof who, f);
+    set_error(TRAP, file, line,
+              "this_grid().sync() in %s, in a launch that is not cooperative (a grid barrier "
+              "needs cudaLaunchCooperativeKernel)", who);
+    abandon();
+  }
+  f->state = AT_GRID;
+  f->file = file;
+  f->line = line;
+  f->what = "this_grid().sync()";
+  g_grid_n++;
+  g_spins = 0;
+  Warp &w = g_warp[f->warp];
+  w.running--;
+  if (w.running == 0 && w.am) resolve_activemask(f->warp);
+  run_next();
+}
+
+struct SharedRegion {
+  void *p;
+  unsigned long long bytes;
+};
+static SharedRegion *g_shared_regions;
+static unsigned g_n_shared, g_cap_shared;
+
+int shared_seen(void *p, unsigned long long bytes) {
+  for (unsigned i = 0; i < g_n_shared; ++i)
+    if (g_shared_regions[i].p == p) return 0;
+  if (g_n_shared == g_cap_shared) {
+    unsigned cap = g_cap_shared ? 2 * g_cap_shared : 16;
+    void *grown = realloc(g_shared_regions, cap * sizeof(SharedRegion));
+    if (!grown) abort();
+    g_shared_regions = (SharedRegion *)grown;
+    g_cap_shared = cap;
+  }
+  g_shared_regions[g_n_shared++] = SharedRegion{p, bytes};
+  return 0;
 }
 
 // ---------------------------------------------------------------- warp collectives

@@ -285,6 +285,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device) {
   p->sharedMemPerBlockOptin = 232448;
   p->maxBlocksPerMultiProcessor = 32;
   p->reservedSharedMemPerBlock = 1024;
+  p->cooperativeLaunch = 1;  // blocks run in phases between grid barriers
   return cudaSuccess;
 }
 
@@ -310,6 +311,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrTextureAlignment: *value = (int)p.textureAlignment; break;
     case cudaDevAttrGpuOverlap: *value = p.deviceOverlap; break;
     case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
     case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
     case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
     case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;

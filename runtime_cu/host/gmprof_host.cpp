@@ -35,6 +35,7 @@
 
 #if defined(GMPROF_CPU)
 extern "C" int gmprof_cudart_address_range(const void *p, void **base, size_t *bytes);
+extern "C" void gmprof_cpu_set_cooperative(int on);
 extern "C" cudaError_t gmprof_cudart_launch(void (*entry)(void **), void **args, dim3 grid,
                                            dim3 block, size_t shared_mem, cudaStream_t stream,
                                            const char *name);
@@ -104,6 +105,15 @@ struct LaunchRec {
   std::string params;      // JSON array
 };
 
+// A selected launch that failed (a device-side assert, a fault): listed in the report as failed,
+// with the error, so that the other launches' counts are still reported (issue 25).
+struct FailedRec {
+  std::string kernel;
+  long long index;  // the process's launch number
+  unsigned grid[3], block[3];
+  std::string error;
+};
+
 struct Group {
   const ModuleDesc *module;
   const KernelDesc *kernel;
@@ -135,6 +145,7 @@ struct State {
   long long seen = 0;
   std::map<std::string, long long> not_instrumented;  // selected, but no instrumented copy
   std::map<std::string, long long> captured;  // selected, but made during a stream capture
+  std::vector<FailedRec> failed;
   std::map<std::string, Group> groups;
   std::vector<std::string> group_order;
   std::map<std::string, Shadow> shadows;
@@ -353,7 +364,15 @@ void write_report() {
     fprintf(f, "%s%s: %lld", first ? "" : ", ", json_string(n.first).c_str(), n.second);
     first = false;
   }
-  fprintf(f, "}, \"notes\": [");
+  fprintf(f, "}, \"failed\": [");
+  for (size_t i = 0; i < s.failed.size(); ++i) {
+    const FailedRec &r = s.failed[i];
+    fprintf(f, "%s{\"kernel\": %s, \"index\": %lld, \"grid\": [%u, %u, %u], "
+            "\"block\": [%u, %u, %u], \"error\": %s}", i ? ", " : "",
+            json_string(r.kernel).c_str(), r.index, r.grid[0], r.grid[1], r.grid[2], r.block[0],
+            r.block[1], r.block[2], json_string(r.error).c_str());
+  }
+  fprintf(f, "], \"notes\": [");
   for (size_t i = 0; i < s.notes.size(); ++i)
     fprintf(f, "%s%s", i ? ", " : "", json_string(s.notes[i]).c_str());
   fprintf(f, "],\n\"modules\": [");
@@ -473,7 +492,12 @@ cudaError_t run_kernel(const void *fn, Invoker invoker, const Config &c, void **
                        const char *name) {
 #if defined(GMPROF_CPU)
   g_running = fn;
-  return gmprof_cudart_launch(invoker, args, c.grid, c.block, c.shared_mem, c.stream, name);
+  // a cooperative launch runs its blocks in phases between grid barriers (gmprof_cpu_launch.h)
+  gmprof_cpu_set_cooperative(c.cooperative ? 1 : 0);
+  cudaError_t err =
+      gmprof_cudart_launch(invoker, args, c.grid, c.block, c.shared_mem, c.stream, name);
+  gmprof_cpu_set_cooperative(0);
+  return err;
 #else
   (void)invoker;
   (void)name;
@@ -501,6 +525,14 @@ std::string params_json(const KernelDesc *k, void **args) {
 unsigned long long ceil_div(unsigned long long a, unsigned long long b) { return (a + b - 1) / b; }
 
 // A selected launch of an instrumented kernel (the lock is held).
+// A selected launch that failed: recorded (the report lists it as failed, its counters are not
+// in the report); the error goes back to the program, which sees what it would natively.
+cudaError_t failed(State &s, const KernelDesc *d, const Config &c, cudaError_t err) {
+  s.failed.push_back(FailedRec{d->name, s.seen - 1, {c.grid.x, c.grid.y, c.grid.z},
+                               {c.block.x, c.block.y, c.block.z}, cudaGetErrorString(err)});
+  return err;
+}
+
 cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **args,
                            Invoker typed) {
   const KernelDesc *d = k.desc;
@@ -697,7 +729,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name);
   }
   cudaError_t err = m->fill(&L, sizeof L, c.stream);
-  if (err != cudaSuccess) return err;
+  if (err != cudaSuccess) return failed(s, d, c, err);
   cudaEvent_t e0 = nullptr, e1 = nullptr;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
@@ -723,11 +755,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   cudaEventElapsedTime(&ms, e0, e1);
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
-  if (err != cudaSuccess) {
-    s.notes.push_back(std::string("a launch of ") + d->name + " failed (" +
-                      cudaGetErrorString(err) + "); its counters are not in the report");
-    return err;
-  }
+  if (err != cudaSuccess) return failed(s, d, c, err);
   // read back, fold the area's copies, sum into the group
   Group &g = s.groups[key];
   if (!g.module) {
@@ -885,12 +913,10 @@ cudaError_t launch_kernel_untyped(const void *kernel, dim3 grid, dim3 block, voi
   return dispatch(kernel, Config{grid, block, shared_mem, stream, nullptr, false}, args, nullptr);
 }
 
-#if !defined(GMPROF_CPU)
 cudaError_t launch_cooperative_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
                                        size_t shared_mem, cudaStream_t stream) {
   return dispatch(kernel, Config{grid, block, shared_mem, stream, nullptr, true}, args, nullptr);
 }
-#endif
 
 cudaError_t launch_kernel_ex_untyped(const cudaLaunchConfig_t *config, const void *kernel,
                                      void **args, Invoker typed) {

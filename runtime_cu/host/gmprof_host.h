@@ -148,7 +148,6 @@ inline cudaError_t launch_kernel(T *kernel, dim3 grid, dim3 block, void **args,
                                shared_mem, stream);
 }
 
-#if !defined(GMPROF_CPU)
 cudaError_t launch_cooperative_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
                                        size_t shared_mem, cudaStream_t stream);
 
@@ -158,7 +157,6 @@ inline cudaError_t launch_cooperative_kernel(T *kernel, dim3 grid, dim3 block, v
   return launch_cooperative_untyped(reinterpret_cast<const void *>(kernel), grid, block, args,
                                     shared_mem, stream);
 }
-#endif
 
 cudaError_t launch_kernel_ex_untyped(const cudaLaunchConfig_t *config, const void *kernel,
                                      void **args, Invoker typed);
@@ -184,24 +182,34 @@ inline cudaError_t launch_kernel_ex(const cudaLaunchConfig_t *config, void (*ker
   }(std::forward<A>(actual)...);
 }
 
-// A template kernel launched with deduced template arguments, on the CPU backend (a kernel is a
-// C++ function there): `launch_deduced(g, b)(p, n)([](auto... a) { k(a...); })` deduces them as
-// a call does, inside a lambda the runtime runs on each thread; the arguments are evaluated once.
+// A template kernel launched with deduced template arguments. gmprof writes, beside the kernel,
+// a host function template with the kernel's template head and parameters that returns the
+// specialisation a call with these arguments picks (`__gmprof_deduce_k`, see
+// gmprof/program/instances.py): `launch_deduced(g, b)(p, n)([](auto... a) { return
+// __gmprof_deduce_k(a...); })` launches that specialisation as `k<T><<<g, b>>>(p, n)` would,
+// converting each argument to its parameter's type. Without one (the CPU backend only: a kernel
+// is a C++ function there), `[](auto... a) { k(a...); }` deduces them as a call does, inside a
+// lambda the runtime runs on each thread, unprofiled. The arguments are evaluated once.
 template <class... A>
 struct DeducedLaunch {
   Config config;
   std::tuple<A...> args;
   template <class F, size_t... I>
   void run(F f, std::index_sequence<I...>) {
-    void (*fn)(A...) = f;
-    void *argv[sizeof...(A) + 1] = {static_cast<void *>(&std::get<I>(args))..., nullptr};
-    dispatch(reinterpret_cast<const void *>(fn), config, argv,
+    if constexpr (!std::is_void<decltype(f(std::get<I>(args)...))>::value) {
+      launch(f(std::get<I>(args)...), config.grid, config.block, config.shared_mem,
+             config.stream)(std::get<I>(args)...);
+    } else {
+      void (*fn)(A...) = f;
+      void *argv[sizeof...(A) + 1] = {static_cast<void *>(&std::get<I>(args))..., nullptr};
+      dispatch(reinterpret_cast<const void *>(fn), config, argv,
 #if defined(GMPROF_CPU)
-             &trampoline<A...>
+               &trampoline<A...>
 #else
-             nullptr
+               nullptr
 #endif
-    );
+      );
+    }
   }
   template <class F>
   void operator()(F f) {

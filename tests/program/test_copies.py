@@ -195,17 +195,17 @@ def test_cudart_version_is_defined_as_nvcc_defines_it(tmp_path):
     assert "::gmprof_host::launch(k, 1, 32)(a);" in t.text
 
 
-def test_cooperative_launch_is_routed_on_a_gpu_only():
+def test_cooperative_launch_is_routed():
     """cudaLaunchCooperativeKernel goes through the runtime on a GPU (launched cooperatively
-    there, tests/program/test_whole_gpu.py); the CPU backend has no cooperative launch, so its
-    build keeps the call and stops at it with a plain error."""
+    there, tests/program/test_whole_gpu.py) and on the CPU backend (its blocks run in phases
+    between grid barriers, tests/program/test_cooperative.py)."""
     from gmprof.program.launches import find_edits
 
     src = "e = cudaLaunchCooperativeKernel((void *)k, g, b, args, 0, s);"
     gpu, _ = find_edits(src)
     cpu, _ = find_edits(src, cpu=True)
-    assert [e.text for e in gpu] == ["::gmprof_host::launch_cooperative_kernel"]
-    assert cpu == []
+    assert [e.text for e in gpu] == [e.text for e in cpu] == [
+        "::gmprof_host::launch_cooperative_kernel"]
 
 
 def test_only_functions_that_count_and_their_callers_get_copies(tmp_path):

@@ -82,13 +82,13 @@ def test_runtime_subset(runtime_program):
         "sm 9.0, warp 32", "y[7] = 21", "before", "kernel says 20", "after",
         "counter 8, back 40", "std::printf works"]
     rep = report_json(d, d / "r.json")
-    # the launch with written-out template arguments is profiled; the deduced one runs as it
-    # was (nothing to name it by before compiling)
-    assert rep["kernels"]["axpy<float>"]["run"]["launches"] == 1
+    # both launches of axpy<float> are profiled, the deduced one too (gmprof/program/
+    # instances.py); each of the 100 threads i < n reads x[i] and y[i] and writes y[i]
+    assert rep["kernels"]["axpy<float>"]["run"]["launches"] == 2
     assert rep["processes"][0]["launches"] == 3
     arrays = {a["name"]: a for a in rep["kernels"]["axpy<float>"]["arrays"]}
-    assert arrays["x"]["reads"] == 100 and arrays["y"]["reads"] == 100
-    assert arrays["y"]["writes"] == 100
+    assert arrays["x"]["reads"] == 200 and arrays["y"]["reads"] == 200
+    assert arrays["y"]["writes"] == 200
     table = {a["name"]: a for a in rep["kernels"]["use_table"]["arrays"]}
     assert table["table"]["reads"] == 9  # 8 threads, and thread 0's printf
     assert table["counter"]["accesses"] == 8

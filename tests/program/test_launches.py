@@ -185,8 +185,10 @@ def test_nvcc_compiles_translation_rdc(tmp_path):
 
 def test_launch_with_enclosing_template_parameters(tmp_path):
     """`k<T><<<...>>>` inside `template <class T> void run()` names no specialisation at file
-    scope: it is not put in the module's kernel table (which would not compile), and runs
-    unprofiled with a warning naming it (cuda-samples' simpleTemplates)."""
+    scope: it is not put in the module's kernel table (which would not compile) but goes
+    through the runtime by address, and the translation says which kernels need their
+    specialisations found (cuda-samples' simpleTemplates; instances.py finds them by compiling,
+    tests/program/test_template_launches.py runs them)."""
     from gmprof.mode import Mode
 
     f = tmp_path / "t.cu"
@@ -196,5 +198,25 @@ def test_launch_with_enclosing_template_parameters(tmp_path):
     for cpu in (False, True):
         t = translate(f, mode=Mode(), cpu=cpu)
         assert '{"k<T>"' not in t.text and '{"k<float>"' in t.text
-        assert [w.kind for w in t.warnings] == ["launch-not-profiled"]
-        assert "'k<T>'" in t.warnings[0].message and t.warnings[0].location.line == 2
+        assert "::gmprof_host::launch(k<T>, 1, 32)(d)" in t.text
+        assert t.warnings == [] and t.generic == {"::k": "k"}
+        t = translate(f, mode=Mode(), cpu=cpu, instances={"k": ["int", "float"]})
+        assert '{"k<int>"' in t.text and t.text.count('{"k<float>"') == 1
+
+
+def test_host_template_launch_of_a_kernel_without_deduce_helper(tmp_path, monkeypatch):
+    """`k<T><<<...>>>` in a host template goes through the runtime by address even when the
+    kernel gets no deduce helper (instances.deduce_helper cannot read its head); a deduced
+    launch of it then stays unprofiled, with the warning."""
+    from gmprof.mode import Mode
+    from gmprof.program import instances
+
+    monkeypatch.setattr(instances, "deduce_helper", lambda fn, text: None)
+    f = tmp_path / "p.cu"
+    f.write_text("template <class T> __global__ void k(T *a) { a[0] = 0; }\n"
+                 "template <class T> void run(T *d) { k<T><<<1, 32>>>(d); }\n"
+                 "void go(float *d) { run(d); k<<<1, 8>>>(d); }\n")
+    t = translate(f, mode=Mode(), cpu=True)
+    assert "::gmprof_host::launch(k<T>, 1, 32)(d)" in t.text and t.generic == {"::k": "k"}
+    assert "__gmprof_deduce_k" not in t.text
+    assert [(w.kind, w.location.line) for w in t.warnings] == [("launch-not-profiled", 3)]

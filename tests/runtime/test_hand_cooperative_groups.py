@@ -170,7 +170,9 @@ def test_coalesced_threads_and_indices(prof, mode):
     check(report, "info", np.ones(128, np.int64), reads=0, writes=128)
 
 
-def test_grid_sync_is_a_located_compile_error(tmp_path):
+def test_grid_sync_outside_a_cooperative_launch_is_a_located_launch_error(tmp_path):
+    """grid_group::sync() needs a cooperative launch (cudaLaunchCooperativeKernel, whole
+    programs: tests/program/test_cooperative.py); a plain launch stops at it, at its line."""
     src = ("#include <cooperative_groups.h>\n"
            "namespace cg = cooperative_groups;\n"
            "__global__ void k(float *out)\n"
@@ -179,10 +181,10 @@ def test_grid_sync_is_a_located_compile_error(tmp_path):
            "    out[g.thread_rank()] = 1.0f;\n"
            "    g.sync();\n"
            "}\n")
-    with pytest.raises(GmprofError) as e:
-        CpuModule(src, ["k"], filename="grid.cu", cache_dir=str(tmp_path))
-    assert "grid_group::sync()" in e.value.message
-    assert "not supported on the CPU backend" in e.value.message
+    m = CpuModule(src, ["k"], filename="grid.cu", cache_dir=str(tmp_path))
+    with pytest.raises(KernelFault) as e:
+        m.launch("k", 2, 32, (np.zeros(64, np.float32),))
+    assert "in a launch that is not cooperative" in e.value.message
     assert (e.value.location.file, e.value.location.line) == ("grid.cu", 7)
 
 

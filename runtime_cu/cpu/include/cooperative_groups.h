@@ -3,10 +3,9 @@
 // on the backend's own primitives (gmprof_cpu.h): block barriers, warp collectives with a mask,
 // __activemask's call-site groups. What it covers is what real kernels use (cuda-samples,
 // CUTLASS-style code): thread_block, tiles of 1 to 32 threads (static and dynamic), coalesced
-// groups, grid_group's ranks and sizes; cg::reduce is in <cooperative_groups/reduce.h>, as in
-// CUDA. Not here: grid_group::sync() (a cooperative launch; blocks run one after another on this
-// backend, so a grid barrier can never complete: it is a compile error naming it), tiles larger
-// than a warp, cluster groups, memcpy_async, scans.
+// groups, grid_group (its sync() in a cooperative launch); cg::reduce is in
+// <cooperative_groups/reduce.h>, as in CUDA. Not here: tiles larger than a warp, cluster groups,
+// memcpy_async, scans.
 //
 // Every operation that waits takes the caller's file and line as default arguments
 // (__builtin_FILE/__builtin_LINE are evaluated at the call site), so a deadlock report names the
@@ -251,8 +250,7 @@ GMPROF_CG_INLINE coalesced_group coalesced_threads(GMPROF_CG_SITE) {
   return coalesced_group(::gmprof_cpu::activemask_at(file, line));
 }
 
-// The grid: ranks and sizes. Its sync() needs every block resident at once (a cooperative
-// launch); this backend runs blocks one after another, so it is refused where it is used.
+// The grid: ranks and sizes, and sync() in a cooperative launch.
 class grid_group {
  public:
   static unsigned long long num_threads() {
@@ -272,13 +270,9 @@ class grid_group {
   static dim3 dim_blocks() { return gridDim; }
   static dim3 group_dim() { return gridDim; }
   static bool is_valid() { return true; }
-  template <class Unused = void>
-  static void sync(const char * = nullptr, int = 0) {
-    static_assert(gmprof_detail::always_false<Unused>::value,
-                  "gmprof CPU backend: cooperative_groups::grid_group::sync() (a grid-wide "
-                  "barrier, cooperative launch) is not supported on the CPU backend: its blocks "
-                  "run one after another");
-  }
+  // a grid-wide barrier: in a cooperative launch only (cudaLaunchCooperativeKernel), as on a
+  // GPU; the CPU backend runs the blocks in phases between grid barriers
+  static void sync(GMPROF_CG_SITE) { ::gmprof_cpu::grid_sync(file, line); }
 };
 
 GMPROF_CG_INLINE grid_group this_grid() { return grid_group(); }

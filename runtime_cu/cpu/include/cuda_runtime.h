@@ -491,12 +491,22 @@ inline cudaError_t cudaGetSymbolSize(size_t *size, const T &symbol) {
 namespace gmprof_host {
 cudaError_t launch_kernel_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
                                   size_t shared_mem, cudaStream_t stream);
+cudaError_t launch_cooperative_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
+                                       size_t shared_mem, cudaStream_t stream);
 }
 template <class T>
 inline cudaError_t cudaLaunchKernel(T *func, dim3 grid, dim3 block, void **args,
                                     size_t sharedMem = 0, cudaStream_t stream = 0) {
   return ::gmprof_host::launch_kernel_untyped((const void *)func, grid, block, args, sharedMem,
                                               stream);
+}
+// every block of the grid resident at once, for this_grid().sync(): the CPU backend runs the
+// blocks in phases between grid barriers (docs/cpu-backend.md)
+template <class T>
+inline cudaError_t cudaLaunchCooperativeKernel(T *func, dim3 grid, dim3 block, void **args,
+                                               size_t sharedMem = 0, cudaStream_t stream = 0) {
+  return ::gmprof_host::launch_cooperative_untyped((const void *)func, grid, block, args,
+                                                   sharedMem, stream);
 }
 
 #endif  // GMPROF_CPU_CUDA_RUNTIME_H
