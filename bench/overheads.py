@@ -8,7 +8,8 @@ optimisation before the full `gmprof bench` (which also runs the case studies).
 A mode may end in `/noranges` (`default/noranges:dm`): the same mode without range and gather
 counting (passes/ranges.py, passes/gathers.py), to measure what they save in the same run; or in
 `/first` (`default/first:shm`): once-per-entry counts made in the loop's first iteration, not
-before the loop (passes/entry.py), to measure what the placement saves.
+before the loop (passes/entry.py), to measure what the placement saves; or in `/stats`
+(`default/stats:both`): with the per-warp access statistics (--access-stats).
 
 Prints one row per (sample, mode): native and instrumented ms (medians of --repeat runs, summed
 over the profiled launches), overhead = instrumented / native - 1, where the counters lived and
@@ -53,8 +54,10 @@ def parse_modes(text: str, error) -> list:
             mode = dataclasses.replace(mode, ranges=False)
         elif variant == "first":
             mode = dataclasses.replace(mode, loop_entry=False)
+        elif variant == "stats":
+            mode = dataclasses.replace(mode, warps=True)
         elif variant:
-            error(f"unknown mode variant /{variant} (known: /noranges, /first)")
+            error(f"unknown mode variant /{variant} (known: /noranges, /first, /stats)")
         modes.append(mode)
     return modes
 
