@@ -63,29 +63,34 @@ def gmprof_side(sample: str, size: str) -> dict:
     from gmprof.mode import Mode
     from gmprof.runtime.samples import run_sample
 
-    run = run_sample(str(ROOT / "samples" / sample), size, mode=Mode.parse("default", warps=True),
-                     backend="gpu", check=False)
+    from gmprof.driver import load_sample
+    from gmprof.runtime.samples import sample_profiler
+
+    mode = Mode.parse("default", warps=True)
+    prof = sample_profiler(load_sample(str(ROOT / "samples" / sample)), "gpu")
+    atomic = {site.id for site in prof.plan(mode).sites if site.atomic}
+    run = run_sample(str(ROOT / "samples" / sample), size, mode=mode, profiler=prof,
+                     check=False)
     out = {}
     for name, report in run.reports.items():
         m = dict.fromkeys(METRICS, 0)
         for s in report.sites:
             w = s.warps
-            if w is None:
+            if w is None or s.id in atomic:  # atomics are neither loads nor stores there
                 continue
-            op = {"read": "ld", "write": "st"}.get(s.kind)
-            if op is None:
-                continue
-            if w.space == "shared":
-                m[f"shared {op} wavefronts"] += w.units
-            else:
-                m[f"global {op} sectors"] += w.units
-                m[f"global {op} requests"] += w.requests
+            # a read-modify-write (`a[i] += v`) is a load and a store
+            for op in {"read": ("ld",), "write": ("st",), "read-write": ("ld", "st")}[s.kind]:
+                if w.space == "shared":
+                    m[f"shared {op} wavefronts"] += w.units
+                else:
+                    m[f"global {op} sectors"] += w.units
+                    m[f"global {op} requests"] += w.requests
         out[name.split("<")[0]] = m
     return out
 
 
 def ncu_side(sample: str, size: str, kernels: list) -> dict:
-    regex = "regex:^(" + "|".join(kernels) + ")"
+    regex = "regex:(" + "|".join(kernels) + ")"  # (template kernels' names are mangled)
     cmd = ["ncu", "--csv", "--metrics", ",".join(METRICS.values()), "--kernel-name", regex,
            sys.executable, __file__, "--native", sample, "--size", size]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -94,6 +99,7 @@ def ncu_side(sample: str, size: str, kernels: list) -> dict:
     out: dict = {}
     for row in csv.DictReader(io.StringIO(text)):
         k = row["Kernel Name"].split("(")[0].split("<")[0].strip()
+        k = k[len("void "):] if k.startswith("void ") else k
         metric = names.get(row["Metric Name"])
         if metric is None:
             continue
@@ -128,7 +134,7 @@ def main() -> int:
                 ratio = f"{a / b:.3f}" if b else "-"
                 lines.append(f"| {sample} | {kernel} | {metric} | {a:,} | "
                              f"{'-' if b is None else f'{b:,.0f}'} | {ratio} |")
-        print("\n".join(lines[-len(METRICS) * max(len(g), 1):]), flush=True)
+        print(f"# {sample} done", file=sys.stderr, flush=True)
     text = "\n".join(lines) + "\n"
     if args.out:
         Path(args.out).write_text(text)
