@@ -26,6 +26,7 @@ import threading
 import traceback
 
 from . import bench, cli_commands, cli_report, timing
+from .argparser import Parser
 from .frontend.nesting import deep_recursion
 from .program import cli as program_cli
 from .streams import reader_may_close
@@ -55,7 +56,7 @@ documentation: README.md and docs/ (report.md, errors.md, whole-programs.md)"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gmprof", description=DESCRIPTION, epilog=EXAMPLES,
+    parser = Parser(prog="gmprof", description=DESCRIPTION, epilog=EXAMPLES,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"gmprof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
