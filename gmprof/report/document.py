@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import countcodec, where
 from .labels import APPROXIMATE, SAMPLED
 
 if TYPE_CHECKING:
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
 SCHEMA = "gmprof.run/1"
 KERNEL_SCHEMA = "gmprof.report/1"  # one kernel's part (what to_json returned before)
 
-# arrays up to this many counters carry their counts in the document; larger ones carry the
-# heat map's reduced grid (gmprof.report.heatgrid), which is all a renderer draws
+# arrays up to this many counters carry their counts as a list; larger ones packed
+# (countcodec.py: zlib'd little-endian int64 in base64), so every count is kept
 COUNTS_LIMIT = 1 << 16
 
 
@@ -97,8 +98,10 @@ def _array(a: ArrayStats, include_counts: bool | None) -> dict:
     if a.live_ranges and a.live_ranges["ranges"]:
         entry["live_ranges"] = dict(a.live_ranges, mean_accesses_per_range=a.live_ranges[
             "accesses"] / a.live_ranges["ranges"])
-    keep = a.counters <= COUNTS_LIMIT if include_counts is None else include_counts
-    entry["counts"] = a.counts.tolist() if keep else None
+    # include_counts: None packs large arrays (saved runs), True gives lists (to_dict),
+    # False leaves them out
+    entry["counts"] = None if include_counts is False else \
+        countcodec.encode(where.to_host(a.counts), pack=False if include_counts else None)
     entry["heatmap"] = a.heat()
     return entry
 
