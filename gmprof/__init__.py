@@ -11,7 +11,9 @@ from .version import __version__  # noqa: F401 (gmprof.__version__)
 
 from . import api
 from .api import RawKernel, RawModule, profile
-from .errors import Diagnostic, GmprofError
+from .errors import CheckWarning, Diagnostic, GmprofError
+from .report.fromdoc import load
 from .report.model import Report
 
-__all__ = ["profile", "RawKernel", "RawModule", "Report", "GmprofError", "Diagnostic", "api"]
+__all__ = ["profile", "load", "RawKernel", "RawModule", "Report", "GmprofError", "Diagnostic",
+           "CheckWarning", "api"]
