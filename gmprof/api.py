@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .cupy_parity import KernelAttributes
 from .errors import ArgumentError, GmprofError, InputError, OptionError
 from .options import count, rate
 from .mode import Mode
@@ -322,6 +323,13 @@ class RawModule:
         profiler(*self._source)  # read and analysed now: errors in the code show here
         self.mode = make_mode(mode, **mode_options)
 
+    def get_global(self, name: str):
+        """cupy.RawModule.get_global (gmprof/cupy_parity.py): the native module's variable,
+        a cupy.cuda.MemoryPointer on a GPU, a writable numpy uint8 view on the CPU backend."""
+        from .cupy_parity import get_global
+
+        return get_global(self, name)
+
     def get_function(self, name: str) -> "RawKernel":
         """The kernel `name` (a name expression for a template: 'mm<16>')."""
         if not isinstance(name, str) or not name.strip():
@@ -333,7 +341,7 @@ class RawModule:
         return k
 
 
-class RawKernel(RawModule):
+class RawKernel(KernelAttributes, RawModule):
     """Drop-in for cupy.RawKernel: calls launch the instrumented kernel (outputs exactly as
     the original's) and merge each call's counts into `self.report` (print it for a summary).
     `device` chooses where it runs ('auto', 'gpu', 'cpu'); `backend` is CuPy's compiler."""
@@ -353,6 +361,7 @@ class RawKernel(RawModule):
         self.reports: list[Report] = []
 
     def __call__(self, grid, block, args, *, shared_mem=0, name=None, timeout=None):
+        self._check_shared_mem(shared_mem)
         # looked up per call: a header the code includes may have changed since
         prof = profiler(*self._source)
         report = prof.launch(name or self.name, grid, block, _arg_list(args), shared_mem,
