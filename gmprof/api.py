@@ -323,6 +323,10 @@ class RawModule:
         profiler(*self._source)  # read and analysed now: errors in the code show here
         self.mode = make_mode(mode, **mode_options)
 
+    def _profiler(self):
+        """The cached Profiler of the code (re-read when a file it includes changed)."""
+        return profiler(*self._source)
+
     def get_global(self, name: str):
         """cupy.RawModule.get_global (gmprof/cupy_parity.py): the native module's variable,
         a cupy.cuda.MemoryPointer on a GPU, a writable numpy uint8 view on the CPU backend."""

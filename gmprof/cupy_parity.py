@@ -30,14 +30,13 @@ CPU_ATTRIBUTES = {
 
 
 class KernelAttributes:
-    """Mixed into gmprof.RawKernel: needs self._source, self.name and gmprof.api.profiler."""
+    """Mixed into gmprof.RawKernel: needs self.name and self._profiler() (the cached
+    Profiler of the kernel's code, gmprof.api)."""
 
     _max_dynamic_shared: int | None = None
 
     def _native_module(self):
-        from .api import profiler
-
-        prof = profiler(*self._source)
+        prof = self._profiler()
         prof.kernel_facts(self.name)  # a plain error for a kernel the code does not have
         names = list(dict.fromkeys([self.name, *getattr(self, "name_expressions", [])]))
         return prof, prof.modules.module(None, names)
@@ -80,12 +79,10 @@ class KernelAttributes:
 
     @max_dynamic_shared_size_bytes.setter
     def max_dynamic_shared_size_bytes(self, value) -> None:
-        from .api import profiler
-
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ArgumentError(f"max_dynamic_shared_size_bytes={value!r}: expected a "
                                 "non-negative int (bytes)")
-        limit = int(profiler(*self._source).backend.max_shared_per_block)
+        limit = int(self._profiler().backend.max_shared_per_block)
         if value > limit:
             raise OptionError(f"max_dynamic_shared_size_bytes={value:,}: more than the "
                               f"{limit:,} bytes of shared memory a block may have on this "
@@ -111,11 +108,9 @@ def get_global(module, name: str):
 
     import numpy as np
 
-    from .api import profiler
-
     if not isinstance(name, str) or not name:
         raise ArgumentError(f"name={name!r}: expected a variable's name (a str)")
-    prof = profiler(*module._source)
+    prof = module._profiler()
     known = prof.modules.global_names()
     if name not in known:
         raise ArgumentError(f"no __device__ or __constant__ variable named {name!r} in the "
