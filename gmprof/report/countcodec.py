@@ -39,6 +39,26 @@ def encode(counts, pack: bool | None = None):
             "data": base64.b64encode(zlib.compress(c.tobytes(), 6)).decode("ascii")}
 
 
+class Counts:
+    """An array's counts in a document built in memory (document.document): turned into the
+    list or the packed object only when the document is written (document.dumps), so a run
+    printed as tables never packs, nor copies from the GPU, its largest arrays' counts."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __len__(self) -> int:
+        return int(self.array.size)
+
+    def host(self) -> np.ndarray:
+        a = self.array
+        if not isinstance(a, np.ndarray) and hasattr(a, "get"):  # CuPy
+            a = a.get()
+        return np.asarray(a, dtype=np.int64).reshape(-1)
+
+
 class CountsError(ValueError):
     """A packed `counts` that does not decode (its message says why)."""
 
@@ -47,6 +67,8 @@ def decode(value) -> np.ndarray | None:
     """The counts as int64, from either form; None for null (counts not saved)."""
     if value is None:
         return None
+    if isinstance(value, Counts):
+        return value.host()
     if isinstance(value, list):
         return np.asarray(value, dtype=np.int64).reshape(-1)
     if not isinstance(value, dict) or value.get("encoding") != ENCODING:
@@ -65,4 +87,4 @@ def decode(value) -> np.ndarray | None:
     return out
 
 
-__all__ = ["encode", "decode", "ENCODING", "PACK_ABOVE", "CountsError"]
+__all__ = ["encode", "decode", "Counts", "ENCODING", "PACK_ABOVE", "CountsError"]
