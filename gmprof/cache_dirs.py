@@ -6,15 +6,18 @@ Stage: any (it imports nothing from gmprof). Every cache gmprof keeps lives unde
     $XDG_CACHE_HOME/gmprof, by default ~/.cache/gmprof)
         cpu/         the CPU backend's compiled kernels, runtime object and precompiled header
                      (runtime/cpu.py, cpu_cache.py)
-        cpu/program/ gmprof nvcc's runtime objects for whole programs (program/build.py)
+        cpu/program/ gmprof nvcc's runtime objects for whole programs (program/build.py);
+                     kept: CMake builds link them by path (`--gmprof-link-flags`), so they are
+                     neither evicted nor cleaned (but by `gmprof cache --clean --all`)
         host/        lark's parser tables and static sites' counts (host_cache.py)
 
 GMPROF_CACHE_DIR names that root and nothing else. Together the caches are kept under
 GMPROF_CACHE_MAX bytes (default 2 GiB; suffixes K, M, G; 0: no cap): after an entry is stored,
-the least recently used entries are removed until the total fits (an entry's last use is its
+the least recently used entries (but cpu/program's) are removed until the total fits (an entry's last use is its
 record's or its own modification time, which a hit refreshes); entries used in the last minute
 are kept, so that a run never removes what it is using. `gmprof cache --info` shows the root,
-each cache's entries and bytes and the cap; `gmprof cache --clean` empties them.
+each cache's entries and bytes and the cap; `gmprof cache --clean` empties them (`--all`:
+cpu/program too).
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 KINDS = ("cpu", "cpu/program", "host")
+KEPT = ("cpu/program",)  # paths baked into builds: not evicted, cleaned only with all=True
 DEFAULT_MAX = 2 << 30
 _KEEP_RECENT_S = 60.0  # entries used this recently are never evicted
 _CHECK_EVERY_S = 30.0  # a process walks the caches for the cap at most this often
@@ -130,7 +134,7 @@ def enforce_cap(force: bool = False) -> int:
     if cap <= 0 or (not force and now - _last_check < _CHECK_EVERY_S):
         return 0
     _last_check = now
-    found = [e for kind in KINDS for e in entries(kind)]
+    found = [e for kind in KINDS if kind not in KEPT for e in entries(kind)]
     total = sum(e.size for e in found)
     removed = 0
     for e in sorted(found, key=lambda e: e.used):
@@ -155,11 +159,14 @@ def info() -> dict:
             "bytes": sum(k["bytes"] for k in kinds.values())}
 
 
-def clean() -> int:
-    """Remove every entry of every cache (and leftover temporaries, locks and records);
-    the root and files gmprof did not make in it are left. Returns the bytes removed."""
+def clean(all: bool = False) -> int:
+    """Remove every entry of every cache (and leftover temporaries, locks and records), but
+    the KEPT ones unless `all`; the root and files gmprof did not make in it are left.
+    Returns the bytes removed."""
     removed = 0
     for kind in sorted(KINDS, key=len, reverse=True):  # nested caches first
+        if kind in KEPT and not all:
+            continue
         d = kind_dir(kind)
         nested = {k.split("/", 1)[1] for k in KINDS if k.startswith(kind + "/")}
         try:
@@ -180,4 +187,4 @@ def clean() -> int:
 
 
 __all__ = ["root", "kind_dir", "max_bytes", "entries", "touch", "remove", "enforce_cap",
-           "info", "clean", "KINDS", "DEFAULT_MAX"]
+           "info", "clean", "KINDS", "KEPT", "DEFAULT_MAX"]

@@ -21,8 +21,14 @@ def cmd_cache(args) -> int:
     from . import cache_dirs
 
     if args.clean:
-        removed = cache_dirs.clean()
+        removed = cache_dirs.clean(all=args.all)
         print(f"removed {_bytes(removed)} from {cache_dirs.root()}")
+        if args.all:
+            print("note: CMake builds configured with `gmprof nvcc --gmprof-link-flags` link "
+                  "objects that were removed: configure them again")
+        else:
+            print(f"kept {', '.join(k + '/' for k in cache_dirs.KEPT)}: builds link its "
+                  "objects by path (--all removes them too)")
         return 0
     data = cache_dirs.info()
     if args.json:
@@ -33,8 +39,9 @@ def cmd_cache(args) -> int:
     print(f"size cap: {_bytes(cap) if cap else 'none'} (GMPROF_CACHE_MAX); in use: "
           f"{_bytes(data['bytes'])}")
     for kind, k in data["caches"].items():
+        kept = "  (kept: builds link it)" if kind in cache_dirs.KEPT else ""
         print(f"  {kind + '/':13} {k['entries']:6,} entries  {_bytes(k['bytes']):>10}  "
-              f"{k['directory']}")
+              f"{k['directory']}{kept}")
     return 0
 
 
@@ -46,5 +53,8 @@ def register(sub) -> None:
     what.add_argument("--clean", action="store_true",
                       help="remove every cached entry (compiled kernels, parser tables, "
                            "static counts); the next run rebuilds what it needs")
+    p.add_argument("--all", action="store_true",
+                   help="with --clean: also remove cpu/program, the runtime objects that "
+                        "CMake builds link by path (they must be configured again)")
     p.add_argument("--json", action="store_true", help="--info as JSON")
     p.set_defaults(run=cmd_cache)

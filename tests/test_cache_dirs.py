@@ -59,12 +59,19 @@ def test_least_recently_used_entries_go_first(root, monkeypatch):
     # ago; under a cap of 2,500 bytes the two least recent (4 h, 3 h) go: 2,000 bytes remain
     old = _entry(root / "cpu", "a.so", 1000, 4 * 3600)
     older_host = _entry(root / "host", "static-1.pickle", 1000, 3 * 3600)
-    kept = _entry(root / "cpu" / "program", "rt.o", 1000, 2 * 3600)
+    kept = _entry(root / "cpu", "b.so", 1000, 2 * 3600)
     recent = _entry(root / "host", "static-2.pickle", 1000, 1)
     monkeypatch.setenv("GMPROF_CACHE_MAX", "2500")
     assert cache_dirs.enforce_cap(force=True) == 2000
     assert not old.exists() and not older_host.exists()
     assert kept.exists() and recent.exists()
+
+
+def test_objects_builds_link_are_never_evicted(root, monkeypatch):
+    # CMake bakes cpu/program's paths into its link line (--gmprof-link-flags)
+    linked = _entry(root / "cpu" / "program", "cudart-cpu-1.o", 1000, 9 * 3600)
+    monkeypatch.setenv("GMPROF_CACHE_MAX", "10")
+    assert cache_dirs.enforce_cap(force=True) == 0 and linked.exists()
 
 
 def test_a_hit_counts_as_a_use(root, monkeypatch):
@@ -101,9 +108,14 @@ def test_cache_info_and_clean(root, capsys):
                                       "bytes": 50}
     assert main(["cache", "--info"]) == 0
     assert f"cache root: {root}" in capsys.readouterr().out
+    linked = _entry(root / "cpu" / "program", "host-cpu-1.o", 10, 0)
     assert main(["cache", "--clean"]) == 0
-    assert not list((root / "cpu").iterdir()) and not list((root / "host").iterdir())
+    assert [p.name for p in (root / "cpu").iterdir()] == ["program"]
+    assert not list((root / "host").iterdir())
+    assert linked.exists()  # builds link it by path: kept
     assert (root / "mine.txt").exists()  # only gmprof's caches are emptied
+    assert main(["cache", "--clean", "--all"]) == 0
+    assert not linked.exists() and "configure them again" in capsys.readouterr().out
 
 
 def test_cache_needs_info_or_clean(capsys):
