@@ -215,13 +215,13 @@ _DEVICES = ("auto", "gpu", "cpu")
 _CUPY_COMPILERS = ("nvrtc", "nvcc")
 
 
-def device_choice(device=None, backend=None) -> str:
+def device_choice(device, backend) -> str:
     """Where kernels run, from the same two keywords in every API function (profile,
     RawModule, RawKernel): `device` is 'auto', 'gpu' or 'cpu'; `backend` is either one of those
     too (gmprof's spelling: `gmprof profile --backend`) or CuPy's compiler, 'nvrtc' or 'nvcc',
     accepted as CuPy accepts it and leaving the device to `device` (gmprof compiles the
     instrumented code with NVRTC either way: the text it generates is written for NVRTC)."""
-    if backend is not None and not isinstance(backend, str):
+    if not isinstance(backend, str):  # every API function's default is a name
         raise OptionError(f"backend={backend!r}: use 'auto', 'gpu' or 'cpu' (or CuPy's "
                           "compiler, 'nvrtc' or 'nvcc')")
     if device is not None and device not in _DEVICES:
@@ -231,7 +231,7 @@ def device_choice(device=None, backend=None) -> str:
             raise OptionError(f"backend={backend!r} and device={device!r} disagree: give one "
                               "of them")
         return backend
-    if backend not in (None, "auto") + _CUPY_COMPILERS:
+    if backend not in ("auto",) + _CUPY_COMPILERS:
         raise OptionError(f"backend={backend!r}: where kernels run ('auto', 'gpu', 'cpu') or "
                           "CuPy's compiler, 'nvrtc' or 'nvcc' (device='auto', 'gpu' or 'cpu' "
                           "also chooses where)")
