@@ -116,3 +116,23 @@ def test_did_you_mean(argv, hint, capsys):
 def test_no_suggestion_for_a_distant_word(capsys):
     assert main(["frobnicate"]) == 2
     assert "did you mean" not in capsys.readouterr().err
+
+
+def test_profile_csv_switch_and_summary(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "inc.cu").write_text(
+        "__global__ void inc(int *a, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) a[i] += 1;\n}\n")
+    launch = ["profile", "inc.cu", "-k", "inc", "--grid", "2", "--block", "32",
+              "--arg", "n=40", "--arg", "a=int32[48]:zeros"]
+    assert main(launch + ["--csv", "--page", "raw"]) == 0
+    rows = _table(capsys.readouterr().out)
+    # 64 threads, the first 40 update a[i] once: `a[i] += 1` is one read-write access (one
+    # site), 1 on each of the first 40 counters, 0 on the last 8; reads and writes both count
+    # it (40 each), accesses 40
+    assert [int(r["count"]) for r in rows] == [1] * 40 + [0] * 8
+    assert main(launch + ["--print-summary", "per-kernel", "-o", "inc.json"]) == 0
+    out = capsys.readouterr().out.split()
+    assert out[out.index("inc"):out.index("inc") + 5] == ["inc", "1", "40", "40", "40"]
+    assert main(launch + ["-o", "inc.json"]) == 2  # exists: refused before the run
