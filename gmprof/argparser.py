@@ -32,12 +32,17 @@ class Parser(argparse.ArgumentParser):
 
     _innermost: "Parser | None" = None
 
+    _argv: list = []  # the command line parse_args was given (for error_hint)
+
     def parse_known_args(self, args=None, namespace=None):
         Parser._innermost = self  # a subcommand's parser runs after its parent's call starts
         return super().parse_known_args(args, namespace)
 
     def parse_args(self, args=None, namespace=None):
+        import sys
+
         Parser._innermost = None
+        Parser._argv = list(sys.argv[1:] if args is None else args)
         return super().parse_args(args, namespace)
 
     def _options(self) -> list[str]:
@@ -45,8 +50,22 @@ class Parser(argparse.ArgumentParser):
                 if s.startswith("--") or len(s) == 2]
 
     def error(self, message: str):
-        hint = self._hint(message)
-        super().error(f"{message} (did you mean {hint}?)" if hint else message)
+        hint, note = self._hint(message), self.error_hint(message)
+        if hint:
+            message = f"{message} (did you mean {hint}?)"
+        super().error(f"{message} ({note})" if note else message)
+
+    def error_hint(self, message: str) -> str | None:
+        """A word that an option taking an optional value (`--csv [FILE]`) took from the
+        positional arguments, when they are then missing."""
+        if not message.startswith("the following arguments are required"):
+            return None
+        argv = Parser._argv
+        for i, word in enumerate(argv[:-1]):
+            if word == "--csv" and not argv[i + 1].startswith("-"):
+                return (f"--csv took {argv[i + 1]!r} as its file name: put --csv after the "
+                        "positional arguments, or write --csv=FILE")
+        return None
 
     def _hint(self, message: str) -> str | None:
         m = re.match(r"unrecognized arguments: (.*)", message)

@@ -136,3 +136,8 @@ def test_profile_csv_switch_and_summary(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out.split()
     assert out[out.index("inc"):out.index("inc") + 5] == ["inc", "1", "40", "40", "40"]
     assert main(launch + ["-o", "inc.json"]) == 2  # exists: refused before the run
+
+
+def test_csv_before_the_positional_says_what_it_took(capsys):
+    assert main(["report", "--csv", "run.json"]) == 2
+    assert "--csv took 'run.json' as its file name" in capsys.readouterr().err
