@@ -141,3 +141,13 @@ def test_profile_csv_switch_and_summary(tmp_path, monkeypatch, capsys):
 def test_csv_before_the_positional_says_what_it_took(capsys):
     assert main(["report", "--csv", "run.json"]) == 2
     assert "--csv took 'run.json' as its file name" in capsys.readouterr().err
+
+
+def test_bench_status_follows_its_checks(capsys):
+    from gmprof.bench import failed_status
+
+    good = {"sample": "em_v1", "mode": "SA", "outputs_identical": True, "self_check": True}
+    bad = dict(good, mode="SA-NA", outputs_identical=False)
+    assert failed_status({"table1": [good], "table2": [], "sampling": []}, 1) == 0
+    assert failed_status({"table1": [good], "table2": [bad], "sampling": []}, 7) == 7
+    assert "em_v1 SA-NA: outputs differ" in capsys.readouterr().err
