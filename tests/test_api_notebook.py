@@ -126,3 +126,12 @@ def test_backend_means_the_same_in_every_api_function():
                  lambda: gmprof.RawKernel(SAXPY, "saxpy", backend="cpu", device="gpu")):
         with pytest.raises(OptionError, match="disagree"):
             call()
+
+
+def test_to_pandas_without_pandas_is_a_plain_error(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` raises ImportError
+    with pytest.raises(OptionError, match="needs pandas: python3 -m pip install pandas"):
+        hand_report().to_pandas()
+    assert hand_report().to_dict()["kernel"] == "k"  # the rest needs no pandas
