@@ -10,9 +10,8 @@ from . import timing  # noqa: F401 (first: its clock starts with the process's i
 from .version import __version__  # noqa: F401 (gmprof.__version__)
 
 from . import api
-from .api import RawKernel, RawModule, profile
+from .api import RawKernel, RawModule, load, profile
 from .errors import CheckWarning, Diagnostic, GmprofError
-from .report.fromdoc import load
 from .report.model import Report
 
 __all__ = ["profile", "load", "RawKernel", "RawModule", "Report", "GmprofError", "Diagnostic",

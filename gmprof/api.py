@@ -211,6 +211,30 @@ def parse_options(options) -> tuple[dict, list]:
     return defines, includes
 
 
+def load(path, kernel: str | None = None):
+    """Reports back from files: a saved run (`gmprof profile ... -o run.json`, checked as
+    `gmprof report` checks it), or the report files a whole program built with gmprof nvcc
+    wrote (one path or a list of them, decoded and merged as `gmprof report` merges them).
+    Returns the Report of `kernel=`, or of the only kernel, else the list of every kernel's
+    Report. Every count comes back (a large array's packed counts too: countcodec.py)."""
+    from .program.records import RAW_SCHEMA
+    from .report import fromdoc
+
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    if not paths:
+        raise ArgumentError("load: no file given")
+    raw = [p for p in paths if fromdoc.schema_of(p) == RAW_SCHEMA]
+    if raw and len(raw) == len(paths):
+        from .program.records import decode
+
+        return fromdoc.pick(list(decode([str(p) for p in raw]).reports.values()), kernel,
+                            paths[0])
+    if len(paths) != 1:
+        raise InputError(f"{paths[0]}: gmprof.load reads one saved run, or any number of "
+                         "report files written by programs built with gmprof nvcc (merged)")
+    return fromdoc.load(paths[0], kernel)
+
+
 _DEVICES = ("auto", "gpu", "cpu")
 _CUPY_COMPILERS = ("nvrtc", "nvcc")
 

@@ -73,16 +73,9 @@ def _load_documents(paths: list, load, argv) -> dict:
 
 
 def _schema_of(path: str):
-    """The "schema" of a JSON file, read from its start (None when it has none)."""
-    import re
+    from .report.fromdoc import schema_of
 
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return None
-    m = re.match(r'\s*\{\s*"schema"\s*:\s*"([^"]*)"', head)
-    return m.group(1) if m else None
+    return schema_of(path)
 
 
 def cmd_diff(args) -> int:

@@ -135,3 +135,47 @@ def test_to_pandas_without_pandas_is_a_plain_error(monkeypatch):
     with pytest.raises(OptionError, match="needs pandas: python3 -m pip install pandas"):
         hand_report().to_pandas()
     assert hand_report().to_dict()["kernel"] == "k"  # the rest needs no pandas
+
+
+PROGRAM = r"""#include <cstdio>
+__global__ void twice(int *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = 2 * a[i];
+}
+int main() {
+  const int n = 100;
+  int h[n], *d;
+  for (int i = 0; i < n; ++i) h[i] = i;
+  cudaMalloc(&d, sizeof h);
+  cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+  twice<<<4, 32>>>(d, n);
+  twice<<<4, 32>>>(d, n);
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%d\n", h[99]);
+  return 0;
+}
+"""
+
+
+def test_load_reads_a_whole_programs_report_files(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if shutil.which("g++") is None:
+        pytest.skip("needs g++")
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root), GMPROF_BACKEND="cpu")
+    (tmp_path / "main.cu").write_text(PROGRAM)
+    subprocess.run([sys.executable, "-m", "gmprof", "nvcc", "main.cu", "-o", "app"],
+                   cwd=tmp_path, env=env, check=True, capture_output=True)
+    for run in (1, 2):  # two processes, two report files: merged
+        subprocess.run(["./app"], cwd=tmp_path, check=True, capture_output=True,
+                       env=dict(env, GMPROF_OUTPUT=str(tmp_path / f"r{run}.json")))
+    r = gmprof.load([tmp_path / "r1.json", tmp_path / "r2.json"])
+    # 2 processes x 2 launches; each launch reads and writes a[0..99] once: 4 x 2 = 8 each
+    assert r.run.kernel == "twice" and r.run.launches == 4
+    assert r.array("a").counts.tolist() == [8] * 100
+    assert gmprof.load(tmp_path / "r1.json").array("a").counts.tolist() == [4] * 100

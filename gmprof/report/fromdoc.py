@@ -1,4 +1,4 @@
-"""Reports back from a saved run: `gmprof.load("run.json")`.
+"""Reports back from a saved run: `gmprof.load("run.json")` (gmprof/api.py).
 
 Stage: report (reading). Takes a run document (gmprof.run/1, checked against its schema by
 document.load); returns one Report per kernel with its counts, sites, warnings, launches and
@@ -78,16 +78,23 @@ def reports(doc: dict) -> list[Report]:
     return [report(k) for k in doc["kernels"]]
 
 
-def load(path, kernel: str | None = None):
-    """The Report of a saved run's kernel (`kernel=` names it when the run has several); a
-    run of several kernels without `kernel=` gives the list of their Reports. `path` may be
-    `-` (standard input). A file that is not a run is a GmprofError (InputError)."""
+def schema_of(path):
+    """The "schema" of a JSON file, read from its start (None when it has none)."""
+    import re
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    m = re.match(r'\s*\{\s*"schema"\s*:\s*"([^"]*)"', head)
+    return m.group(1) if m else None
+
+
+def pick(found: list, kernel: str | None, path):
+    """The Report of `kernel`, the only one, or the list of them (see gmprof.load)."""
     from gmprof.errors import InputError
 
-    from .document import load as load_document
-
-    doc = load_document(path)
-    found = reports(doc)
     if kernel is not None:
         for r in found:
             if r.run.kernel == kernel:
@@ -97,4 +104,12 @@ def load(path, kernel: str | None = None):
     return found[0] if len(found) == 1 else found
 
 
-__all__ = ["load", "report", "reports"]
+def load(path, kernel: str | None = None):
+    """The Report(s) of a saved run (gmprof.run/1; gmprof.load also reads whole programs'
+    report files)."""
+    from .document import load as load_document
+
+    return pick(reports(load_document(path)), kernel, path)
+
+
+__all__ = ["load", "pick", "report", "reports", "schema_of"]
