@@ -86,7 +86,9 @@ def test_page_commands_run_as_written(page, tmp_path):
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
                PYTHONPATH=str(ROOT), COLUMNS="80")
     env.pop("GMPROF_OUTPUT", None)
-    env["CUDA_VISIBLE_DEVICES"] = ""  # the CPU backend everywhere: the pages show its output
+    # the CPU backend everywhere (the pages show its output): CuPy sees no GPU, and whole
+    # programs build for the CPU
+    env.update(CUDA_VISIBLE_DEVICES="", GMPROF_BACKEND="cpu")
     script, expected, python = [], [], []
     for lang, body, name in blocks(text):
         if name:
