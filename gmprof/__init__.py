@@ -10,8 +10,9 @@ from . import timing  # noqa: F401 (first: its clock starts with the process's i
 from .version import __version__  # noqa: F401 (gmprof.__version__)
 
 from . import api
-from .api import RawKernel, RawModule, profile
-from .errors import Diagnostic, GmprofError
+from .api import RawKernel, RawModule, load, profile
+from .errors import CheckWarning, Diagnostic, GmprofError
 from .report.model import Report
 
-__all__ = ["profile", "RawKernel", "RawModule", "Report", "GmprofError", "Diagnostic", "api"]
+__all__ = ["profile", "load", "RawKernel", "RawModule", "Report", "GmprofError", "Diagnostic",
+           "CheckWarning", "api"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .cupy_parity import KernelAttributes
 from .errors import ArgumentError, GmprofError, InputError, OptionError
 from .options import count, rate
 from .mode import Mode
@@ -144,18 +145,23 @@ def profiler(source, defines=None, include_dirs=None, backend="auto", arch=None)
 def profile(source_or_path, kernel, grid, block, args, shared_mem=0, profile="both",
             mode="default", threshold=None, enhanced=False, sampling=None, backend="auto",
             counter_bits=32, sampler="rng", defines=None, include_dirs=None, repeat=0,
-            compare_native=True, timeout=None, arch=None) -> Report:
+            compare_native=True, timeout=None, arch=None, device=None) -> Report:
     """Profile one launch. Arrays (numpy, or CuPy on the GPU backend) are left as the native
     (uninstrumented) kernel leaves them. `kernel` may be a template name expression
     (`matmul<16>`). `timeout`: seconds a launch may run (None: the backend's default, 120 s on
     the CPU; 0: no limit). Misuse raises a GmprofError subclass naming the argument (see
     docs/errors.md); failed checks (outputs that differ, out-of-range accesses) are on
-    `report.warnings` as Diagnostics whose `failed_check` is true."""
+    `report.warnings` as Diagnostics whose `failed_check` is true, and are raised as
+    gmprof.CheckWarning warnings. `device` ('auto', 'gpu', 'cpu') or `backend` (the same
+    names, or CuPy's 'nvrtc'/'nvcc') chooses where it runs, as in every API function."""
     m = make_mode(mode, profile=profile, threshold=threshold, counter_bits=counter_bits,
                   enhanced=enhanced, sampling=sampling, sampler=sampler)
-    prof = profiler(source_or_path, defines, include_dirs, backend, arch)
-    return prof.launch(kernel, grid, block, _arg_list(args), shared_mem, mode=m,
-                       repeat=repeat, compare_native=compare_native, timeout=timeout)
+    prof = profiler(source_or_path, defines, include_dirs, device_choice(device, backend),
+                    arch)
+    report = prof.launch(kernel, grid, block, _arg_list(args), shared_mem, mode=m,
+                         repeat=repeat, compare_native=compare_native, timeout=timeout)
+    _warn_failed_checks(_with_source(report, prof))
+    return report
 
 
 def _arg_list(args) -> list:
@@ -205,30 +211,101 @@ def parse_options(options) -> tuple[dict, list]:
     return defines, includes
 
 
+def load(path, kernel: str | None = None):
+    """Reports back from files: a saved run (`gmprof profile ... -o run.json`, checked as
+    `gmprof report` checks it), or the report files a whole program built with gmprof nvcc
+    wrote (one path or a list of them, decoded and merged as `gmprof report` merges them).
+    Returns the Report of `kernel=`, or of the only kernel, else the list of every kernel's
+    Report. Every count comes back (a large array's packed counts too: countcodec.py)."""
+    from .program.records import RAW_SCHEMA
+    from .report import fromdoc
+
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    if not paths:
+        raise ArgumentError("load: no file given")
+    raw = [p for p in paths if fromdoc.schema_of(p) == RAW_SCHEMA]
+    if raw and len(raw) == len(paths):
+        from .program.records import decode
+
+        return fromdoc.pick(list(decode([str(p) for p in raw]).reports.values()), kernel,
+                            paths[0])
+    if len(paths) != 1:
+        raise InputError(f"{paths[0]}: gmprof.load reads one saved run, or any number of "
+                         "report files written by programs built with gmprof nvcc (merged)")
+    return fromdoc.load(paths[0], kernel)
+
+
 _DEVICES = ("auto", "gpu", "cpu")
 _CUPY_COMPILERS = ("nvrtc", "nvcc")
 
 
-def _device_choice(device, backend) -> str:
-    """Where to run: `device` ('auto', 'gpu', 'cpu'). `backend` is CuPy's keyword for its
-    compiler ('nvrtc' or 'nvcc') and is accepted as CuPy accepts it; gmprof compiles the
-    instrumented code with NVRTC either way (the text it generates is written for NVRTC).
-    An older gmprof spelling, backend='cpu'/'gpu'/'auto' for the device, still works with a
-    DeprecationWarning."""
+def device_choice(device, backend) -> str:
+    """Where kernels run, from the same two keywords in every API function (profile,
+    RawModule, RawKernel): `device` is 'auto', 'gpu' or 'cpu'; `backend` is either one of those
+    too (gmprof's spelling: `gmprof profile --backend`) or CuPy's compiler, 'nvrtc' or 'nvcc',
+    accepted as CuPy accepts it and leaving the device to `device` (gmprof compiles the
+    instrumented code with NVRTC either way: the text it generates is written for NVRTC)."""
+    if not isinstance(backend, str):  # every API function's default is a name
+        raise OptionError(f"backend={backend!r}: use 'auto', 'gpu' or 'cpu' (or CuPy's "
+                          "compiler, 'nvrtc' or 'nvcc')")
+    if device is not None and device not in _DEVICES:
+        raise OptionError(f"device={device!r}: use 'auto', 'gpu' or 'cpu'")
+    if backend in ("gpu", "cpu"):  # 'auto' chooses nothing: device= may
+        if device not in (None, "auto", backend):
+            raise OptionError(f"backend={backend!r} and device={device!r} disagree: give one "
+                              "of them")
+        return backend
+    if backend not in ("auto",) + _CUPY_COMPILERS:
+        raise OptionError(f"backend={backend!r}: where kernels run ('auto', 'gpu', 'cpu') or "
+                          "CuPy's compiler, 'nvrtc' or 'nvcc' (device='auto', 'gpu' or 'cpu' "
+                          "also chooses where)")
+    return device or "auto"
+
+
+def _warn_failed_checks(report, stacklevel: int = 3) -> None:
+    """Each failed check of a report (outputs that differ, an access out of range) as a
+    gmprof.CheckWarning: shown once by default, an exception under
+    warnings.simplefilter("error", gmprof.CheckWarning)."""
     import warnings
 
-    if backend in _DEVICES:
-        warnings.warn(f"backend={backend!r}: gmprof's choice of device is now device="
-                      f"{backend!r} (backend is CuPy's compiler, 'nvrtc' or 'nvcc')",
-                      DeprecationWarning, stacklevel=3)
-        if device == "auto":
-            device = backend
-    elif backend not in _CUPY_COMPILERS:
-        raise OptionError(f"backend={backend!r}: CuPy's compiler, 'nvrtc' or 'nvcc' (gmprof's "
-                          "choice of device is device='auto', 'gpu' or 'cpu')")
-    if device not in _DEVICES:
-        raise OptionError(f"device={device!r}: use 'auto', 'gpu' or 'cpu'")
-    return device
+    from .errors import CheckWarning
+
+    for w in report.warnings:
+        if getattr(w, "failed_check", False):
+            warnings.warn(CheckWarning(w), stacklevel=stacklevel)
+
+
+def _with_source(report, prof):
+    """The report with its kernel's code attached (the source view, to_pandas('lines'))."""
+    from .report.source import attach_source
+
+    attach_source(report, prof.tu)
+    return report
+
+
+_COMPILED = (b"\x7fELF", b"\x50\xed\x55\xba")  # a cubin (ELF) or a fatbin's magic
+
+
+def _module_path(path) -> Path:
+    """CuPy's RawModule(path=...) names a compiled module (cubin, fatbin, PTX); gmprof needs
+    the CUDA source to instrument, which it reads from `path` whatever the file's name (a
+    .cu file under another name). A compiled module is refused with a plain error."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentError(f"path={path!r}: expected a path to a .cu file")
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such file" if not p.exists() else
+                         f"{p}: not a regular file")
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(4096)
+    except OSError as e:
+        raise InputError(f"{p}: cannot be read: {e.strerror}") from None
+    if head.startswith(_COMPILED) or b"\n.version" in head or head.startswith(b".version"):
+        raise InputError(f"{p}: a compiled module (cubin, fatbin or PTX), which CuPy's "
+                         "RawModule(path=...) loads; gmprof instruments CUDA source: give "
+                         "path= the .cu file (any name) or code= its text")
+    return p
 
 
 class RawModule:
@@ -249,13 +326,7 @@ class RawModule:
             raise ArgumentError("RawModule: give exactly one of code= (CUDA source text) and "
                                 "path= (a .cu file)")
         if path is not None:
-            if not isinstance(path, (str, os.PathLike)):
-                raise ArgumentError(f"path={path!r}: expected a path to a .cu file")
-            p = Path(path)
-            if not p.is_file():
-                raise InputError(f"{p}: no such file" if not p.exists() else
-                                 f"{p}: not a regular file")
-            source = p
+            source = _module_path(path)
         else:
             if not isinstance(code, str):
                 raise ArgumentError(f"code: expected CUDA source text (a str), not "
@@ -270,11 +341,22 @@ class RawModule:
         self.options = tuple(options)
         self.backend = backend
         self.name_expressions = list(name_expressions or [])
-        self.device = _device_choice(device, backend)
+        self.device = device_choice(device, backend)
         defines, includes = parse_options(options)
         self._source = (source, defines, includes, self.device)
         profiler(*self._source)  # read and analysed now: errors in the code show here
         self.mode = make_mode(mode, **mode_options)
+
+    def _profiler(self):
+        """The cached Profiler of the code (re-read when a file it includes changed)."""
+        return profiler(*self._source)
+
+    def get_global(self, name: str):
+        """cupy.RawModule.get_global (gmprof/cupy_parity.py): the native module's variable,
+        a cupy.cuda.MemoryPointer on a GPU, a writable numpy uint8 view on the CPU backend."""
+        from .cupy_parity import get_global
+
+        return get_global(self, name)
 
     def get_function(self, name: str) -> "RawKernel":
         """The kernel `name` (a name expression for a template: 'mm<16>')."""
@@ -287,7 +369,7 @@ class RawModule:
         return k
 
 
-class RawKernel(RawModule):
+class RawKernel(KernelAttributes, RawModule):
     """Drop-in for cupy.RawKernel: calls launch the instrumented kernel (outputs exactly as
     the original's) and merge each call's counts into `self.report` (print it for a summary).
     `device` chooses where it runs ('auto', 'gpu', 'cpu'); `backend` is CuPy's compiler."""
@@ -307,10 +389,13 @@ class RawKernel(RawModule):
         self.reports: list[Report] = []
 
     def __call__(self, grid, block, args, *, shared_mem=0, name=None, timeout=None):
+        self._check_shared_mem(shared_mem)
         # looked up per call: a header the code includes may have changed since
         prof = profiler(*self._source)
         report = prof.launch(name or self.name, grid, block, _arg_list(args), shared_mem,
                              mode=self.mode, timeout=timeout)
+        _with_source(report, prof)
+        _warn_failed_checks(report)
         self.reports.append(report)
         if self.report is None:
             import copy

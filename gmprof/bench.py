@@ -440,7 +440,19 @@ def cmd_bench(args) -> int:
     print(markdown(results))
     print(f"gmprof bench: results written to {out}{'/' if not str(out).endswith('/') else ''}",
           file=sys.stderr)
-    return 0
+    return failed_status(results, args.error_exitcode)
+
+
+def failed_status(results: dict, error_exitcode: int) -> int:
+    """--error-exitcode when a run's outputs differed or a sample's self-check failed (the
+    tables say which), else 0: a benchmark is a check too."""
+    checks = [r for t in ("table1", "table2", "sampling") for r in results.get(t, [])]
+    bad = [r for r in checks if not r["outputs_identical"] or not r["self_check"]]
+    for r in bad:
+        print(f"gmprof bench: error: {r['sample']} {r['mode']}: "
+              + ("outputs differ" if not r["outputs_identical"] else
+                 f"self-check failed: {r.get('self_check_error')}"), file=sys.stderr)
+    return error_exitcode if bad else 0
 
 
 def register(sub) -> None:
@@ -469,4 +481,8 @@ def register(sub) -> None:
     p.add_argument("--no-cases", action="store_true", help="skip the case studies")
     p.add_argument("--part", help="write paper_part_PART.json (to --merge later)")
     p.add_argument("--merge", action="store_true", help="merge paper_part_*.json in --out")
+    p.add_argument("--error-exitcode", type=O.cli_type(O.count, "--error-exitcode",
+                                                       maximum=255), default=1, metavar="N",
+                   help="exit status when a run's outputs differ or a sample's self-check "
+                        "fails; 0 reports and exits 0 (default 1)")
     p.set_defaults(run=cmd_bench)

@@ -4,6 +4,7 @@
     gmprof report|diff RUN.json ...                              (cli_report.py)
     gmprof bench ...                                             (bench.py)
     gmprof nvcc|run ...                                          (program/cli.py)
+    gmprof cache --info|--clean                                  (cli_cache.py)
 
 A GmprofError (a user's mistake) is printed as `file:line:col: error: ...` with the source line
 and a caret, never with a traceback. Exit statuses (docs/errors.md): 0 success, 1 a failed check
@@ -25,7 +26,8 @@ import sys
 import threading
 import traceback
 
-from . import bench, cli_commands, cli_report, timing
+from . import bench, cli_cache, cli_commands, cli_report, timing
+from .argparser import Parser
 from .frontend.nesting import deep_recursion
 from .program import cli as program_cli
 from .streams import reader_may_close
@@ -55,13 +57,14 @@ documentation: README.md and docs/ (report.md, errors.md, whole-programs.md)"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gmprof", description=DESCRIPTION, epilog=EXAMPLES,
+    parser = Parser(prog="gmprof", description=DESCRIPTION, epilog=EXAMPLES,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"gmprof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     cli_commands.register(sub)
     cli_report.register(sub)
     bench.register(sub)
+    cli_cache.register(sub)
     program_cli.register(sub)
     return parser
 

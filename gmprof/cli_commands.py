@@ -197,53 +197,33 @@ def cmd_instrument(args) -> int:
 # -- profile ------------------------------------------------------------------------------
 
 def _reserve_reports(args, inputs):
-    """The report outputs (--json on standard output, --csv, --out), checked before the run."""
-    from .outputs import Outputs
+    """The report outputs (--json, --csv, --out, -o), checked before the run (cli_outputs)."""
+    from .cli_outputs import reserve_reports
 
-    outs = Outputs(inputs=inputs)
-    wanted = {"json": ("-" if getattr(args, "json", False) else None, "--json"),
-              "csv": (getattr(args, "csv", None), "--csv"),
-              "out": (getattr(args, "out", None), "--out")}
-    output = getattr(args, "output", None)
-    if output is not None:
-        kind = {".json": "json", ".html": "out", ".htm": "out", ".csv": "csv"}.get(
-            Path(output).suffix.lower())
-        if kind is None:
-            raise OptionError(f"-o {output}: name a .json, .html or .csv file (the extension "
-                              "chooses the format)")
-        if wanted[kind][0] is not None:
-            raise OptionError(f"-o {output} and {wanted[kind][1]} both ask for the "
-                              f"{'HTML' if kind == 'out' else kind.upper()} output")
-        wanted[kind] = (output, "-o")
-    files = {kind: outs.reserve(path, option) for kind, (path, option) in wanted.items()}
-    return outs, files
+    return reserve_reports(args, inputs, "--out")
 
 
 def _document_on_stdout(files) -> bool:
-    """Whether standard output carries a document (--json, or `-` for --csv or --out): the
-    kernels' printf output then goes to standard error."""
-    return any(o is not None and o.kind == "stdout" for o in files.values())
+    from .cli_outputs import document_on_stdout
+
+    return document_on_stdout(files)
 
 
 def _emit_reports(reports, args, outs, files, sample=None, tu=None) -> None:
-    """One document for the run: every kernel in the JSON, the CSV and the HTML; the tables on
-    the terminal unless standard output carries one of those."""
-    from .report import csvout, terminal
-    from .report.document import document, dumps
+    """One document for the run: every kernel in the JSON, the CSV and the HTML; the tables
+    (or --print-summary's) on the terminal unless standard output carries one of those."""
+    from .cli_outputs import put_documents
+    from .report import terminal
+    from .report.document import document
     from .report.source import attach_source
 
     if tu is not None:
         for report in reports:
             attach_source(report, tu)
     doc = document(reports, command=getattr(args, "argv", None), sample=sample)
-    if not _document_on_stdout(files):
-        terminal.render(doc, _console(), source=getattr(args, "source", False))
-    outs.put(files.get("json"), dumps(doc))
-    outs.put(files.get("csv"), csvout.csv_text(doc) if files.get("csv") else "")
-    if files.get("out") is not None:
-        from .report.html import html_text
-
-        outs.put(files["out"], html_text(doc, reports))  # reports: every element drawn
+    put_documents(doc, args, outs, files, _console(),
+                  lambda d, c: terminal.render(d, c, source=getattr(args, "source", False)),
+                  reports=reports)  # reports: the page draws every element
 
 
 def _arg_files(specs) -> list[str]:
@@ -455,6 +435,8 @@ def _dump_option(p, stages) -> None:
 
 
 def register(sub) -> None:
+    from .cli_outputs import add_output_options
+
     add_frontend_options = _add_frontend_options
     p = sub.add_parser("parse", help="list device functions, memory objects and access sites")
     add_frontend_options(p)
@@ -504,11 +486,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help="print the run as one JSON document (schema gmprof.run/1: every kernel "
                         "and launch) instead of tables")
-    p.add_argument("--csv", metavar="FILE", help="also write CSV, every kernel in one file "
-                                                  "(- for standard output)")
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the run to FILE, in the format its extension names: .json "
-                        "(as --json), .html (as --out), .csv (as --csv)")
+    add_output_options(p)
     p.add_argument("--out", metavar="FILE.html",
                    help="also write one self-contained HTML page for the run (every kernel, "
                         "heat maps, source view; - for standard output)")

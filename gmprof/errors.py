@@ -156,6 +156,16 @@ class KernelTimeout(KernelFault):
 FAILED_CHECK_KINDS = frozenset({"outputs-differ", "out-of-range"})
 
 
+class CheckWarning(UserWarning):
+    """A failed check (outputs that differ, an access out of range), raised as a Python
+    warning by the API (gmprof.profile, RawKernel calls): `warnings.simplefilter("error",
+    gmprof.CheckWarning)` makes it an exception. `diagnostic` is the Diagnostic."""
+
+    def __init__(self, diagnostic):
+        super().__init__(diagnostic.render())
+        self.diagnostic = diagnostic
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """A warning as a value. kind is a short machine-readable tag (tests assert on it).

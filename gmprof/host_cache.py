@@ -1,12 +1,13 @@
 """gmprof's cache of host-side results across processes, by content hash.
 
-Stage: any (it imports nothing from gmprof). What is kept: lark's LALR tables for the grammar
+Stage: any (it imports nothing from gmprof but cache_dirs, which imports nothing). What is kept: lark's LALR tables for the grammar
 (4 s a process on the H100's host) and static sites' counts (seconds per site at a large launch).
 Each entry is named by the SHA-256 of everything its value depends on, the code that computes it
 included, so a stale entry is never found, only left behind.
 
-Entries live under $GMPROF_CACHE_DIR/host (or ~/.cache/gmprof/host); GMPROF_HOST_CACHE=0 turns
-the cache off. An entry is written to a temporary and renamed into place, and read back only if
+Entries live in the `host` cache of gmprof/cache_dirs.py ($GMPROF_CACHE_DIR/host, by default
+~/.cache/gmprof/host), under the caches' size cap (a hit counts as a use); GMPROF_HOST_CACHE=0
+turns the cache off. An entry is written to a temporary and renamed into place, and read back only if
 its stored digest matches its bytes; any failure to read or write is a miss, never an error: a
 cache must not make a run fail.
 """
@@ -18,6 +19,8 @@ import pickle
 import tempfile
 from pathlib import Path
 
+from . import cache_dirs
+
 _MAGIC = b"gmprof-host-cache-1\n"
 
 
@@ -25,8 +28,7 @@ def directory() -> Path | None:
     """Where entries live, or None when the cache is off or cannot be created."""
     if os.environ.get("GMPROF_HOST_CACHE", "1") == "0":
         return None
-    env = os.environ.get("GMPROF_CACHE_DIR")
-    path = (Path(env) if env else Path.home() / ".cache" / "gmprof") / "host"
+    path = cache_dirs.kind_dir("host")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError:
@@ -57,10 +59,12 @@ def load(kind: str, digest: str):
     d = directory()
     if d is None:
         return None
+    path = d / f"{kind}-{digest}.pickle"
     try:
-        data = (d / f"{kind}-{digest}.pickle").read_bytes()
+        data = path.read_bytes()
     except OSError:
         return None
+    cache_dirs.touch(path)
     head = len(_MAGIC) + 64
     if not data.startswith(_MAGIC) or \
             hashlib.sha256(data[head:]).hexdigest().encode() != data[len(_MAGIC):head]:
@@ -81,6 +85,7 @@ def store(kind: str, digest: str, value) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(_MAGIC + hashlib.sha256(body).hexdigest().encode() + body)
         os.replace(tmp, d / f"{kind}-{digest}.pickle")
+        cache_dirs.enforce_cap()
     except Exception:
         try:
             os.unlink(tmp)  # noqa: F821 (set when mkstemp succeeded)

@@ -1,5 +1,6 @@
 """gmprof.RawKernel / gmprof.RawModule keep CuPy's signatures: `backend` is CuPy's compiler
-('nvrtc' or 'nvcc'); gmprof's choice of device is `device`. print(report) is a summary."""
+('nvrtc' or 'nvcc') or, as in every gmprof API function, the device; gmprof's choice of device
+is also `device`. print(report) is a summary."""
 from __future__ import annotations
 
 import warnings
@@ -55,11 +56,14 @@ def test_backend_is_cupys_compiler_and_device_is_ours():
         gmprof.RawKernel(TEMPLATE, "twice", backend="clang", device="cpu")
     with pytest.raises(OptionError, match="device="):
         gmprof.RawKernel(TEMPLATE, "twice", device="tpu")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        k = gmprof.RawKernel(TEMPLATE, "twice", backend="cpu")  # the old spelling
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # backend= means the same in every API function: where it runs, as for
+        # gmprof.profile(backend="cpu"), or CuPy's compiler
+        k = gmprof.RawKernel(TEMPLATE, "twice", backend="cpu")
     assert k.device == "cpu"
-    assert any(issubclass(w.category, DeprecationWarning) for w in caught)
+    with pytest.raises(OptionError, match="disagree"):
+        gmprof.RawKernel(TEMPLATE, "twice", backend="cpu", device="gpu")
 
 
 def test_print_report_is_a_summary():

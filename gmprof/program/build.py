@@ -71,9 +71,9 @@ def choose_backend(asked: str | None) -> str:
 
 
 def cache_dir() -> Path:
-    env = os.environ.get("GMPROF_CACHE_DIR")
-    base = Path(env) if env else Path.home() / ".cache" / "gmprof" / "cpu"
-    d = base / "program"
+    from gmprof import cache_dirs
+
+    d = cache_dirs.kind_dir("cpu/program")  # one place for every cache
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

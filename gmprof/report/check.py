@@ -19,6 +19,8 @@ import json
 import math
 from pathlib import Path
 
+from . import countcodec
+
 SCHEMA_FILE = Path(__file__).with_name("run.schema.json")
 _BULK = ("counts",)                 # an array's per-counter counts
 _CELLS = ("mean", "min", "max")     # its heat map's cells
@@ -110,7 +112,9 @@ def _bulk_errors(doc, count, cell):
                 if not isinstance(values, list):
                     continue  # null, or a type the schema refuses with its own message
                 good = _is_count if validator is count else _is_cell
-                bad = _first_bad(values, good, path)
+                # counts are one flat list (a list in it is refused); heat-map cells are rows
+                bad = _first_bad(values, good, path) if validator is not count else next(
+                    ((path + [i], x) for i, x in enumerate(values) if not good(x)), None)
                 if bad:
                     errors = list(validator.iter_errors(bad[1]))
                     if errors:
@@ -137,8 +141,17 @@ def _array_errors(doc):
     for ki, k in enumerate(doc["kernels"]):
         for ai, a in enumerate(k["arrays"]):
             where, n = f"/kernels/{ki}/arrays/{ai}", a["counters"]
-            if a["counts"] is not None and len(a["counts"]) != n:
-                yield f"{where}/counts: {len(a['counts']):,} counts for {n:,} counters"
+            counts = a["counts"]
+            if isinstance(counts, dict):  # packed (countcodec.py): it decodes, none negative
+                try:
+                    counts = countcodec.decode(counts)
+                except countcodec.CountsError as e:
+                    yield f"{where}/counts: {e}"
+                    continue
+                if counts.size and int(counts.min()) < 0:
+                    yield f"{where}/counts: packed counts hold a negative count"
+            if counts is not None and len(counts) != n:
+                yield f"{where}/counts: {len(counts):,} counts for {n:,} counters"
             if a["min"] > a["max"]:
                 yield f"{where}/min: {a['min']} is more than the maximum, {a['max']}"
             for key in ("untouched", "at_threshold"):

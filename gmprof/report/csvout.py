@@ -2,7 +2,8 @@
 
 Stage: report. Takes the document; returns CSV text with three tables separated by blank
 lines, each row naming its kernel: arrays, access sites, and (when the document carries the
-source) lines. Counts are plain integers (no separators, no `>=`): the `label`, `threshold`
+source) lines (csv_text, `--csv FILE`); or one of them, or every counter's count, as one table
+that pandas.read_csv loads as it is (page_text, `--csv --page PAGE`). Counts are plain integers (no separators, no `>=`): the `label`, `threshold`
 and `sampling` columns say how each was obtained, and `how` does for sites and lines.
 """
 from __future__ import annotations
@@ -20,9 +21,11 @@ LINE_COLUMNS = ["kernel", "file", "line", "function", "reads", "writes", "execut
                 "arrays"]
 
 
-def csv_text(doc: dict) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+PAGES = ("details", "sites", "source", "raw")
+RAW_COLUMNS = ["kernel", "array", "counter", "count"]
+
+
+def _arrays(w, doc) -> None:
     w.writerow(ARRAY_COLUMNS)
     for k in doc["kernels"]:
         for a in k["arrays"]:
@@ -33,7 +36,9 @@ def csv_text(doc: dict) -> str:
                         a.get("counts_are", "accesses"), a["accesses"], a["reads"],
                         a["writes"], a["min"], a["max"], f"{a['mean']:.4f}", a["untouched"],
                         a["at_threshold"], a["out_of_range"], f"{a['static_share']:.3f}"])
-    w.writerow([])
+
+
+def _sites(w, doc) -> None:
     w.writerow(SITE_COLUMNS)
     for k in doc["kernels"]:
         for s in k["sites"]:
@@ -41,13 +46,52 @@ def csv_text(doc: dict) -> str:
                         s["object"] or "", s["kind"],
                         "" if s["executions"] is None else s["executions"],
                         s.get("how_text") or s["how"]])
+
+
+def _lines(w, doc) -> None:
+    w.writerow(LINE_COLUMNS)
+    for k in doc["kernels"]:
+        for r in k.get("lines") or []:
+            w.writerow([k["kernel"], r["file"], r["line"], r["function"],
+                        *("" if r[f] is None else r[f] for f in
+                          ("reads", "writes", "executions")), "; ".join(r["how"]),
+                        " ".join(r["arrays"])])
+
+
+def _raw(w, doc) -> None:
+    """One row per counter: the per-element counts (row-major in the array's shape; the
+    counter unit is the arrays page's counter_unit_bytes). An array saved without its counts
+    (include_counts=False) has no rows."""
+    from .countcodec import decode
+
+    w.writerow(RAW_COLUMNS)
+    for k in doc["kernels"]:
+        for a in k["arrays"]:
+            counts = decode(a.get("counts"))
+            if counts is None:
+                continue
+            name = k["kernel"], a["name"]
+            w.writerows((*name, i, c) for i, c in enumerate(counts.tolist()))
+
+
+def page_text(doc: dict, page: str = "details") -> str:
+    """One table, loadable as it is (pandas.read_csv): `details` the arrays, `sites` the
+    access sites, `source` the lines, `raw` every counter's count (as Nsight Compute's
+    --csv --page details|source|raw)."""
+    buf = io.StringIO()
+    {"details": _arrays, "sites": _sites, "source": _lines, "raw": _raw}[page](
+        csv.writer(buf, lineterminator="\n"), doc)
+    return buf.getvalue()
+
+
+def csv_text(doc: dict) -> str:
+    """Every table in one file (arrays, sites, lines), separated by blank lines."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    _arrays(w, doc)
+    w.writerow([])
+    _sites(w, doc)
     if any(k.get("lines") for k in doc["kernels"]):
         w.writerow([])
-        w.writerow(LINE_COLUMNS)
-        for k in doc["kernels"]:
-            for r in k.get("lines") or []:
-                w.writerow([k["kernel"], r["file"], r["line"], r["function"],
-                            *("" if r[f] is None else r[f] for f in
-                              ("reads", "writes", "executions")), "; ".join(r["how"]),
-                            " ".join(r["arrays"])])
+        _lines(w, doc)
     return buf.getvalue()

@@ -2,7 +2,8 @@
 
 Stage: report. Takes the Reports of one command (one per kernel, each merged over its launches)
 and what the command knows about the run (the sample and its self-check, the command line);
-returns a plain dict, the document. The terminal, CSV, HTML and diff renderers read only this
+returns a plain dict, the document (an array's `counts` held as a countcodec.Counts until
+dumps() writes them: a list, packed when large). The terminal, CSV, HTML and diff renderers read only this
 dict, so `gmprof report saved.json` renders exactly what the run printed. docs/report.md
 describes every field.
 
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import countcodec, where
 from .labels import APPROXIMATE, SAMPLED
 
 if TYPE_CHECKING:
@@ -26,8 +28,8 @@ if TYPE_CHECKING:
 SCHEMA = "gmprof.run/1"
 KERNEL_SCHEMA = "gmprof.report/1"  # one kernel's part (what to_json returned before)
 
-# arrays up to this many counters carry their counts in the document; larger ones carry the
-# heat map's reduced grid (gmprof.report.heatgrid), which is all a renderer draws
+# arrays up to this many counters carry their counts as a list; larger ones packed
+# (countcodec.py: zlib'd little-endian int64 in base64), so every count is kept
 COUNTS_LIMIT = 1 << 16
 
 
@@ -97,8 +99,13 @@ def _array(a: ArrayStats, include_counts: bool | None) -> dict:
     if a.live_ranges and a.live_ranges["ranges"]:
         entry["live_ranges"] = dict(a.live_ranges, mean_accesses_per_range=a.live_ranges[
             "accesses"] / a.live_ranges["ranges"])
-    keep = a.counters <= COUNTS_LIMIT if include_counts is None else include_counts
-    entry["counts"] = a.counts.tolist() if keep else None
+    # include_counts: None keeps them as they are until dumps() writes them (a list, packed
+    # when large: countcodec.py), True gives lists now (to_dict), False leaves them out
+    if include_counts is None:
+        entry["counts"] = countcodec.Counts(a.counts)
+    else:
+        entry["counts"] = countcodec.encode(where.to_host(a.counts), pack=False) \
+            if include_counts else None
     entry["heatmap"] = a.heat()
     return entry
 
@@ -215,6 +222,8 @@ def _dump(value, depth: int) -> str:
 
 
 def _plain(value):
+    if isinstance(value, countcodec.Counts):  # written now: a list, or packed when large
+        return countcodec.encode(value.host())
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):

@@ -270,6 +270,24 @@ class Report:
                 f"{len(self.sites)} sites, {launches} launch{'es' if launches > 1 else ''}, "
                 f"{self.run.mode} mode on {self.run.backend}>")
 
+    def to_dict(self) -> dict:
+        """The kernel's part of a run document (gmprof.report/1), every count as a list."""
+        from .frames import to_dict
+
+        return to_dict(self)
+
+    def to_pandas(self, kind: str | None = None):
+        """DataFrames (pandas needed): kind='arrays', 'sites', 'lines' or 'counts' (one row
+        per counter), or a dict of the four (gmprof/report/frames.py)."""
+        from .frames import to_pandas
+
+        return to_pandas(self, kind)
+
+    def _repr_html_(self) -> str:
+        from .frames import repr_html
+
+        return repr_html(self)
+
     def array(self, name: str) -> ArrayStats:
         for a in self.arrays:
             if a.name == name:

@@ -11,8 +11,8 @@ warp collectives, faults). This module appends the glue: for each name expressio
 `extern "C"` entry that unpacks `void **args` by the kernel's own parameter types
 (`invoke(&matmul<16>, args)`) and one that describes those types, so arguments are checked
 against the real signature; for each global an accessor returning its address and size. Shared
-libraries are cached under $GMPROF_CACHE_DIR (or ~/.cache/gmprof/cpu), keyed by everything that
-goes into them. Every user mistake (a kernel that does not compile, a wrong argument, a deadlock,
+libraries are cached in the `cpu` cache ($GMPROF_CACHE_DIR/cpu, by default ~/.cache/gmprof/cpu:
+gmprof/cache_dirs.py), keyed by everything that goes into them. Every user mistake (a kernel that does not compile, a wrong argument, a deadlock,
 a fault) is a located GmprofError.
 """
 from __future__ import annotations
@@ -150,8 +150,10 @@ def _include_digest() -> str:
 
 
 def default_cache_dir() -> Path:
-    env = os.environ.get("GMPROF_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "gmprof" / "cpu"
+    """The `cpu` cache of gmprof/cache_dirs.py ($GMPROF_CACHE_DIR/cpu)."""
+    from gmprof import cache_dirs
+
+    return cache_dirs.kind_dir("cpu")
 
 
 def _deps(deps_file: Path, build_dir: Path) -> list[str]:

@@ -109,6 +109,10 @@ def lookup(entry: Path, data: bytes | None = None) -> bool:
             _deps_current(info.get("deps", []))
     except (OSError, ValueError, AttributeError, TypeError):
         ok = False
+    if ok:
+        from gmprof import cache_dirs
+
+        cache_dirs.touch(rec)  # used now: least-recently-used eviction keeps it longest
     if not ok and not young:
         # a young entry without its record (or with another process's) is most likely being
         # published by another process right now: deleting it would pull it from under that
@@ -149,6 +153,9 @@ def store(built: Path, entry: Path, deps=()) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    from gmprof import cache_dirs
+
+    cache_dirs.enforce_cap()  # every cache together under GMPROF_CACHE_MAX
 
 
 @contextlib.contextmanager

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gmprof.report import countcodec
 from gmprof.report.document import document, dumps
 from gmprof.report.model import ArrayStats, Report, RunInfo, SiteStats
 
@@ -28,7 +29,7 @@ def report(label="exact", threshold=None, sampling=None, live=None, how="measure
                    reads=100, writes=20, label=label, threshold=threshold, sampling=sampling,
                    live_ranges=live)
     big = ArrayStats("big", "device", "float", (300, 300), 4, 4,
-                     np.ones(90_000, np.int64))  # over COUNTS_LIMIT: no counts, a heat map
+                     np.ones(90_000, np.int64))  # over COUNTS_LIMIT: packed counts, a heat map
     sites = [SiteStats(0, "dir/k.cu:3:5", "tile[i]", "k", "tile", "read", 8, how),
              SiteStats(1, "dir/k.cu:4:5", "acc[i]", "k", None, "write", 0, "not counted")]
     return Report(run, [a, big], sites)
@@ -49,7 +50,11 @@ def test_documents_follow_the_schema(kw):
                    sample={"name": "s", "size": "small", "self_check": "passed", "error": None})
     validate(doc)
     k = doc["kernels"][0]
-    assert k["arrays"][1]["counts"] is None and k["arrays"][1]["heatmap"]["block"] == [5, 5]
+    # two launches of ones: every one of the 300 x 300 counters is 2, packed (countcodec.py)
+    packed = json.loads(dumps(doc))["kernels"][0]["arrays"][1]["counts"]
+    assert packed["encoding"] == "zlib-base64-int64le" and packed["length"] == 90_000
+    assert (countcodec.decode(packed) == np.full(90_000, 2)).all()
+    assert k["arrays"][1]["heatmap"]["block"] == [5, 5]
     assert [s["executions"] for s in k["sites"]] == [16, None]
 
 
