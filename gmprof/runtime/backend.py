@@ -83,6 +83,7 @@ def get_backend(name: str = "auto"):
 _GPU_FAULTS = {
     "ILLEGAL_ADDRESS": "invalid-address", "IllegalAddress": "invalid-address",
     "MISALIGNED_ADDRESS": "invalid-address", "MisalignedAddress": "invalid-address",
+    "INVALID_ADDRESS_SPACE": "invalid-address", "InvalidAddressSpace": "invalid-address",
     "ILLEGAL_INSTRUCTION": "illegal-instruction", "IllegalInstruction": "illegal-instruction",
     "INVALID_PC": "illegal-instruction", "InvalidPc": "illegal-instruction",
     "HARDWARE_STACK_ERROR": "stack-overflow", "HardwareStackError": "stack-overflow",

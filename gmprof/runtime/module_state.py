@@ -49,6 +49,17 @@ def copy_into(backend, source: dict, module) -> None:
             backend.copy_to_address(addr, data)
 
 
+def changed(now: dict, initial: dict | None) -> dict:
+    """The variables of a snapshot whose bytes differ from the module's as loaded (all of
+    them when that is unknown). The instrumented module is given only these: a variable no run
+    has changed holds the same initial value in both modules, except where the value is an
+    address into the module itself (a table of __device__ function pointers: the native
+    module's code is not the instrumented module's, and calling it faults on a GPU)."""
+    if initial is None:
+        return now
+    return {n: v for n, v in now.items() if n not in initial or initial[n][1] != v[1]}
+
+
 def restore(backend, saved: dict) -> None:
     for _, (addr, data) in saved.items():
         backend.copy_to_address(addr, data)

@@ -13,6 +13,7 @@ import numpy as np
 from gmprof import timing
 from gmprof.passes.pipeline import Pipeline
 
+from . import module_state
 from .launchenv import _SCALAR_SIZES, clean_type, vector_size
 
 
@@ -75,6 +76,12 @@ class Modules:
                               f"{', instrumented' if plan is not None else ''} ({where})"):
                 self._modules[key] = self.backend.compile(text, list(names), options,
                                                           filename=self.tu.main.name, **kwargs)
+            if plan is None:
+                # the native module's variables as loaded: runs.py gives the instrumented
+                # module only those a run has changed since, and compares only those
+                # (module_state.changed)
+                self._modules[key].initial_globals = module_state.snapshot(
+                    self.backend, self._modules[key], self.global_names())
         return self._modules[key]
 
     def global_names(self) -> list[str]:

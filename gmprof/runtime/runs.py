@@ -77,8 +77,9 @@ def run_profiled(backend, li, native, instrumented, dyn_shared: int, launch, slo
     point_at(launch, slots, li.kernel, backend, inst_run.args)
     backend.copy_to_address(const_addr, launch.tobytes())
     # the instrumented module starts from the native module's __device__ variables
-    module_state.copy_into(backend, module_state.snapshot(backend, native, global_names),
-                           instrumented)
+    module_state.copy_into(backend, module_state.changed(
+        module_state.snapshot(backend, native, global_names),
+        getattr(native, "initial_globals", None)), instrumented)
     # (named for a progress display: a launch of minutes says which run it is in)
     with timing.phase("launch, copy, compare", f"running {li.name_expression} (native run)",
                       "native"):
@@ -92,8 +93,10 @@ def run_profiled(backend, li, native, instrumented, dyn_shared: int, launch, slo
         inst_times = [launch_once(instrumented, li, inst_run.args, dyn_shared, timeout)]
     counters = read_counters()
     differ = launchargs.compare(native_out, inst_run.device, largs, backend)
+    # (a variable neither run changed holds each module's own initial value: not an output)
     differ += [f"__device__ variable {n}" for n in module_state.differing(
-        native_globals, module_state.snapshot(backend, instrumented, global_names))]
+        module_state.changed(native_globals, getattr(native, "initial_globals", None)),
+        module_state.snapshot(backend, instrumented, global_names))]
     if opts.repeat:
         scratch_native = launchargs.Copies(backend, largs, before)
         scratch_inst = launchargs.Copies(backend, largs, before)
