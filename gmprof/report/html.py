@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from . import codelex
+from .countcodec import decode
 from .heatgrid import MAX_DRAWN, MAX_SIDE, counts_grid, drawn_grid, heatmap_as_drawn
 from .heatsvg import svg_parts
 from .source import display_path, line_rows
@@ -86,7 +87,7 @@ def _grid_data(a: dict, stats) -> dict | None:
     thr = a.get("threshold")
     if stats is not None:
         return drawn_grid(stats.grid(), thr)
-    counts = a.get("counts")
+    counts = decode(a.get("counts"))  # a list, packed, or (built in memory) a Counts
     if counts is not None and len(counts) == a["counters"]:
         return drawn_grid(counts_grid(counts, a["shape"], a["elem_size"],
                                       a["counter_unit_bytes"], thr), thr)
