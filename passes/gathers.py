@@ -12,7 +12,7 @@ the histogram of idx's contents weighted by how often S's element was read:
 
 Two atomics per loop entry instead of one per iteration on x's (often hot) elements, exact. A
 pseudo-slot is an object-table entry that points at idx's memory with counters of its own; it
-is not an array of the report (report/decode.py folds it into x). At a launch where idx's buffer
+is not an array of the report (runtime/decode.py folds it into x). At a launch where idx's buffer
 overlaps another array of the kernel (the same memory under two names), the runtime sets the
 pseudo-slot's fallback flag and the hook counts x per access (gmprof.cuh dm_gather).
 

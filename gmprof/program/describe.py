@@ -19,9 +19,7 @@ import numpy as np
 
 from gmprof.errors import Diagnostic
 from gmprof.passes import symbolic as SY
-
-OBJ_PARAM, OBJ_GLOBAL, OBJ_SHARED, OBJ_SHARED_DYNAMIC = 1, 2, 3, 4
-
+from gmprof.runtime.layout import OBJ_GLOBAL, OBJ_PARAM, OBJ_SHARED, OBJ_SHARED_DYNAMIC
 
 def qualified(scope: tuple, name: str) -> str:
     parts = [p for p in scope if p]  # unnamed namespaces and extern "C" add nothing

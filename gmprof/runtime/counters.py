@@ -9,7 +9,7 @@ backend; lays out
     statistics; in shared memory when it fits the per-block limit beside the kernel's own shared
     memory (SM), otherwise in device memory, and the report says why;
 fills the launch description (layout.LAUNCH, copied into the module's `__gmprof_launch`), and
-reads the counters back as host arrays for report/decode.py.
+reads the counters back as host arrays for runtime/decode.py.
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from gmprof.report import where
 from . import layout as LY
 from . import widen
 
-TRACE_CAPACITY = 1 << 22
-CLOCK_CAPACITY = 1 << 16
+TRACE_CAPACITY = LY.TRACE_CAPACITY
+CLOCK_CAPACITY = LY.CLOCK_CAPACITY
 
 
 @dataclass

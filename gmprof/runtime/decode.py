@@ -1,6 +1,7 @@
 """Decode a launch's counters into a Report: per array, per site, every count labelled.
 
-Stage: report, after the runtime has read the counters back. Takes the plan, the launch's
+Stage: host runtime, after the counters are read back: the decoder beside the layout it
+undoes (layout.py, counters.py). Takes the plan, the launch's
 counter layout (runtime/counters.SlotLayout per slot), the raw counters (runtime/counters.
 read_back: the block area's words, device arrays' shadow counters, out-of-range counts, the
 trace), the static sites' counts at this launch, the mode and the RunInfo; returns the Report
@@ -20,13 +21,13 @@ from __future__ import annotations
 import numpy as np
 
 from gmprof.passes.plan import HOOK, LR_START
-from gmprof.runtime import layout as LY
-from gmprof.runtime.counters import CLOCK_CAPACITY, TRACE_CAPACITY
+from gmprof.report import where
+from gmprof.report.labels import (count_label, measured_slots, site_how, site_in_kernel,
+                                  slot_label, uncounted_slots)
+from gmprof.report.model import ArrayStats, Report, SiteStats
 
-from .labels import (count_label, measured_slots, site_how, site_in_kernel, slot_label,
-                     uncounted_slots)
-from . import where
-from .model import ArrayStats, Report, SiteStats
+from . import layout as LY
+from .layout import CLOCK_CAPACITY, TRACE_CAPACITY
 
 
 def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, demoted,
