@@ -20,23 +20,17 @@ unless its counts are made before it (Plan.entry, entry.py): `{ { int c = 0; uns
 __gmprof_trip_0 = ::gmprof::trips(...); if (__gmprof_trip_0) { <counts> } } for (...) ... }`,
 the loop itself untouched; either goes before the loop's `#pragma unroll` (pragmas.py).
 
-emit() writes the translation unit for a Target (targets.py): the whole file (host code kept:
-`gmprof instrument`, for nvcc) or device code only (host code blanked line for line: for NVRTC
-and the CPU backend, whose own edits the Target adds).
+emit.py writes the translation unit from the patches (for this pass and for whole programs).
 """
 from __future__ import annotations
 
 from pycparser import c_ast
 
-from gmprof._paths import runtime_cu_dir
 from gmprof.frontend import cxx_ast as X
-from gmprof.frontend import segment as S
-from gmprof.frontend.scan import directive_body
 
-from .patches import PREFIX, REPLACE, SUFFIX, Patch, apply_patches, merge
+from .patches import PREFIX, SUFFIX, Patch
 from .plan import HOOK, LR_START, Plan
 from .pragmas import before_pragma_text, before_pragmas
-from .targets import NVCC, Target
 
 # calls with no side effects that may appear in an address gmprof re-evaluates before a statement
 _PURE_CALLS = {"min", "max", "umin", "umax", "abs", "__mul24", "__umul24", "__popc", "__clz",
@@ -409,93 +403,6 @@ def _address_of(obj) -> str:
     if obj.dims or obj.is_pointer:
         return obj.name
     return f"&({obj.name})"
-
-
-def _blank_keep_lines(text: str) -> str:
-    return "\n" * text.count("\n")
-
-
-def emit(program, patches: dict, target: Target = NVCC, *, header: bool = True,
-         defines: dict | None = None, extra: str = "") -> str:
-    """The translation unit for a target as one text (local includes inlined): the counting
-    patches and the target's own (targets.py) applied, the gmprof header in front."""
-    tu = program.tu
-    patches = merge(patches, target.patches(program))
-    out = []
-    if header:
-        for name, value in (defines or {}).items():
-            out.append(f"#define {name} {value}\n")
-        header_path = runtime_cu_dir() / "gmprof.cuh"
-        out.append(f'#line 1 "{header_path}"\n')
-        out.append(header_path.read_text())
-        out.append(f'\n#line 1 "{tu.main.name}"\n')
-    out.append(_emit_file(tu, tu.main, patches, target, set()))
-    if extra:
-        out.append("\n" + extra)
-    text = "".join(out)
-    if target.device_only:
-        # NVRTC and g++ take UTF-8 text: a byte that is not UTF-8 (only ever in a comment,
-        # frontend/source.py) becomes U+FFFD; for nvcc it is written back as it was
-        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return text
-
-
-def _emit_file(tu, source, patches, target, seen) -> str:
-    device_only = target.device_only
-    seen = seen | {source}
-    file_patches = patches.get(source, [])
-    includes = {inc.directive: inc for inc in tu.includes if inc.source is source}
-    pieces = []
-    for seg in tu.segments[source]:
-        text = seg.text(source)
-        if seg.kind == S.DIRECTIVE and seg in includes:
-            inc = includes[seg]
-            if inc.target is not None and inc.target not in seen and tu.active.get(seg, True):
-                line = source.line_col(seg.end)[0] + 1
-                pieces.append(f'#line 1 "{inc.target.name}"\n')
-                pieces.append(_emit_file(tu, inc.target, patches, target, seen))
-                pieces.append(f'\n#line {line - 1} "{source.name}"\n')
-                continue
-            if inc.once:
-                # its `#pragma once` header is already inlined above: nvcc must not read it
-                # again (the inlined copy has no `#pragma once` left to stop it)
-                pieces.append(_blank_keep_lines(text))
-                continue
-            if inc.target is None and device_only and not inc.name.startswith('"'):
-                body = directive_body(text)
-                if body.startswith("<") and not target.keeps_system_include(body):
-                    pieces.append(_blank_keep_lines(text))
-                    continue
-            if inc.target is None and device_only and not directive_body(text).startswith("<"):
-                pieces.append(_blank_keep_lines(text))  # a local header we could not find
-                continue
-        if seg.kind == S.DIRECTIVE and directive_body(text).startswith("once") and \
-                source is not tu.main:
-            pieces.append(_blank_keep_lines(text))
-            continue
-        if device_only and not _is_device(seg):
-            pieces.append(_blank_keep_lines(text))
-            continue
-        expanded = tu.expansions.get(seg)
-        if expanded is not None:
-            # a function read with its macros expanded: its expansion (same lines) goes in
-            # its place, patched where its sites are
-            own = patches.get(expanded, [])
-            pieces.append(apply_patches(expanded.text, own) if own else expanded.text)
-            continue
-        pieces.append(apply_patches(source.text, file_patches, seg.start, seg.end)
-                      if file_patches else text)
-    return "".join(pieces)
-
-
-def _is_device(seg) -> bool:
-    if seg.kind in (S.DIRECTIVE, S.TYPE, S.CONSTANT, S.SCOPE_OPEN, S.SCOPE_CLOSE, S.GAP):
-        return True
-    if seg.kind == S.FUNCTION or seg.kind == S.PROTOTYPE:
-        return seg.space in ("global", "device", "host_device")
-    if seg.kind == S.VARIABLE:
-        return seg.space != "host"
-    return False
 
 
 def instrument(plan: Plan) -> tuple[dict, "InstrumentSource"]:
