@@ -93,7 +93,10 @@ class InstrumentSource:
             self._register_shared(facts)
         return self.patches
 
-    def _inc(self, sp) -> str:
+    # -- what the hooks' calls ask (hooks.py) --------------------------------------------
+    def inc(self, sp) -> str:
+        """The count argument of a per-access hook: 1, or the trip count of the loops it is
+        weighted by, in their first iteration (or at the entry: Plan.entry)."""
         if not sp.weight_loops:
             return "1u"
         if len(sp.weight_loops) == 1 and sp.weight_loops[0] in self.plan.entry:
@@ -103,12 +106,12 @@ class InstrumentSource:
         trips = " * ".join(f"__gmprof_trip_{k}" for k in ids)
         return f"(({first}) ? ({trips}) : 0u)"
 
-    def _sampler(self, site) -> str:
+    def sampler(self, site) -> str:
         if self.plan.mode.sampling is not None and site.function.is_kernel:
             return "&__gmprof_sampler"
         return "nullptr"
 
-    def _first_trips(self, loop) -> str:
+    def first_trips(self, loop) -> str:
         """The count argument of a hook counted once per entry of `loop`: its trip count in
         the first iteration, 0 in the others (or the trip count, at the entry: Plan.entry)."""
         k = self.plan.loops[loop]
@@ -116,69 +119,26 @@ class InstrumentSource:
             return f"__gmprof_trip_{k}"
         return f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u)"
 
+    def shared_base(self, site, slot) -> str:
+        """The first byte of the shared object a site's hook counts in (found among the
+        registered bases when the site's pointer does not name it)."""
+        obj = site.object
+        if obj is not None and obj in slot.objects:
+            return _address_of(obj)
+        self.needs_shared_bases = True
+        return f"::gmprof::shared_base({slot.index})"
+
     def _site(self, sp) -> None:
         site = sp.site
         slot = sp.slot
-        obj_index = slot.index if slot is not None else -1
-        mode = f"::gmprof::{sp.mode}"
-        entry_loop = None  # the loop counted once per entry of, if any
-        if len(sp.weight_loops) == 1 and sp.weight_loops[0] in self.plan.entry:
+        call = sp.hook.call(sp, self)  # the counter kind's call (hooks.py)
+        if call is None:
+            return  # counted by another site's hook (a gather's twin at this launch)
+        head, tail = call
+        entry_loop = sp.hook.loop  # the loop counted once per entry of, if any
+        if entry_loop is None and len(sp.weight_loops) == 1 and \
+                sp.weight_loops[0] in self.plan.entry:
             entry_loop = sp.weight_loops[0]  # weighted by its trips: counted at its entry
-        tail = f", {self._inc(sp)}, {self._sampler(site)})"
-        if slot is not None and slot.kind == "shared":
-            base = self._shared_base(site, slot)
-            if sp.strategy == LR_START:
-                head = f"::gmprof::lr_start<{site.id}, {obj_index}>("
-                tail = f", (const void *)({base}))"
-            elif sp.spread is not None:
-                # a BLOCK site whose address the block computes again for every iteration,
-                # sharing them out in the first (spread.py): the lambda's local of the
-                # iterator's name stands for the iterator at iteration first + k * step
-                sd = sp.spread
-                entry_loop = sd.loop
-                it = sd.iterator
-                head = f"::gmprof::sm_spread_block<{site.id}, {obj_index}>("
-                tail = (f", (const void *)({base}), "
-                        f"{self._first_trips(sd.loop)}, (long long)({it}), "
-                        f"{sd.step}, [&](long long __gmprof_i) {{ decltype({it}) {it} = "
-                        f"(decltype({it}))(__gmprof_i); return &({sd.address}); }})")
-            elif sp.range is not None:
-                # a BLOCK site walking a range: the block shares it out in the first iteration
-                entry_loop = sp.range.loop
-                head = f"::gmprof::sm_range_block<{site.id}, {obj_index}>("
-                # the stride counts the array's elements; a member (`sh[k].w`, counted
-                # below at its own words) steps by its element's size, not its own
-                elem = f", (long long)sizeof({X.span(site.node).text})" \
-                    if site.member is not None else ""
-                tail = (f", (const void *)({base}), {self._first_trips(entry_loop)}, "
-                        f"(long long)({sp.range.stride}){elem})")
-            else:
-                head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
-                tail = f", (const void *)({base}){tail[0:]}"
-        elif sp.gather is not None:
-            # counted from the range its index walks (gathers.py)
-            pseudo, index = sp.gather
-            entry_loop = index.range.loop
-            hook = "dm_walk" if self.plan.for_launch else "dm_gather"
-            head = f"::gmprof::{hook}<{site.id}, {obj_index}, {pseudo.index}, {mode}>("
-            tail = (f", &({X.span(index.site.node).text}), {self._first_trips(entry_loop)}, "
-                    f"(long long)({index.range.stride}))")
-        elif sp.twin is not None and self.plan.for_launch:
-            return  # the gather's walk counts it (gathers.py twins), alike at this launch
-        elif sp.range is not None:
-            # counted once per entry of its loop, as the range it walks (ranges.py); a twin
-            # of a gather's index walk only where the host did not find its array alike
-            entry_loop = sp.range.loop
-            hook = "dm_twin" if sp.twin is not None else "dm_range"
-            head = f"::gmprof::{hook}<{site.id}, {obj_index}, {mode}>("
-            tail = (f", {self._first_trips(entry_loop)}, "
-                    f"(long long)({sp.range.stride}))")
-        else:
-            head = f"::gmprof::dm<{site.id}, {obj_index}, {mode}>("
-            if slot is None and any(s.kind == "shared" for s in self.plan.slots):
-                # an unresolved pointer may point into a shared array: the hook finds it by
-                # address among the registered bases
-                self.needs_shared_bases = True
         end_prefix = end_suffix = ""
         if sp.lr_end_of is not None:
             end_prefix = f"(::gmprof::lr_clock({sp.lr_end_of.index}, 1), "
@@ -292,13 +252,6 @@ class InstrumentSource:
                     X.span(statement).start <= X.span(other.node).start < X.span(statement).end:
                 return False
         return True
-
-    def _shared_base(self, site, slot) -> str:
-        obj = site.object
-        if obj is not None and obj in slot.objects:
-            return _address_of(obj)
-        self.needs_shared_bases = True
-        return f"::gmprof::shared_base({slot.index})"
 
     def _loop(self, loop, k: int) -> None:
         iterator = loop.iterator.name

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gmprof.passes.hooks import DmTwin
 from gmprof.passes.plan import HOOK, LR_START
 from gmprof.report import where
 from gmprof.report.labels import (count_label, measured_slots, site_how, site_in_kernel,
@@ -54,7 +55,7 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
             site_exec[sp.site] = int(sites[sp.site.id])
     for sp in (sp for group in twins.values() for sp in group):
         # a twin runs as often as its gather (the same loop entries and trips)
-        site_exec[sp.site] = site_exec.get(sp.twin[1].site, 0)
+        site_exec[sp.site] = site_exec.get(sp.hook.gather.site, 0)
     trace = None
     if mode.trace:
         trace = decode_trace(plan, counters["trace"], per_slot, site_exec)
@@ -147,7 +148,7 @@ def _fold_gathers(slots, counters, per_slot, twins) -> None:
             entry[1] += _where_like(walk, entry[1])
             entry[2] += walk_oor
         values = counters.get(("values",) + key)
-        target = per_slot.get(ls.slot.gather[0])
+        target = per_slot.get(ls.slot.gather.gathered)
         if values is None or target is None:
             continue  # counted per access (aliased index memory): nothing to fold
         tl = target[0]
@@ -171,8 +172,8 @@ def _twins(plan, slots) -> dict:
     ok = {ls.slot for ls in slots.values() if getattr(ls, "twin_ok", None)}
     out: dict = {}
     for sp in plan.sites.values():
-        if sp.twin is not None and sp.slot in ok:
-            out.setdefault(sp.twin[0], []).append(sp)
+        if isinstance(sp.hook, DmTwin) and sp.slot in ok:
+            out.setdefault(sp.hook.pseudo, []).append(sp)
     return out
 
 
