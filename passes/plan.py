@@ -133,6 +133,9 @@ class PlanCounters:
         for facts in self.program.functions:
             for site in facts.sites:
                 self.plan.sites[site] = self._site(site, by_site.get(site, []))
+        for sp in self.plan.sites.values():
+            if sp.hook.difference_array and sp.slot is not None:
+                sp.slot.ranges = True  # its counters carry a difference array after them
         if any(sp.hook.range is not None for sp in self.plan.sites.values()):
             plan_gathers(self.plan, Slot, self.demoted)
         if self.mode.loop_entry:
@@ -279,8 +282,6 @@ class PlanCounters:
         if found is None:
             return
         plan.hook = DmRange(found) if plan.slot.kind == "device" else SmRangeBlock(found)
-        if plan.hook.difference_array:
-            plan.slot.ranges = True  # a difference array after its counters
         self.plan.loops.setdefault(found.loop, len(self.plan.loops))
         plan.reason += "; counted once per entry of " + found.loop.label + " as " + \
             "the range it walks (stride " + found.stride + ")"
