@@ -5,7 +5,12 @@ count)."""
 from __future__ import annotations
 
 import ast
+import re
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 600
@@ -133,6 +138,19 @@ def test_every_folder_is_a_stage():
     # a new folder under gmprof/ must be given its place in STAGES (else it would count as CLI)
     folders = {name.split(".")[1] for name in _modules() if name.count(".") >= 2}
     assert folders <= set(STAGES)
+
+
+@pytest.mark.skipif(shutil.which("duplicates") is None,
+                    reason="the duplicates tool is not installed")
+def test_no_repeated_library_code():
+    """No run of more than 10 lines (alike, or alike in shape) repeated in library code:
+    `duplicates --min-lines 11` lists no pair with a side in gmprof/ or passes/."""
+    out = subprocess.run(["duplicates", "--min-lines", "11", "--most", "200", "--seconds", "120"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300).stdout
+    assert "incomplete:" not in out
+    pairs = [line for line in out.splitlines() if re.match(r"D\d+ ", line)]
+    library = [line for line in pairs if re.search(r"(^D\d+ | ~ )(gmprof|passes)/", line)]
+    assert library == []
 
 
 def test_the_checks_see_every_stage():
