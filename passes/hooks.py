@@ -25,6 +25,10 @@ A SitePlan (plan.py) holds one Hook. Each kind says, in one place:
     DmGather        dm_gather/dm_walk x[idx[j]], from its index's walk (gathers.py)
     DmTwin          dm_twin           a range whose walk is a gather's index walk
 
+Where a kind with a loop is counted (at the loop's entry, or in its first iteration) is the
+rewriter's choice (entry.py, Plan.entry), the same for every kind; so is the live-range clock
+of an enhanced-mode device write (SitePlan.lr_end_of), which wraps whatever call the kind makes.
+
 A new kind is one class here (its plan data, its call, its facts), the template it calls in
 gmprof.cuh, where the planner chooses it (plan.py or its own pass), and its tests;
 tests/passes/test_hooks.py checks that every kind's template exists in gmprof.cuh.

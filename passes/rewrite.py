@@ -9,6 +9,10 @@ gmprof header and local includes get `#line` markers).
  -> (*::gmprof::dm<3, 0, ::gmprof::EACH>(&(a[i]), 1u, nullptr)) =
         (*::gmprof::sm<4, 2, ::gmprof::WARP>(&(s[tx]), (const void *)(s), 1u, nullptr));
 
+Each site's call is its counter kind's (SitePlan.hook, hooks.py: `dm`, `sm`, a range, ...);
+this pass decides where the call goes: around the access, before its statement, or at the
+entry of the loop the kind counts once per entry of.
+
 Kernels get `::gmprof::enter();` after their opening brace (zeroes the block's counters in
 shared memory) and `::gmprof::leave();` before every return and their closing brace (the last
 thread out flushes the counters); a kernel without `return` ends with `::gmprof::leave_all();`
