@@ -37,16 +37,13 @@ def _how(sp, plan) -> str:
     """The kind of count; for a count per loop entry, where it is made: at the loop's entry
     (`@entry`, passes/entry.py: the loop's body as written) or in its first iteration
     (`@1st`: a branch and the hook's code in every iteration's body)."""
-    if sp.gather is not None:
-        where = "@entry" if sp.gather[1].range.loop in getattr(plan, "entry", {}) else "@1st"
-        return "gather" + where
-    if getattr(sp, "twin", None) is not None:
+    kind = sp.hook.template
+    if kind == "dm_twin":
         return "twin"
-    loop = sp.spread.loop if getattr(sp, "spread", None) is not None else \
-        sp.range.loop if sp.range is not None else None
+    loop = sp.hook.loop
     if loop is not None:
         where = "@entry" if loop in getattr(plan, "entry", {}) else "@1st"
-        return ("spread" if getattr(sp, "spread", None) is not None else "range") + where
+        return {"dm_gather": "gather", "sm_spread_block": "spread"}.get(kind, "range") + where
     if sp.weight_loops:
         return "x trips(" + ",".join(loop.label for loop in sp.weight_loops) + ")"
     return "per access"

@@ -46,6 +46,7 @@ from pycparser import c_ast
 
 from gmprof.frontend import cxx_ast as X
 
+from .hooks import DmGather
 from .ranges import _Finder, pure
 from .value_domain import Context
 
@@ -64,10 +65,7 @@ def entry_sites(plan, loop) -> list:
     for sp in plan.site_list:
         if sp.strategy != "hook":
             continue
-        if sp.spread is not None and sp.spread.loop is loop or \
-                sp.gather is None and sp.range is not None and sp.range.loop is loop or \
-                sp.gather is not None and sp.gather[1].range.loop is loop or \
-                sp.weight_loops == [loop]:
+        if sp.hook.loop is loop or sp.weight_loops == [loop]:
             out.append(sp)
     return out
 
@@ -83,8 +81,8 @@ def find_loop_entries(program, plan) -> dict:
     # a gather's hook counts per access where the runtime finds its index's memory aliased
     # (gmprof.cuh dm_gather): it must run in every iteration, at its own place; not in a plan
     # made for one launch, where that was decided before compiling (dm_walk: the walk alone)
-    gathers = {sp.gather[1].range.loop for sp in hooks
-               if sp.gather is not None and not plan.for_launch}
+    gathers = {sp.hook.loop for sp in hooks
+               if isinstance(sp.hook, DmGather) and not plan.for_launch}
     out = {}
     for loop in plan.loops:
         if loop in weighted or loop in gathers:

@@ -12,15 +12,15 @@ the histogram of idx's contents weighted by how often S's element was read:
 
 Two atomics per loop entry instead of one per iteration on x's (often hot) elements, exact. A
 pseudo-slot is an object-table entry that points at idx's memory with counters of its own; it
-is not an array of the report (report/decode.py folds it into x). At a launch where idx's buffer
+is not an array of the report (runtime/decode.py folds it into x). At a launch where idx's buffer
 overlaps another array of the kernel (the same memory under two names), the runtime sets the
 pseudo-slot's fallback flag and the hook counts x per access (gmprof.cuh dm_gather).
 
 Twins. The walk is also, element for element, the count of the index site itself
 (`colIdx[jj]`), and of every other range site of the same loop that subscripts a kernel
 parameter with the same index and stride (`val[jj]`): their elements are the walk's, in their
-own arrays. Such a site is the gather's twin (sp.twin). Where the twin's array is alike to the
-index array at the launch (as many elements, of the counter unit's size) and the index memory
+own arrays. Such a site is the gather's twin (hooks.DmTwin). Where the twin's array is alike to
+the index array at the launch (as many elements, of the counter unit's size) and the index memory
 is not aliased (runtime/counters.unlike_twins), decode adds the walk to the twin's array and
 the gather's executions to the twin's. The Python runtime decides it before compiling
 (plan.for_launch: a twin has no hook; one not alike is planned again as a plain range);
@@ -34,6 +34,7 @@ from pycparser import c_ast
 
 from gmprof.frontend import cxx_ast as X
 
+from .hooks import DmGather, DmTwin, GatherOf
 from .symbols import LOCAL_ARRAY
 
 _INDEX_TYPES = ("int", "short", "long", "char", "size_t", "unsigned", "signed", "int32_t",
@@ -41,9 +42,9 @@ _INDEX_TYPES = ("int", "short", "long", "char", "size_t", "unsigned", "signed", 
 
 
 def plan_gathers(plan, slot_class, demoted=frozenset()) -> None:
-    """Give each eligible gather site a pseudo-slot (plan.slots) and mark it (sp.gather), and
-    its twins (sp.twin). `demoted`: ids of gathers whose index memory was aliased at a launch
-    and of twins whose array was not alike, counted by their own hooks."""
+    """Give each eligible gather site a pseudo-slot (plan.slots) and its hook (hooks.DmGather),
+    and its twins theirs (hooks.DmTwin). `demoted`: ids of gathers whose index memory was
+    aliased at a launch and of twins whose array was not alike, counted by their own hooks."""
     by_node = {sp.site.node: sp for sp in plan.sites.values()}
     for sp in list(plan.site_list):
         if sp.site.id in demoted:
@@ -57,22 +58,22 @@ def plan_gathers(plan, slot_class, demoted=frozenset()) -> None:
         pseudo = slot_class(len(plan.slots), f"{sp.slot.name}<-{target.name}", "device",
                             target.object, [], target.kernel)
         pseudo.ranges = True
-        pseudo.gather = (sp.slot, target)
+        pseudo.gather = GatherOf(sp.slot, target)
         plan.slots.append(pseudo)
-        sp.gather = (pseudo, index)
+        sp.hook = DmGather(pseudo, index)
         sp.reason += (f"; counted from the range its index {index.site.text} walks "
                       f"({target.name} is never written: its contents give the elements)")
         for twin in _twins(plan, index):
             if twin.site.id in demoted:
                 continue
-            twin.twin = (pseudo, sp)
+            twin.hook = DmTwin(twin.hook.range, pseudo, sp)
             twin.reason += (f"; where its array is alike to {target.name}, counted from the "
                             f"walk of {sp.site.text} (the same elements)")
 
 
 def _index_plan(sp, by_node):
     site = sp.site
-    if sp.strategy != "hook" or sp.range is not None or sp.slot is None or \
+    if sp.strategy != "hook" or sp.hook.range is not None or sp.slot is None or \
             sp.slot.kind != "device" or site.form != "subscript" or site.kind != "read" or \
             len(site.subscripts) != 1 or sp.lr_end_of is not None:
         return None
@@ -80,7 +81,7 @@ def _index_plan(sp, by_node):
             site.object is not sp.slot.object:
         return None  # x itself (offset 0 from the object), not a pointer into it
     index = by_node.get(site.subscripts[0])
-    if index is None or index.range is None or index.slot is None or \
+    if index is None or index.hook.range is None or index.slot is None or \
             index.slot.kind != "device" or index.slot.kernel is None or \
             index.site.kind != "read":
         return None
@@ -98,10 +99,11 @@ def _twins(plan, index) -> list:
     out = []
     for sp in plan.site_list:
         site = sp.site
-        if sp is not index and (sp.gather is not None or sp.twin is not None):
+        if sp is not index and isinstance(sp.hook, (DmGather, DmTwin)):
             continue
-        if sp.strategy != "hook" or sp.range is None or sp.range.loop is not index.range.loop \
-                or sp.range.stride != index.range.stride or sp.slot is None or \
+        walk, index_walk = sp.hook.range, index.hook.range
+        if sp.strategy != "hook" or walk is None or walk.loop is not index_walk.loop \
+                or walk.stride != index_walk.stride or sp.slot is None or \
                 sp.slot.kind != "device" or sp.slot.kernel is None or \
                 not site.function.is_kernel or site.form != "subscript" or \
                 len(site.subscripts) != 1 or sp.lr_end_of is not None or \

@@ -1,6 +1,6 @@
 """Text patches: the rewriter's edits, as insertions and replacements at exact source offsets.
 
-A rewrite collects its patches first and applies them at emit time (passes/rewrite.emit), so the
+A rewrite collects its patches first and applies them at emit time (passes/emit.py), so the
 user's text, comments and macros survive between them. Nothing here knows what a patch says.
 """
 from __future__ import annotations

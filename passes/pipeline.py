@@ -34,12 +34,12 @@ from . import dump
 from .accesses import find_accesses, parent_map
 from .control import ControlGuards
 from .dataflow import reaching_definitions
+from .emit import emit as emit_text
 from .facts import FunctionFacts, ProgramFacts
 from .interproc import ClassifyKernels
 from .liveranges import find_live_ranges
 from .loops import find_loops
 from .plan import Plan, plan_counters
-from .rewrite import emit as emit_text
 from .rewrite import instrument as instrument_patches
 from .scopes import resolve_names
 from .struct_members import array_members

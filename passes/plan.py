@@ -9,7 +9,7 @@ optimisations as flags); returns a Plan:
             (a counter update, with a MODE: EACH thread, one lane per WARP or per UNIFORM
             group, or one thread per BLOCK; optionally weighted by the trip counts of loops it
             is invariant in and counted in their first iteration only), `lr_start` (enhanced
-            mode), or `none` (local arrays)
+            mode), or `none` (local arrays); and its counter kind (SitePlan.hook, hooks.py)
   loops     the loops whose first iteration and trip count the hooks need
   entry     of those, the loops whose counts are made before the loop starts (entry.py), so
             that the loop's body stays as written
@@ -28,14 +28,12 @@ from gmprof.mode import Mode
 
 from .entry import find_loop_entries
 from .gathers import plan_gathers
+from .hooks import HOOK, LR_START, NONE, STATIC  # noqa: F401 (the strategies, named here too)
+from .hooks import (DmRange, GatherOf, LrStart, NotCounted, SmRangeBlock, SmSpreadBlock,
+                    Static, per_access)
 from .ranges import find_range
 from .spread import find_spread
 from .symbols import CONSTANT, DEVICE, GLOBAL_VAR, LOCAL_ARRAY, SHARED, SHARED_DYNAMIC
-
-STATIC = "static"
-HOOK = "hook"
-LR_START = "lr_start"
-NONE = "none"
 
 
 @dataclass(eq=False)
@@ -51,23 +49,24 @@ class Slot:
     dynamic: bool = False  # dynamic shared memory
     live_ranges: bool = False  # enhanced mode keeps live-range statistics for it
     ranges: bool = False  # a range site counts into it: its counters carry a difference array
-    gather: tuple | None = None  # a pseudo-slot (gathers.py): (the gathered slot, the index's)
+    gather: GatherOf | None = None  # a gather's pseudo-slot (gathers.py): what it stands for
 
 
 @dataclass(eq=False)
 class SitePlan:
     site: object
-    strategy: str
+    hook: object  # hooks.Hook: the counter kind, with its data
     mode: str = "EACH"  # EACH, WARP, UNIFORM, BLOCK
     slot: Slot | None = None
     weight_loops: list = field(default_factory=list)  # Loops counted once with their trips
     reason: str = ""
     classes: list = field(default_factory=list)  # SiteClass per context
     lr_end_of: Slot | None = None  # enhanced: this device write ends a live range of that slot
-    range: object = None  # ranges.Range: counted once per entry of its loop, as a range
-    gather: tuple | None = None  # (pseudo-slot, index SitePlan): counted from its index's range
-    twin: tuple | None = None  # (pseudo-slot, gather SitePlan): its walk is the gather's index walk
-    spread: object = None  # spread.Spread: a BLOCK shared site counted once per loop entry
+
+    @property
+    def strategy(self) -> str:
+        """static, hook, lr_start or none (the hook's)."""
+        return self.hook.strategy
 
 
 @dataclass
@@ -134,7 +133,10 @@ class PlanCounters:
         for facts in self.program.functions:
             for site in facts.sites:
                 self.plan.sites[site] = self._site(site, by_site.get(site, []))
-        if any(sp.range is not None for sp in self.plan.sites.values()):
+        for sp in self.plan.sites.values():
+            if sp.hook.difference_array and sp.slot is not None:
+                sp.slot.ranges = True  # its counters carry a difference array after them
+        if any(sp.hook.range is not None for sp in self.plan.sites.values()):
             plan_gathers(self.plan, Slot, self.demoted)
         if self.mode.loop_entry:
             self.plan.entry = find_loop_entries(self.program, self.plan)
@@ -186,28 +188,30 @@ class PlanCounters:
         mode = self.mode
         obj = site.object
         if obj is not None and obj.space == LOCAL_ARRAY:
-            return SitePlan(site, NONE, reason="a local array (registers or local memory)")
+            return SitePlan(site, NotCounted(),
+                            reason="a local array (registers or local memory)")
         classes = [sc for _, sc in contexts]
         targets = {ka.targets.get(sc, (None, None))[0] for ka, sc in contexts}
         if targets and all(t is not None and t.space == LOCAL_ARRAY for t in targets):
-            return SitePlan(site, NONE, classes=classes,
+            return SitePlan(site, NotCounted(), classes=classes,
                             reason="a local array of the caller (registers or local memory)")
         slot, resolved = self._target_slot(site, contexts)
         is_shared = slot.kind == "shared" if slot is not None else (
             obj is not None and obj.is_shared)
         if (mode.profile == "shm" and not is_shared) or (mode.profile == "dm" and is_shared):
-            return SitePlan(site, NONE, slot=slot, classes=classes,
+            return SitePlan(site, NotCounted(), slot=slot, classes=classes,
                             reason=f"not profiled (--profile {mode.profile})")
         if not contexts:
-            return SitePlan(site, NONE, slot=slot, reason="not reachable from any kernel")
+            return SitePlan(site, NotCounted(), slot=slot,
+                            reason="not reachable from any kernel")
         # a pointer gmprof cannot follow (to one of several shared arrays, or unknown) is not
         # left uncounted: its hook finds the object from the address at run time
-        plan = SitePlan(site, HOOK, "EACH", slot, classes=classes)
+        plan = SitePlan(site, per_access(slot), "EACH", slot, classes=classes)
         if mode.enhanced and slot is not None and slot.live_ranges:
             lr = site.function and self.program.facts(site.function.name).liveranges
             starts = {x.site for xs in lr.starts.values() for x in xs} if lr else set()
             if site in starts:
-                plan.strategy = LR_START
+                plan.hook = LrStart()
                 plan.reason = "starts a live range (enhanced mode)"
                 return plan
         if mode.enhanced:
@@ -221,7 +225,7 @@ class PlanCounters:
         keeps_live_ranges = mode.enhanced and slot is not None and slot.live_ranges
         if mode.static_counts and all(sc.static for sc in classes) and resolved and \
                 not keeps_live_ranges and site.id not in self.demoted:
-            plan.strategy = STATIC
+            plan.hook = Static()
             plan.reason = "static: counted at launch from its formula"
             return plan
         if all(sc.tid_invariant and sc.block_convergent for sc in classes) and resolved:
@@ -272,15 +276,13 @@ class PlanCounters:
         if found is None and plan.slot.kind == "shared":
             spread, _why = find_spread(self.program, facts, site)
             if spread is not None:
-                plan.spread = spread
+                plan.hook = SmSpreadBlock(spread)
                 self.plan.loops.setdefault(spread.loop, len(self.plan.loops))
                 plan.reason += "; " + spread.reason
             return
         if found is None:
             return
-        plan.range = found
-        if plan.slot.kind == "device":
-            plan.slot.ranges = True  # a difference array after its counters
+        plan.hook = DmRange(found) if plan.slot.kind == "device" else SmRangeBlock(found)
         self.plan.loops.setdefault(found.loop, len(self.plan.loops))
         plan.reason += "; counted once per entry of " + found.loop.label + " as " + \
             "the range it walks (stride " + found.stride + ")"

@@ -9,6 +9,10 @@ gmprof header and local includes get `#line` markers).
  -> (*::gmprof::dm<3, 0, ::gmprof::EACH>(&(a[i]), 1u, nullptr)) =
         (*::gmprof::sm<4, 2, ::gmprof::WARP>(&(s[tx]), (const void *)(s), 1u, nullptr));
 
+Each site's call is its counter kind's (SitePlan.hook, hooks.py: `dm`, `sm`, a range, ...);
+this pass decides where the call goes: around the access, before its statement, or at the
+entry of the loop the kind counts once per entry of.
+
 Kernels get `::gmprof::enter();` after their opening brace (zeroes the block's counters in
 shared memory) and `::gmprof::leave();` before every return and their closing brace (the last
 thread out flushes the counters); a kernel without `return` ends with `::gmprof::leave_all();`
@@ -20,23 +24,17 @@ unless its counts are made before it (Plan.entry, entry.py): `{ { int c = 0; uns
 __gmprof_trip_0 = ::gmprof::trips(...); if (__gmprof_trip_0) { <counts> } } for (...) ... }`,
 the loop itself untouched; either goes before the loop's `#pragma unroll` (pragmas.py).
 
-emit() writes the translation unit for a Target (targets.py): the whole file (host code kept:
-`gmprof instrument`, for nvcc) or device code only (host code blanked line for line: for NVRTC
-and the CPU backend, whose own edits the Target adds).
+emit.py writes the translation unit from the patches (for this pass and for whole programs).
 """
 from __future__ import annotations
 
 from pycparser import c_ast
 
-from gmprof._paths import runtime_cu_dir
 from gmprof.frontend import cxx_ast as X
-from gmprof.frontend import segment as S
-from gmprof.frontend.scan import directive_body
 
-from .patches import PREFIX, REPLACE, SUFFIX, Patch, apply_patches, merge
+from .patches import PREFIX, SUFFIX, Patch
 from .plan import HOOK, LR_START, Plan
 from .pragmas import before_pragma_text, before_pragmas
-from .targets import NVCC, Target
 
 # calls with no side effects that may appear in an address gmprof re-evaluates before a statement
 _PURE_CALLS = {"min", "max", "umin", "umax", "abs", "__mul24", "__umul24", "__popc", "__clz",
@@ -99,7 +97,10 @@ class InstrumentSource:
             self._register_shared(facts)
         return self.patches
 
-    def _inc(self, sp) -> str:
+    # -- what the hooks' calls ask (hooks.py) --------------------------------------------
+    def inc(self, sp) -> str:
+        """The count argument of a per-access hook: 1, or the trip count of the loops it is
+        weighted by, in their first iteration (or at the entry: Plan.entry)."""
         if not sp.weight_loops:
             return "1u"
         if len(sp.weight_loops) == 1 and sp.weight_loops[0] in self.plan.entry:
@@ -109,12 +110,12 @@ class InstrumentSource:
         trips = " * ".join(f"__gmprof_trip_{k}" for k in ids)
         return f"(({first}) ? ({trips}) : 0u)"
 
-    def _sampler(self, site) -> str:
+    def sampler(self, site) -> str:
         if self.plan.mode.sampling is not None and site.function.is_kernel:
             return "&__gmprof_sampler"
         return "nullptr"
 
-    def _first_trips(self, loop) -> str:
+    def first_trips(self, loop) -> str:
         """The count argument of a hook counted once per entry of `loop`: its trip count in
         the first iteration, 0 in the others (or the trip count, at the entry: Plan.entry)."""
         k = self.plan.loops[loop]
@@ -122,69 +123,26 @@ class InstrumentSource:
             return f"__gmprof_trip_{k}"
         return f"(__gmprof_first_{k} ? __gmprof_trip_{k} : 0u)"
 
+    def shared_base(self, site, slot) -> str:
+        """The first byte of the shared object a site's hook counts in (found among the
+        registered bases when the site's pointer does not name it)."""
+        obj = site.object
+        if obj is not None and obj in slot.objects:
+            return _address_of(obj)
+        self.needs_shared_bases = True
+        return f"::gmprof::shared_base({slot.index})"
+
     def _site(self, sp) -> None:
         site = sp.site
         slot = sp.slot
-        obj_index = slot.index if slot is not None else -1
-        mode = f"::gmprof::{sp.mode}"
-        entry_loop = None  # the loop counted once per entry of, if any
-        if len(sp.weight_loops) == 1 and sp.weight_loops[0] in self.plan.entry:
+        call = sp.hook.call(sp, self)  # the counter kind's call (hooks.py)
+        if call is None:
+            return  # counted by another site's hook (a gather's twin at this launch)
+        head, tail = call
+        entry_loop = sp.hook.loop  # the loop counted once per entry of, if any
+        if entry_loop is None and len(sp.weight_loops) == 1 and \
+                sp.weight_loops[0] in self.plan.entry:
             entry_loop = sp.weight_loops[0]  # weighted by its trips: counted at its entry
-        tail = f", {self._inc(sp)}, {self._sampler(site)})"
-        if slot is not None and slot.kind == "shared":
-            base = self._shared_base(site, slot)
-            if sp.strategy == LR_START:
-                head = f"::gmprof::lr_start<{site.id}, {obj_index}>("
-                tail = f", (const void *)({base}))"
-            elif sp.spread is not None:
-                # a BLOCK site whose address the block computes again for every iteration,
-                # sharing them out in the first (spread.py): the lambda's local of the
-                # iterator's name stands for the iterator at iteration first + k * step
-                sd = sp.spread
-                entry_loop = sd.loop
-                it = sd.iterator
-                head = f"::gmprof::sm_spread_block<{site.id}, {obj_index}>("
-                tail = (f", (const void *)({base}), "
-                        f"{self._first_trips(sd.loop)}, (long long)({it}), "
-                        f"{sd.step}, [&](long long __gmprof_i) {{ decltype({it}) {it} = "
-                        f"(decltype({it}))(__gmprof_i); return &({sd.address}); }})")
-            elif sp.range is not None:
-                # a BLOCK site walking a range: the block shares it out in the first iteration
-                entry_loop = sp.range.loop
-                head = f"::gmprof::sm_range_block<{site.id}, {obj_index}>("
-                # the stride counts the array's elements; a member (`sh[k].w`, counted
-                # below at its own words) steps by its element's size, not its own
-                elem = f", (long long)sizeof({X.span(site.node).text})" \
-                    if site.member is not None else ""
-                tail = (f", (const void *)({base}), {self._first_trips(entry_loop)}, "
-                        f"(long long)({sp.range.stride}){elem})")
-            else:
-                head = f"::gmprof::sm<{site.id}, {obj_index}, {mode}>("
-                tail = f", (const void *)({base}){tail[0:]}"
-        elif sp.gather is not None:
-            # counted from the range its index walks (gathers.py)
-            pseudo, index = sp.gather
-            entry_loop = index.range.loop
-            hook = "dm_walk" if self.plan.for_launch else "dm_gather"
-            head = f"::gmprof::{hook}<{site.id}, {obj_index}, {pseudo.index}, {mode}>("
-            tail = (f", &({X.span(index.site.node).text}), {self._first_trips(entry_loop)}, "
-                    f"(long long)({index.range.stride}))")
-        elif sp.twin is not None and self.plan.for_launch:
-            return  # the gather's walk counts it (gathers.py twins), alike at this launch
-        elif sp.range is not None:
-            # counted once per entry of its loop, as the range it walks (ranges.py); a twin
-            # of a gather's index walk only where the host did not find its array alike
-            entry_loop = sp.range.loop
-            hook = "dm_twin" if sp.twin is not None else "dm_range"
-            head = f"::gmprof::{hook}<{site.id}, {obj_index}, {mode}>("
-            tail = (f", {self._first_trips(entry_loop)}, "
-                    f"(long long)({sp.range.stride}))")
-        else:
-            head = f"::gmprof::dm<{site.id}, {obj_index}, {mode}>("
-            if slot is None and any(s.kind == "shared" for s in self.plan.slots):
-                # an unresolved pointer may point into a shared array: the hook finds it by
-                # address among the registered bases
-                self.needs_shared_bases = True
         end_prefix = end_suffix = ""
         if sp.lr_end_of is not None:
             end_prefix = f"(::gmprof::lr_clock({sp.lr_end_of.index}, 1), "
@@ -299,13 +257,6 @@ class InstrumentSource:
                 return False
         return True
 
-    def _shared_base(self, site, slot) -> str:
-        obj = site.object
-        if obj is not None and obj in slot.objects:
-            return _address_of(obj)
-        self.needs_shared_bases = True
-        return f"::gmprof::shared_base({slot.index})"
-
     def _loop(self, loop, k: int) -> None:
         iterator = loop.iterator.name
         bound = X.span(loop.bound).text
@@ -409,93 +360,6 @@ def _address_of(obj) -> str:
     if obj.dims or obj.is_pointer:
         return obj.name
     return f"&({obj.name})"
-
-
-def _blank_keep_lines(text: str) -> str:
-    return "\n" * text.count("\n")
-
-
-def emit(program, patches: dict, target: Target = NVCC, *, header: bool = True,
-         defines: dict | None = None, extra: str = "") -> str:
-    """The translation unit for a target as one text (local includes inlined): the counting
-    patches and the target's own (targets.py) applied, the gmprof header in front."""
-    tu = program.tu
-    patches = merge(patches, target.patches(program))
-    out = []
-    if header:
-        for name, value in (defines or {}).items():
-            out.append(f"#define {name} {value}\n")
-        header_path = runtime_cu_dir() / "gmprof.cuh"
-        out.append(f'#line 1 "{header_path}"\n')
-        out.append(header_path.read_text())
-        out.append(f'\n#line 1 "{tu.main.name}"\n')
-    out.append(_emit_file(tu, tu.main, patches, target, set()))
-    if extra:
-        out.append("\n" + extra)
-    text = "".join(out)
-    if target.device_only:
-        # NVRTC and g++ take UTF-8 text: a byte that is not UTF-8 (only ever in a comment,
-        # frontend/source.py) becomes U+FFFD; for nvcc it is written back as it was
-        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return text
-
-
-def _emit_file(tu, source, patches, target, seen) -> str:
-    device_only = target.device_only
-    seen = seen | {source}
-    file_patches = patches.get(source, [])
-    includes = {inc.directive: inc for inc in tu.includes if inc.source is source}
-    pieces = []
-    for seg in tu.segments[source]:
-        text = seg.text(source)
-        if seg.kind == S.DIRECTIVE and seg in includes:
-            inc = includes[seg]
-            if inc.target is not None and inc.target not in seen and tu.active.get(seg, True):
-                line = source.line_col(seg.end)[0] + 1
-                pieces.append(f'#line 1 "{inc.target.name}"\n')
-                pieces.append(_emit_file(tu, inc.target, patches, target, seen))
-                pieces.append(f'\n#line {line - 1} "{source.name}"\n')
-                continue
-            if inc.once:
-                # its `#pragma once` header is already inlined above: nvcc must not read it
-                # again (the inlined copy has no `#pragma once` left to stop it)
-                pieces.append(_blank_keep_lines(text))
-                continue
-            if inc.target is None and device_only and not inc.name.startswith('"'):
-                body = directive_body(text)
-                if body.startswith("<") and not target.keeps_system_include(body):
-                    pieces.append(_blank_keep_lines(text))
-                    continue
-            if inc.target is None and device_only and not directive_body(text).startswith("<"):
-                pieces.append(_blank_keep_lines(text))  # a local header we could not find
-                continue
-        if seg.kind == S.DIRECTIVE and directive_body(text).startswith("once") and \
-                source is not tu.main:
-            pieces.append(_blank_keep_lines(text))
-            continue
-        if device_only and not _is_device(seg):
-            pieces.append(_blank_keep_lines(text))
-            continue
-        expanded = tu.expansions.get(seg)
-        if expanded is not None:
-            # a function read with its macros expanded: its expansion (same lines) goes in
-            # its place, patched where its sites are
-            own = patches.get(expanded, [])
-            pieces.append(apply_patches(expanded.text, own) if own else expanded.text)
-            continue
-        pieces.append(apply_patches(source.text, file_patches, seg.start, seg.end)
-                      if file_patches else text)
-    return "".join(pieces)
-
-
-def _is_device(seg) -> bool:
-    if seg.kind in (S.DIRECTIVE, S.TYPE, S.CONSTANT, S.SCOPE_OPEN, S.SCOPE_CLOSE, S.GAP):
-        return True
-    if seg.kind == S.FUNCTION or seg.kind == S.PROTOTYPE:
-        return seg.space in ("global", "device", "host_device")
-    if seg.kind == S.VARIABLE:
-        return seg.space != "host"
-    return False
 
 
 def instrument(plan: Plan) -> tuple[dict, "InstrumentSource"]:

@@ -166,26 +166,20 @@ class _Rewriter:
 
     def skip_group(self, i: int) -> int:
         """Skip `( ... )` starting at toks[i]; return the index after it."""
-        if self.val(i) != "(":
-            return i
-        depth = 0
-        while i < len(self.toks):
-            if self.val(i) == "(":
-                depth += 1
-            elif self.val(i) == ")":
-                depth -= 1
-                if depth == 0:
-                    return i + 1
-            i += 1
-        return i
+        return self._skip_balanced(i, "(", ")") if self.val(i) == "(" else i
 
     def skip_attribute(self, i: int) -> int:
         """Skip `[[ ... ]]` starting at toks[i]; return the index after it."""
+        return self._skip_balanced(i, "[", "]")
+
+    def _skip_balanced(self, i: int, open_: str, close: str) -> int:
+        """The index after the `close` that balances the tokens from toks[i] (the end of the
+        tokens when none does)."""
         depth = 0
         while i < len(self.toks):
-            if self.val(i) == "[":
+            if self.val(i) == open_:
                 depth += 1
-            elif self.val(i) == "]":
+            elif self.val(i) == close:
                 depth -= 1
                 if depth == 0:
                     return i + 1

@@ -4,7 +4,7 @@ Stage: report (whole programs). Takes the analysed source of a module (a Profile
 frontend, analysis and plan that built the instrumented copy) and one group of the raw report
 file (gmprof/program/records.py): launches of one kernel with one counter layout, their shapes
 and parameter values, and their counters summed. Returns a Report, made by the decoder that
-`gmprof profile` uses (gmprof/report/decode.py), so a kernel gives the same counts both ways:
+`gmprof profile` uses (gmprof/runtime/decode.py), so a kernel gives the same counts both ways:
 
   * static sites: their formulas evaluated per launch with the recorded grid, block, dynamic
     shared memory and scalar arguments (as `gmprof profile` evaluates them), summed; a pointer
@@ -26,9 +26,7 @@ from gmprof.errors import GmprofError
 from gmprof.passes import symbolic as SY
 from gmprof.passes.plan import STATIC
 from gmprof.report.model import APPROXIMATE, RunInfo
-
-OBJ_PARAM, OBJ_GLOBAL, OBJ_SHARED, OBJ_SHARED_DYNAMIC = 1, 2, 3, 4
-
+from gmprof.runtime.layout import OBJ_GLOBAL, OBJ_PARAM, OBJ_SHARED, OBJ_SHARED_DYNAMIC
 
 def counts_array(entry: dict) -> np.ndarray:
     """Counters as the raw report file stores them: base64 of little-endian u4 or u8, or "zero"
@@ -189,7 +187,7 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
                  site_oor: dict | None = None):
     """One group of launches -> Report (see the module's docstring). site_oor, when given,
     gets each static site's accesses out of range added (site -> count), for the findings."""
-    from gmprof.report.decode import decode
+    from gmprof.runtime.decode import decode
     from gmprof.runtime import layout as LY
     from gmprof.runtime.counters import SlotLayout
 

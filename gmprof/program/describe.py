@@ -19,9 +19,7 @@ import numpy as np
 
 from gmprof.errors import Diagnostic
 from gmprof.passes import symbolic as SY
-
-OBJ_PARAM, OBJ_GLOBAL, OBJ_SHARED, OBJ_SHARED_DYNAMIC = 1, 2, 3, 4
-
+from gmprof.runtime.layout import OBJ_GLOBAL, OBJ_PARAM, OBJ_SHARED, OBJ_SHARED_DYNAMIC
 
 def qualified(scope: tuple, name: str) -> str:
     parts = [p for p in scope if p]  # unnamed namespaces and extern "C" add nothing
@@ -101,6 +99,7 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
     gindex = {g.name: k for k, g in enumerate(globals_)}
     profile = plan.mode.profile
     out = []
+    from gmprof.passes.hooks import DmGather
     from gmprof.passes.plan import HOOK, LR_START
 
     # the device objects no site counts at run time (all their sites static): the runtime needs
@@ -109,8 +108,8 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
     # every object's counters
     hooked = [sp for sp in plan.sites.values() if sp.strategy in (HOOK, LR_START) and
               sp.site.function.name in reachable]
-    unsure = any(sp.slot is None or sp.gather is not None or sp.range is not None
-                 for sp in hooked)
+    unsure = any(sp.slot is None or isinstance(sp.hook, DmGather) or
+                 sp.hook.range is not None for sp in hooked)
 
     def static_only(slot) -> int:
         return int(not unsure and not any(sp.slot is slot for sp in hooked))

@@ -99,8 +99,9 @@ def _template_params(text: str) -> set:
 def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
               cpu: bool = False, kernel_filter=None, defaults: str = "",
               instances: dict | None = None) -> Translation:
+    from gmprof.passes.emit import emit_file
     from gmprof.passes.patches import REPLACE as _REPLACE
-    from gmprof.passes.patches import Patch, merge
+    from gmprof.passes.patches import Patch, apply_patches, merge
     from gmprof.passes.pipeline import Pipeline
     from gmprof.passes.targets import CPU
 
@@ -215,9 +216,9 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
             expanded = tu.expansions.get(seg)
             if expanded is not None:
                 # read with its macros expanded: its sites' patches are on that text (same
-                # lines), as passes/rewrite emits it
-                body = _emit_span(expanded, inst_patches.get(expanded, []), 0,
-                                  len(expanded.text))
+                # lines), as passes/emit.py emits it
+                body = apply_patches(expanded.text, inst_patches.get(expanded, []), 0,
+                                     len(expanded.text))
             else:
                 body = C.copy_text(fn, inst_patches.get(src, []))
             C.add_copy(patches, src, seg, body, ns)
@@ -291,7 +292,9 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     }
     text = _prelude(mode is not None, defines_mode, cpu)
     text += f'#line 1 "{tu.main.name}"\n'
-    body = _emit(tu, tu.main, patches, set())
+    # the file with its patches, local headers inlined (as the single-launch path emits them,
+    # so their functions can have copies too); the originals as written (expand=False)
+    body = emit_file(tu, tu.main, patches, expand=False)
     if cpu:
         from gmprof.runtime.cpu import rewrite_extern_shared
 
@@ -358,51 +361,6 @@ def _route_generic(launch, base, targs, own_words, helpers, overloaded, src, pat
     if helper not in patches.setdefault(hsrc, []):
         patches[hsrc].append(helper)
     return qname
-
-
-def _emit(tu, source, patches, seen) -> str:
-    """The file with its patches, local headers inlined (as the single-launch path emits
-    them, so their functions can have copies too), `#line` markers around each."""
-    from gmprof.frontend.scan import directive_body
-    from gmprof.passes.patches import apply_patches
-
-    seen = seen | {source}
-    mine = patches.get(source, [])
-    includes = {inc.directive: inc for inc in tu.includes if inc.source is source}
-    pieces = []
-    for seg in tu.segments[source]:
-        text = seg.text(source)
-        if seg.kind == S.DIRECTIVE and seg in includes:
-            inc = includes[seg]
-            if inc.target is not None and inc.target not in seen and tu.active.get(seg, True):
-                line = source.line_col(seg.end)[0] + 1
-                pieces.append(f'#line 1 "{inc.target.name}"\n')
-                pieces.append(_emit(tu, inc.target, patches, seen))
-                pieces.append(f'\n#line {line - 1} "{source.name}"\n')
-                continue
-            if inc.once:
-                # a `#pragma once` header inlined above: the inlined copy has no `#pragma once`
-                # left to stop nvcc reading it again
-                pieces.append("\n" * text.count("\n"))
-                continue
-        if seg.kind == S.DIRECTIVE and directive_body(text).startswith("once") and \
-                source is not tu.main:
-            pieces.append("\n" * text.count("\n"))
-            continue
-        # a patch at a boundary belongs to the segment it starts (the copies sit at the end of
-        # their function, which is the start of what follows)
-        ps = [p for p in mine if seg.start <= p.offset < seg.end]
-        pieces.append(apply_patches(source.text, ps, seg.start, seg.end) if ps else text)
-    tail = [p for p in mine if p.offset == len(source.text)]
-    if tail:
-        pieces.append(apply_patches(source.text, tail, len(source.text)))
-    return "".join(pieces)
-
-
-def _emit_span(src, patches, start, end) -> str:
-    from gmprof.passes.patches import apply_patches
-
-    return apply_patches(src.text, patches, start, end)
 
 
 def _prelude(instrumented: bool, defines: dict, cpu: bool) -> str:

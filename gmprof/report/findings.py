@@ -1,6 +1,6 @@
 """What a profiled launch found besides its counts: failed checks and warnings, on the report.
 
-Stage: report, after the counters are decoded (report/decode.py). Input: the report, the plan and the launch's
+Stage: report, after the counters are decoded (runtime/decode.py). Input: the report, the plan and the launch's
 static counts (which sites access which array), the arguments, the arrays whose outputs differ
 between the native and instrumented runs, the writes past the ends of arrays that the CPU
 backend's red zones caught in the native run, and the backend's launch diagnostics. Output: on

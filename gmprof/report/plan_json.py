@@ -4,6 +4,7 @@ range, and how to decode them (schema `gmprof.instrument/1`, documented in docs/
 from __future__ import annotations
 
 from ..frontend import cxx_ast as X
+from ..passes.hooks import DmGather
 from .analysis import _formula
 
 SCHEMA = "gmprof.instrument/1"
@@ -21,7 +22,8 @@ def plan_json(plan, defines: dict, output: str) -> dict:
             "dynamic": slot.dynamic, "live_ranges": slot.live_ranges,
             "declared_at": str(obj.location),
             "difference_array": slot.ranges,
-            "gather_of": ({"gathered": slot.gather[0].index, "index": slot.gather[1].index}
+            "gather_of": ({"gathered": slot.gather.gathered.index,
+                           "index": slot.gather.index.index}
                           if slot.gather else None),
         })
     sites = []
@@ -40,10 +42,10 @@ def plan_json(plan, defines: dict, output: str) -> dict:
             "slot": sp.slot.index if sp.slot is not None else None,
             "kind": site.kind, "strategy": sp.strategy, "mode": sp.mode,
             "weight_loops": [plan.loops[loop] for loop in sp.weight_loops],
-            "range": ({"loop": plan.loops[sp.range.loop], "stride": sp.range.stride}
-                      if sp.range is not None else None),
-            "gather": ({"pseudo_slot": sp.gather[0].index, "index_site": sp.gather[1].site.id}
-                       if sp.gather is not None else None),
+            "range": ({"loop": plan.loops[sp.hook.range.loop], "stride": sp.hook.range.stride}
+                      if sp.hook.range is not None else None),
+            "gather": ({"pseudo_slot": sp.hook.pseudo.index, "index_site": sp.hook.index.site.id}
+                       if isinstance(sp.hook, DmGather) else None),
             "reason": sp.reason, "static_formulas": formulas if sp.strategy == "static" else [],
         })
     loops = [{"id": k, "location": str(X.span(loop.node)), "loop": loop.short}

@@ -9,7 +9,7 @@ backend; lays out
     statistics; in shared memory when it fits the per-block limit beside the kernel's own shared
     memory (SM), otherwise in device memory, and the report says why;
 fills the launch description (layout.LAUNCH, copied into the module's `__gmprof_launch`), and
-reads the counters back as host arrays for report/decode.py.
+reads the counters back as host arrays for runtime/decode.py.
 """
 from __future__ import annotations
 
@@ -18,13 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from gmprof.errors import GmprofError
+from gmprof.passes.hooks import DmGather, DmTwin
 from gmprof.report import where
 
 from . import layout as LY
 from . import widen
 
-TRACE_CAPACITY = 1 << 22
-CLOCK_CAPACITY = 1 << 16
+TRACE_CAPACITY = LY.TRACE_CAPACITY
+CLOCK_CAPACITY = LY.CLOCK_CAPACITY
 
 
 @dataclass
@@ -140,12 +141,12 @@ def unlike_twins(plan, slots) -> frozenset:
     inside it exactly when inside the index."""
     by_slot = {ls.slot: ls for ls in slots.values()}
     # gathers whose index memory is another argument's too: counted per access
-    unlike = {sp.site.id for sp in plan.sites.values() if sp.gather is not None and
-              by_slot.get(sp.gather[0]) is not None and by_slot[sp.gather[0]].fallback}
+    unlike = {sp.site.id for sp in plan.sites.values() if isinstance(sp.hook, DmGather) and
+              by_slot.get(sp.hook.pseudo) is not None and by_slot[sp.hook.pseudo].fallback}
     for sp in plan.sites.values():
-        if sp.twin is None:
+        if not isinstance(sp.hook, DmTwin):
             continue
-        walk, twin = by_slot.get(sp.twin[0]), by_slot.get(sp.slot)
+        walk, twin = by_slot.get(sp.hook.pseudo), by_slot.get(sp.slot)
         if twin is None:
             continue
         alike = walk is not None and not walk.fallback and \

@@ -3,6 +3,10 @@
 `Launch` and `Object` in runtime_cu/gmprof.cuh hold only 4- and 8-byte fields, laid out by the C
 rules that numpy's `align=True` follows, so the same bytes mean the same thing to nvcc, NVRTC,
 g++ and numpy (tests/runtime/test_layout.py checks the offsets against the compiler's).
+
+The constants below are the layout's one declaration in Python; gmprof.cuh, the whole-program
+host runtime (runtime_cu/host/gmprof_host.cpp, gmprof_host.h) repeat them as C++ enums, and
+tests/runtime/test_layout_constants.py reads those enums and checks each against this file.
 """
 from __future__ import annotations
 
@@ -14,8 +18,12 @@ SITE_WORDS = 2   # a site's execution count: one u64 (gmprof.cuh site_count_t)
 LR_BINS = 12
 LR_STRIDE = 2 + LR_BINS
 
-KIND_NONE, KIND_DEVICE, KIND_SHARED = 0, 1, 2
-FLAG_WARP_UNIFORM_OK = 1
+KIND_NONE, KIND_DEVICE, KIND_SHARED = 0, 1, 2  # Object.kind
+FLAG_WARP_UNIFORM_OK, FLAG_AREA_SHARED = 1, 2  # Launch.flags
+# a whole program's object table (gmprof_host.h ObjectDesc.kind): what a slot is at a launch
+OBJ_PARAM, OBJ_GLOBAL, OBJ_SHARED, OBJ_SHARED_DYNAMIC = 1, 2, 3, 4
+TRACE_CAPACITY = 1 << 22  # trace records (4 x u64 each) a launch keeps
+CLOCK_CAPACITY = 1 << 16  # enhanced mode's live-range clock records
 
 OBJECT = np.dtype([
     ("base", "<u8"), ("bytes", "<u8"), ("counters", "<u8"), ("oor", "<u8"),

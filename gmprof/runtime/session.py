@@ -12,7 +12,7 @@ counts, the trace); `launch()` returns just the Report.
   4. compile (cached), run the native and instrumented kernels on    modules.py, runs.py
      copies of the inputs, compare their outputs, time both; where a   widen.py
      32-bit counter may have passed 2^32, again with 64-bit counters
-  5. decode the counters, add the static counts, label every count   report/decode.py
+  5. decode the counters, add the static counts, label every count   runtime/decode.py
      and add the failed checks                                       report/findings.py
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from gmprof import timing
 from gmprof.errors import KernelFault
 from gmprof.mode import Mode
 from gmprof.passes.pipeline import Pipeline
-from gmprof.report.decode import decode
+from gmprof.runtime.decode import decode
 from gmprof.report.findings import add_findings
 from gmprof.report.model import Report, RunInfo
 
@@ -69,7 +69,7 @@ class Profiler:
         self.modules = Modules(self.program, self.backend, self.defines, self.pipeline)
         self._plans: dict = {}
         self._static = StaticLaunchCounts(self.program)
-        self._static_sums: dict = {}  # report/decode.static_sum's cache
+        self._static_sums: dict = {}  # runtime/decode.static_sum's cache
         # launches (kernel, grid, block) whose 32-bit counters could pass 2^32: their next
         # launches start with 64-bit counters (a solver repeats its launches)
         self._wide: set = set()

@@ -51,14 +51,15 @@ def bounds(plan, slots: dict, site_counts) -> dict:
     out = {slot: 0 for slot in by_slot}
     anywhere = 0
     for sp in plan.sites.values():
-        if sp.strategy not in (HOOK, LR_START) or sp.twin is not None:
+        # the slots its hook counts into (a gather: its index walk's pseudo-slot, or, with
+        # aliased index memory, the gathered array itself); None: a twin, counted by its
+        # gather's walk
+        targets = sp.hook.counter_slots(sp) if sp.strategy in (HOOK, LR_START) else None
+        if targets is None:
             continue
         n = int(site_counts[sp.site.id]) if sp.site.id < len(site_counts) else 0
         if not n:
             continue
-        # a gather counts into its index walk's pseudo-slot, or (aliased index memory) into
-        # the gathered array itself
-        targets = [s for s in (sp.slot, sp.gather[0] if sp.gather else None) if s is not None]
         if not targets or any(s not in by_slot for s in targets):
             anywhere += n * widest
             continue

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from gmprof.mode import Mode
+from gmprof.passes.hooks import SmSpreadBlock
 from gmprof.passes.pipeline import Pipeline
 from gmprof.passes.targets import NVRTC
 from gmprof.runtime.session import Profiler
@@ -71,9 +72,9 @@ def _planned(mode):
 
 def test_counts_move_to_the_loop_entry():
     plan, text = _planned(DEFAULT)
-    how = {(sp.site.text, sp.spread is not None): sp.range.loop if sp.range else sp.spread.loop
+    how = {(sp.site.text, isinstance(sp.hook, SmSpreadBlock)): sp.hook.loop
            for sp in plan.sites.values() if sp.strategy == "hook" and
-           (sp.range is not None or sp.spread is not None)}
+           sp.hook.loop is not None}
     at_entry = {key for key, loop in how.items() if loop in plan.entry}
     assert at_entry == {("d[t + c]", False), ("model[r * 8 + lab[c]]", True),
                         ("lab[c]", False), ("d[j]", False)}

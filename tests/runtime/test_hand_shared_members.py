@@ -10,6 +10,7 @@ import pytest
 
 from gmprof.frontend import cxx_ast as X
 from gmprof.mode import Mode
+from gmprof.passes.hooks import SmSpreadBlock
 from gmprof.passes.pipeline import Pipeline
 from gmprof.runtime.session import Profiler
 
@@ -52,8 +53,8 @@ def _prof_sites(mode):
 
 def test_planned_as_walks():
     plan = _prof_sites("default")
-    how = {X.span(sp.site.member or sp.site.node).text: ("range" if sp.range is not None else
-                          "spread" if sp.spread is not None else sp.strategy)
+    how = {X.span(sp.site.member or sp.site.node).text: ("range" if sp.hook.range is not None else
+                          "spread" if isinstance(sp.hook, SmSpreadBlock) else sp.strategy)
            for sp in plan.sites.values() if sp.slot is not None and sp.slot.kind == "shared"
            and sp.site.kind == "read"}
     # the fast paths this test is about are the ones taken

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from gmprof.mode import Mode
+from gmprof.passes.hooks import SmSpreadBlock
 from gmprof.passes.pipeline import Pipeline
 from gmprof.runtime.session import Profiler
 
@@ -44,12 +45,13 @@ def test_planned():
     pipeline = Pipeline()
     program = pipeline.analyze(pipeline.load(text=SOURCE, name="shared_ranges.cu"))
     plan = pipeline.plan(program, Mode.parse("default", profile="shm"))
-    ranged = {(sp.site.text, sp.mode) for sp in plan.sites.values() if sp.range is not None}
+    ranged = {(sp.site.text, sp.mode) for sp in plan.sites.values()
+              if sp.hook.range is not None}
     assert ranged == {("tab[c]", "BLOCK"), ("rev[c]", "BLOCK"), ("tab[step * c]", "BLOCK")}
     assert not any(s.ranges for s in plan.slots)  # no difference array for shared memory
     for text in ("basic", "SA-NA-SM", "trace"):
         p = pipeline.plan(program, Mode.parse(text, profile="shm"))
-        assert not any(sp.range for sp in p.sites.values() if sp.slot and sp.slot.kind ==
+        assert not any(sp.hook.range for sp in p.sites.values() if sp.slot and sp.slot.kind ==
                        "shared"), text
 
 
@@ -126,9 +128,9 @@ def test_gather_spread_planned():
     pipeline = Pipeline()
     program = pipeline.analyze(pipeline.load(text=GATHER, name="gathers.cu"))
     plan = pipeline.plan(program, Mode.parse("default", profile="shm"))
-    spread = {sp.site.text for sp in plan.sites.values() if sp.spread is not None}
+    spread = {sp.site.text for sp in plan.sites.values() if isinstance(sp.hook, SmSpreadBlock)}
     assert spread == {"tab[(r * 5 + idx[c]) % M]"}
-    ranged = {sp.site.text for sp in plan.sites.values() if sp.range is not None}
+    ranged = {sp.site.text for sp in plan.sites.values() if sp.hook.range is not None}
     assert ranged == {"idx[c]"}  # the first loop's (the others' are under a store or a local)
 
 

@@ -11,6 +11,7 @@ import pytest
 
 import gmprof
 from gmprof.mode import Mode
+from gmprof.passes.hooks import DmGather, DmTwin
 from gmprof.passes.pipeline import Pipeline
 
 KERNELS = Path(__file__).resolve().parent / "cpu_kernels" / "ranges.cu"
@@ -22,8 +23,8 @@ def test_planned_ranges():
     pipeline = Pipeline()
     program = pipeline.analyze(pipeline.load(KERNELS))
     plan = pipeline.plan(program, DEFAULT)
-    ranged = {(sp.site.function.name, sp.site.text, _bare(sp.range.stride))
-              for sp in plan.sites.values() if sp.range is not None}
+    ranged = {(sp.site.function.name, sp.site.text, _bare(sp.hook.range.stride))
+              for sp in plan.sites.values() if sp.hook.range is not None}
     assert ranged == {
         ("csr_scalar", "val[j]", "1"),
         ("csr_vector", "val[j]", "LANES"),
@@ -38,14 +39,14 @@ def test_planned_ranges():
         ("int_gather", "idx[j]", "1"),
         ("written_index", "idx[j]", "1"),
     }
-    gathers = {(sp.site.function.name, sp.site.text, sp.gather[0].name)
-               for sp in plan.sites.values() if sp.gather is not None}
+    gathers = {(sp.site.function.name, sp.site.text, sp.hook.pseudo.name)
+               for sp in plan.sites.values() if isinstance(sp.hook, DmGather)}
     assert gathers == {("csr_gather", "x[colIdx[j]]", "x<-colIdx"),
                        ("csr_twins", "x[colIdx[j]]", "x<-colIdx"),
                        ("int_gather", "tab[idx[j]]", "tab<-idx")}
     # the index sites, and val[j] beside its gather, are the walk's twins
-    twins = {(sp.site.function.name, sp.site.text, sp.twin[1].site.text)
-             for sp in plan.sites.values() if sp.twin is not None}
+    twins = {(sp.site.function.name, sp.site.text, sp.hook.gather.site.text)
+             for sp in plan.sites.values() if isinstance(sp.hook, DmTwin)}
     assert twins == {("csr_gather", "colIdx[j]", "x[colIdx[j]]"),
                      ("csr_twins", "val[j]", "x[colIdx[j]]"),
                      ("csr_twins", "colIdx[j]", "x[colIdx[j]]"),
@@ -56,14 +57,15 @@ def test_planned_ranges():
     # basic, trace, sampled and thresholded modes count per access
     for text in ("basic", "trace", "SA-NA-SM"):
         p = pipeline.plan(program, Mode.parse(text))
-        assert not any(sp.range for sp in p.sites.values()), text
+        assert not any(sp.hook.range for sp in p.sites.values()), text
     # a difference array needs 32-bit wrapping entries and no saturation: narrow or
     # thresholded counters count per access
     for mode in (Mode.parse("default", sampling=0.5), Mode.parse("SA-SM-TH", threshold=9),
                  Mode.parse("SA-SM-TH", threshold=200, counter_bits=8),
                  Mode.parse("SA-SM-TH", threshold=60000, counter_bits=16)):
         p = pipeline.plan(program, mode)
-        assert not any(sp.range or sp.gather for sp in p.sites.values())
+        assert not any(sp.hook.range or isinstance(sp.hook, DmGather)
+                       for sp in p.sites.values())
         assert not any(s.ranges or s.gather for s in p.slots)
 
 

@@ -1,6 +1,6 @@
 """A sample's launches merged as `gmprof profile samples/NAME` merges them: on the GPU the
 device arrays' counts stay there (report/where.py) and the static sites' sums are made once per
-distinct launch (report/decode.static_sum). Expected counts derived by hand for jcb_v1 small:
+distinct launch (runtime/decode.static_sum). Expected counts derived by hand for jcb_v1 small:
 4 sweeps alternate a -> b and b -> a; a sweep reads each interior point's 4 neighbours of `in`
 and writes the interior of `out` once. The report names the parameters (in, out): their counts
 are summed over the launches element by element, whichever array each launch passed."""
@@ -51,7 +51,7 @@ def test_jcb_v1_small_merged_counts_match_a_hand_model(backend):
 def test_static_sums_are_made_once_per_distinct_launch():
     """The same StaticCount objects (a repeated launch) give the same sum object; the sum adds
     every part over the array's counters, a shorter part over its own length."""
-    from gmprof.report.decode import STATIC_SUMS_KEPT, static_sum
+    from gmprof.runtime.decode import STATIC_SUMS_KEPT, static_sum
     from gmprof.runtime.static_counts import StaticCount
 
     p = StaticCount(np.array([1, 2, 3, 4], np.int64), 1, 10, "test")

@@ -1,6 +1,7 @@
 """Decode a launch's counters into a Report: per array, per site, every count labelled.
 
-Stage: report, after the runtime has read the counters back. Takes the plan, the launch's
+Stage: host runtime, after the counters are read back: the decoder beside the layout it
+undoes (layout.py, counters.py). Takes the plan, the launch's
 counter layout (runtime/counters.SlotLayout per slot), the raw counters (runtime/counters.
 read_back: the block area's words, device arrays' shadow counters, out-of-range counts, the
 trace), the static sites' counts at this launch, the mode and the RunInfo; returns the Report
@@ -19,14 +20,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from gmprof.passes.hooks import DmTwin
 from gmprof.passes.plan import HOOK, LR_START
-from gmprof.runtime import layout as LY
-from gmprof.runtime.counters import CLOCK_CAPACITY, TRACE_CAPACITY
+from gmprof.report import where
+from gmprof.report.labels import (count_label, measured_slots, site_how, site_in_kernel,
+                                  slot_label, uncounted_slots)
+from gmprof.report.model import ArrayStats, Report, SiteStats, WarpStats
 
-from .labels import (count_label, measured_slots, site_how, site_in_kernel, slot_label,
-                     uncounted_slots)
-from . import where
-from .model import ArrayStats, Report, SiteStats, WarpStats
+from . import layout as LY
+from .layout import CLOCK_CAPACITY, TRACE_CAPACITY
 
 
 def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, demoted,
@@ -53,7 +55,7 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
             site_exec[sp.site] = int(sites[sp.site.id])
     for sp in (sp for group in twins.values() for sp in group):
         # a twin runs as often as its gather (the same loop entries and trips)
-        site_exec[sp.site] = site_exec.get(sp.twin[1].site, 0)
+        site_exec[sp.site] = site_exec.get(sp.hook.gather.site, 0)
     trace = None
     if mode.trace:
         trace = decode_trace(plan, counters["trace"], per_slot, site_exec)
@@ -178,7 +180,7 @@ def _fold_gathers(slots, counters, per_slot, twins) -> None:
             entry[1] += _where_like(walk, entry[1])
             entry[2] += walk_oor
         values = counters.get(("values",) + key)
-        target = per_slot.get(ls.slot.gather[0])
+        target = per_slot.get(ls.slot.gather.gathered)
         if values is None or target is None:
             continue  # counted per access (aliased index memory): nothing to fold
         tl = target[0]
@@ -202,8 +204,8 @@ def _twins(plan, slots) -> dict:
     ok = {ls.slot for ls in slots.values() if getattr(ls, "twin_ok", None)}
     out: dict = {}
     for sp in plan.sites.values():
-        if sp.twin is not None and sp.slot in ok:
-            out.setdefault(sp.twin[0], []).append(sp)
+        if isinstance(sp.hook, DmTwin) and sp.slot in ok:
+            out.setdefault(sp.hook.pseudo, []).append(sp)
     return out
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gmprof.report.decode import gathered_counts
+from gmprof.runtime.decode import gathered_counts
 
 
 def _by_hand(walk, values, elem_size, unit, n):
