@@ -71,7 +71,7 @@ def _imports(name: str, path: Path, modules: dict) -> set[str]:
 # public API) except BASE, which every stage uses (errors, modes, options, paths, timing).
 STAGES = ("base", "frontend", "passes", "report", "runtime", "program", "cli")
 BASE = {"gmprof._paths", "gmprof.errors", "gmprof.mode", "gmprof.options", "gmprof.version",
-        "gmprof.timing", "gmprof.host_cache", "gmprof.driver"}
+        "gmprof.timing", "gmprof.host_cache", "gmprof.driver", "gmprof.cache_dirs"}
 # modules of a stage's folder that are CLI: argument handling and output of its commands
 CLI_IN_FOLDERS = {"gmprof.program.cli"}
 
