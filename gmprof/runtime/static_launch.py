@@ -73,6 +73,11 @@ class StaticLaunchCounts:
         warp = {sc: w for sc, w in warp.items() if sc.site.id not in demoted}
         return StaticSites(counts, frozenset(demoted), warp)
 
+    def _count(self, ka, sc, li, global_size):
+        """One static site's StaticCount at the launch (bench/static_sites.py reads it)."""
+        inputs = self._inputs(ka, sc, li, global_size)
+        return static_cache.cached(inputs, lambda: count_prepared(inputs))
+
     def _inputs(self, ka, sc, li, global_size) -> tuple:
         """The site's formula evaluated at the launch (static_counts.prepare)."""
         env = li.env
