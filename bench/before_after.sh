@@ -16,7 +16,7 @@ case "$what" in
       --count 300 --counts-out "$out/before.json" --quiet) > "$out/oracle_before.log" 2>&1
     PYTHONPATH="$here:${PYTHONPATH:-}" python3 bench/oracle.py --backend gpu --count 300 \
       --counts-out "$out/after.json" --quiet > "$out/oracle_after.log" 2>&1
-    tail -2 "$out/oracle_before.log" "$out/oracle_after.log"
+    tail -n 2 "$out/oracle_before.log" "$out/oracle_after.log"
     python3 bench/oracle.py --compare "$out/before.json" "$out/after.json" | tail -3 ;;
   overheads)
     for side in before after; do
