@@ -258,6 +258,17 @@ def _named_args(args, params, kernel, rng):
 def cmd_profile(args) -> int:
     mode = _mode(args)
     target = Path(args.file)
+    if not target.exists():
+        # `samples/NAME` from any directory: the samples gmprof ships
+        from ._paths import samples_dir
+
+        shipped = samples_dir() / target.name
+        if target.parent.name == "samples" and len(target.parts) == 2 and shipped.is_dir():
+            target = shipped
+        else:
+            from .errors import InputError
+
+            raise InputError(f"{args.file}: no such file or sample directory")
     if target.is_dir():
         return _profile_sample(args, target, mode)
     if args.launch_skip or args.launch_count is not None:

@@ -61,3 +61,19 @@ def test_the_modes_that_are_accepted(mode, name):
     from gmprof.mode import Mode
 
     assert Mode.parse(mode).name == name
+
+
+def test_profile_finds_the_shipped_samples_from_any_directory(tmp_path):
+    """`gmprof profile samples/NAME` (the README's command) from outside a checkout runs the
+    sample gmprof ships; a path that is neither a file nor a sample is a plain error."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "gmprof", "profile", "samples/transpose_naive"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "self-check passed" in r.stdout + r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-m", "gmprof", "profile", "nosuch.cu", "--kernel", "k",
+                        "--grid", "1", "--block", "1"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "nosuch.cu: no such file or sample directory" in r.stderr
+    assert "Traceback" not in r.stderr
