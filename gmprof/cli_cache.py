@@ -54,7 +54,8 @@ def register(sub) -> None:
                       help="remove every cached entry (compiled kernels, parser tables, "
                            "static counts); the next run rebuilds what it needs")
     p.add_argument("--all", action="store_true",
-                   help="with --clean: also remove cpu/program, the runtime objects that "
-                        "CMake builds link by path (they must be configured again)")
+                   help="with --clean: also remove cpu/program, the whole-program runtime "
+                        "objects (rebuilt by the next gmprof nvcc; a CMake project configured "
+                        "with --gmprof-cmake keeps its own copies)")
     p.add_argument("--json", action="store_true", help="--info as JSON")
     p.set_defaults(run=cmd_cache)
