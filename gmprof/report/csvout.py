@@ -4,12 +4,16 @@ Stage: report. Takes the document; returns CSV text with three tables separated 
 lines, each row naming its kernel: arrays, access sites, and (when the document carries the
 source) lines (csv_text, `--csv FILE`); or one of them, or every counter's count, as one table
 that pandas.read_csv loads as it is (page_text, `--csv --page PAGE`). Counts are plain integers (no separators, no `>=`): the `label`, `threshold`
-and `sampling` columns say how each was obtained, and `how` does for sites and lines.
+and `sampling` columns say how each was obtained, and `how` does for sites and lines. A run
+with --access-stats adds its warp requests to the arrays and sites (warpview.CSV_COLUMNS).
 """
 from __future__ import annotations
 
 import csv
 import io
+
+from .warpview import CSV_COLUMNS as WARP_COLUMNS
+from .warpview import csv_cells
 
 ARRAY_COLUMNS = ["kernel", "array", "space", "elem_type", "shape", "counter_unit_bytes",
                  "label", "threshold", "sampling", "counts_are", "accesses", "reads", "writes",
@@ -25,8 +29,14 @@ PAGES = ("details", "sites", "source", "raw")
 RAW_COLUMNS = ["kernel", "array", "counter", "count"]
 
 
+def _has_warps(doc) -> bool:
+    """A run with --access-stats: its tables get the warp-request columns (WARP_COLUMNS)."""
+    return any(s.get("warps") for k in doc["kernels"] for s in k["sites"])
+
+
 def _arrays(w, doc) -> None:
-    w.writerow(ARRAY_COLUMNS)
+    warps = _has_warps(doc)
+    w.writerow(ARRAY_COLUMNS + (WARP_COLUMNS if warps else []))
     for k in doc["kernels"]:
         for a in k["arrays"]:
             w.writerow([k["kernel"], a["name"], a["space"], a["elem_type"],
@@ -35,17 +45,20 @@ def _arrays(w, doc) -> None:
                         "" if a.get("sampling") is None else a["sampling"],
                         a.get("counts_are", "accesses"), a["accesses"], a["reads"],
                         a["writes"], a["min"], a["max"], f"{a['mean']:.4f}", a["untouched"],
-                        a["at_threshold"], a["out_of_range"], f"{a['static_share']:.3f}"])
+                        a["at_threshold"], a["out_of_range"], f"{a['static_share']:.3f}",
+                        *(csv_cells(a.get("warps")) if warps else [])])
 
 
 def _sites(w, doc) -> None:
-    w.writerow(SITE_COLUMNS)
+    warps = _has_warps(doc)
+    w.writerow(SITE_COLUMNS + (WARP_COLUMNS if warps else []))
     for k in doc["kernels"]:
         for s in k["sites"]:
             w.writerow([k["kernel"], s["id"], s["location"], s["text"], s["function"],
                         s["object"] or "", s["kind"],
                         "" if s["executions"] is None else s["executions"],
-                        s.get("how_text") or s["how"]])
+                        s.get("how_text") or s["how"],
+                        *(csv_cells(s.get("warps")) if warps else [])])
 
 
 def _lines(w, doc) -> None:

@@ -10,12 +10,15 @@ silently: a sampled count is an estimate.
      "kernels": [{"kernel", "in": "both" | "a" | "b",
                   "arrays": [{"name", "in", "space", "label_a", "label_b",
                               "accesses": [a, b], "reads": [a, b], "writes": [a, b],
-                              "max": [a, b], "untouched": [a, b]}],
+                              "max": [a, b], "untouched": [a, b],
+                              "warps" (--access-stats): {"what", "units", "requests",
+                                        "ideal", "worst", "summary": [a, b] each}}],
                   "time_ms": {"native": [a, b], "instrumented": [a, b]} or null}]}
 """
 from __future__ import annotations
 
 from .tables import FOLD, NUM, WORD, Col, print_table
+from .warpview import summary, worst
 
 SCHEMA = "gmprof.diff/1"
 FIELDS = ("accesses", "reads", "writes", "max", "untouched")
@@ -64,7 +67,10 @@ def diff(a: dict, b: dict, name_a: str = "A", name_b: str = "B") -> dict:
                                 "units": [wp.get(what) if wp else None,
                                           wq.get(what) if wq else None],
                                 "requests": [wp["requests"] if wp else None,
-                                             wq["requests"] if wq else None]}
+                                             wq["requests"] if wq else None],
+                                "ideal": [w["ideal"] if w else None for w in (wp, wq)],
+                                "worst": [worst(w) if w else None for w in (wp, wq)],
+                                "summary": [summary(w) if w else None for w in (wp, wq)]}
             entry["arrays"].append(row)
         out["kernels"].append(entry)
     return out
@@ -132,6 +138,10 @@ def render(d: dict, console) -> None:
                         [Col("array", FOLD), Col("counts", WORD), Col("A", NUM),
                          Col("B", NUM), Col("change", WORD), Col("requests A", NUM),
                          Col("requests B", NUM)], wrows)
+            for r in k["arrays"]:
+                if r.get("warps"):  # the conflict's degree or the coalescing, in words
+                    a, b = (x or "-" for x in r["warps"]["summary"])
+                    say(f"{r['name']}: {a} -> {b}")
         mixed = [r["name"] for r in k["arrays"] if r["label_a"] and r["label_b"] and
                  r["label_a"] != r["label_b"]]
         if mixed:

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import countcodec, where
 from .labels import APPROXIMATE, SAMPLED
+from .warpview import array_warps
 
 if TYPE_CHECKING:
     from .model import ArrayStats, Report
@@ -150,7 +151,7 @@ def kernel_entry(report: Report, include_counts: bool | None = None) -> dict:
                              "classes": s.classes, "strategy": s.strategy})
         if s.warps is not None:
             out["sites"][-1]["warps"] = s.warps.to_dict()
-    _array_warps(out)
+    array_warps(out)
     if report.source is not None:
         from .source import line_rows
 
@@ -277,15 +278,3 @@ def load(path) -> dict:
     except OSError as e:
         raise InputError(f"{name}: cannot be read: {e.strerror}") from None
     return loads(text, name)
-
-def _array_warps(kernel: dict) -> None:
-    """Each array's warp requests (--access-stats): its sites' summed (requests, wavefronts or
-    sectors, and what conflict-free or coalesced requests would need)."""
-    for a in kernel["arrays"]:
-        ws = [s["warps"] for s in kernel["sites"] if s.get("warps") and s["object"] == a["name"]]
-        if not ws:
-            continue
-        what = "wavefronts" if ws[0]["space"] == "shared" else "sectors"
-        a["warps"] = {"space": ws[0]["space"], "requests": sum(w["requests"] for w in ws),
-                      what: sum(w.get(what, 0) for w in ws),
-                      "ideal": sum(w["ideal"] for w in ws)}

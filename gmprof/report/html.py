@@ -23,6 +23,7 @@ from .heatsvg import svg_parts
 from .source import display_path, line_rows
 from .terminal import (fmt_count, kernel_heading, launch_shape_text, location_text,
                        lower_bound, per_text, shape_text, space_text, timing_measured)
+from .warpview import histogram_pairs, summary, units, what, worst
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -103,6 +104,44 @@ def _script_json(data) -> str:
                   .replace("&", "\\u0026"))
 
 
+def _warp_panel(a: dict, sites: list) -> dict | None:
+    """An array's warp requests (--access-stats): its sum, requests by wavefronts (sectors),
+    and one row per site."""
+    w = a.get("warps")
+    if not w:
+        return None
+
+    def row(w, s=None):
+        n = w["requests"]
+        return {"where": s["where"] if s else "all sites", "text": s["text"] if s else "",
+                "requests": fmt_count(n), "units": fmt_count(units(w)),
+                "per": f"{units(w) / n:,.2f}" if n else "-",
+                "ideal": f"{w['ideal'] / n:,.2f}" if n else "-",
+                "worst": "-" if worst(w) is None else
+                ((">=" if worst(w) == 32 else "") + str(worst(w))),
+                "lines": "" if w.get("lines") is None or not n else f"{w['lines'] / n:,.2f}",
+                "how": w.get("how", ""), "summary": summary(w)}
+
+    return {"what": what(w), "device": w["space"] != "shared", "total": row(w),
+            "histogram": ", ".join(f"{k}: {c:,}" for k, c in histogram_pairs(w)),
+            "sites": [row(s["warps"], s) for s in sites
+                      if s["object"] == a["name"] and s.get("warps")]}
+
+
+def _line_warps(k: dict) -> dict:
+    """(file, line) -> the warp requests of the sites on it, in words (the source view's
+    column): `shared_data: 6.67 wavefronts/req (up to 8-way)`."""
+    out: dict = {}
+    for s in k["sites"]:
+        if not s.get("warps") or not s["warps"]["requests"]:
+            continue
+        file, line, _ = s["location"].rsplit(":", 2)
+        text = f"{s['object']}: {summary(s['warps'])}" if s.get("object") else \
+            summary(s["warps"])
+        out.setdefault((file, int(line)), []).append(text)
+    return out
+
+
 def _array_view(a: dict, kid: str, index: int, stats=None) -> dict:
     from markupsafe import Markup
 
@@ -154,6 +193,11 @@ def _array_view(a: dict, kid: str, index: int, stats=None) -> dict:
     }
 
 
+def _with_warps(view: dict, a: dict, sites: list) -> dict:
+    view["warps"] = _warp_panel(a, sites)
+    return view
+
+
 def _kernel_view(k: dict, i: int, report=None) -> dict:
     kid = f"k{i}"
     stats = {}
@@ -166,6 +210,9 @@ def _kernel_view(k: dict, i: int, report=None) -> dict:
     files = {s["location"].rsplit(":", 2)[0] for s in k["sites"]}
     if len(files) == 1:
         single = files.pop()
+    located = [dict(s, where=location_text(s["location"], single)) for s in k["sites"]]
+    arrays = [_with_warps(v, a, located) for v, a in zip(arrays, k["arrays"])]
+    line_warps = _line_warps(k)
     sites = [{"where": location_text(s["location"], single), "text": s["text"],
               "object": s.get("object"), "anchor": anchors.get(s.get("object")),
               "kind": s["kind"],
@@ -182,7 +229,8 @@ def _kernel_view(k: dict, i: int, report=None) -> dict:
                  "writes": fmt_count(r["writes"]), "executions": fmt_count(r["executions"]),
                  "how": ", ".join(r["how"]), "hot": bool(r["sites"]),
                  "how_class": label_class(", ".join(r["how"])),
-                 "style": _traffic(r["executions"], most), "code": c}
+                 "style": _traffic(r["executions"], most), "code": c,
+                 "warps": line_warps.get((fn["file"], r["line"]), [])}
                 for r, c in zip(fn["rows"], code)]
         source.append({"function": fn["function"], "file": display_path(fn["file"]),
                        "rows": rows})
@@ -194,6 +242,7 @@ def _kernel_view(k: dict, i: int, report=None) -> dict:
         "labels": ", ".join(dict.fromkeys(a["label"] for a in arrays)),
         "labels_class": label_class(" ".join(a["label"] for a in arrays)),
         "timed": timing_measured(k), "arrays": arrays, "sites": sites,
+        "warps": bool(line_warps),
         "site_file": display_path(single) if single else None, "source": source,
         "notes": k.get("notes", []),
         "warnings": [w.get("text") or w.get("message") for w in k.get("warnings", [])],

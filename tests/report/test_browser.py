@@ -134,6 +134,37 @@ def test_a_profiled_sample_sorts_zooms_and_shows_its_source(browser, tmp_path):
     assert errors == []
 
 
+def test_access_stats_in_the_source_view_and_the_arrays_panels(browser, tmp_path):
+    _run([sys.executable, "-m", "gmprof", "profile", str(ROOT / "samples" / "transpose_naive"),
+          "--access-stats", "--out", "page.html"], tmp_path)
+    page, errors = _open(browser, tmp_path / "page.html")
+    source = page.locator("table.source").first
+    headers = source.locator("thead th").all_inner_texts()
+    assert "warp requests" in headers
+    col = headers.index("warp requests") + 1
+    # the transposed read, shared_data[tx][ty] of a 16 x 16 tile (word 16 tx + ty): 8 distinct
+    # words in each of 4 banks in the 72 warps with 16 columns on, 4 in the 36 warps of the
+    # last block row (40 = 2*16 + 8): (72*8 + 36*4) / 108 = 6.67 wavefronts a request
+    # (tests/report/test_warp_outputs.py walks the warps); odata's rows of 16 floats: 2
+    # sectors each, 8 floats in the last block row: (72*4 + 36*2) / 108 = 3.33 sectors
+    line = source.locator("tr", has_text="odata[index_out] = shared_data")
+    cell = line.locator(f"td:nth-child({col})")
+    assert cell.is_visible()
+    assert cell.inner_text().splitlines() == ["odata: 3.33 sectors/req (ideal 3.33)",
+                                              "shared_data: 6.67 wavefronts/req (up to 8-way)"]
+    assert source.locator("tr", has_text="__syncthreads").locator(
+        f"td:nth-child({col})").inner_text() == ""
+    # shared_data's panel: its two sites, sortable by requests (100 writes, 108 reads)
+    panel = page.locator("section.array", has_text="shared_data").locator(".warp-panel")
+    assert "requests by wavefronts: 1: 100, 4: 36, 8: 72" in panel.inner_text()
+    table = panel.locator("table.warps")
+    table.locator("thead th", has_text="requests").click()
+    assert table.locator("tbody tr td:nth-child(3)").all_inner_texts() == ["100", "108"]
+    table.locator("thead th", has_text="requests").click()
+    assert table.locator("tbody tr td:nth-child(3)").all_inner_texts() == ["108", "100"]
+    assert errors == []
+
+
 @pytest.mark.skipif(shutil.which("make") is None or shutil.which("g++") is None,
                     reason="needs make and g++ (the CPU backend)")
 def test_a_whole_programs_page(browser, tmp_path):

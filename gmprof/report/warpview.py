@@ -1,0 +1,104 @@
+"""Per-warp requests (--access-stats) for the outputs: an array's sum over its sites, the
+figures every output shows (per request, the ideal, the worst request) and a line of words.
+
+Stage: report. Takes the `warps` objects of a run document (gmprof.run/1: a site's, or an
+array's from array_warps); returns numbers, CSV cells and text, so that CSV, HTML and `gmprof
+diff` say the same thing:
+
+    shared, one wavefront a request:    "1 wavefronts/req, conflict-free"
+    shared, every request 8 wavefronts:  "8 wavefronts/req (8-way)"
+    shared, some 8, some 4:             "6.67 wavefronts/req (up to 8-way)"
+    device:                             "32 sectors/req (ideal 4)"
+
+An N-way conflict is a request that needs N wavefronts where one would do (accesses of 4 bytes
+or less: one a request is the ideal, 32 the most); 8- and 16-byte accesses need 2 and 4 at
+best, so for them the line gives the ideal instead. The histogram's last bin holds the
+requests of 32 units or more.
+"""
+from __future__ import annotations
+
+BINS = 32
+# the CSV columns of a site's or an array's warp requests (csvout.py appends them)
+CSV_COLUMNS = ["warp_space", "requests", "wavefronts", "sectors", "lines", "ideal", "worst",
+               "per_request", "ideal_per_request", "histogram", "warps_how"]
+
+
+def what(w: dict) -> str:
+    """The unit of a request's cost: wavefronts (shared memory) or 32-byte sectors."""
+    return "wavefronts" if w["space"] == "shared" else "sectors"
+
+
+def units(w: dict) -> int:
+    return w.get(what(w)) or 0
+
+
+def worst(w: dict) -> int | None:
+    """The most units one request needed (BINS: BINS or more); None without a histogram (an
+    array saved before the histogram was summed) or without requests."""
+    hist = w.get("histogram")
+    if not hist:
+        return None
+    return max((k + 1 for k, n in enumerate(hist) if n), default=None)
+
+
+def array_warps(kernel: dict) -> None:
+    """Each array's warp requests: its sites' summed (requests, wavefronts or sectors, the
+    ideal, lines, the histogram; `how` static, measured, or static+measured when its sites
+    differ). Sets `warps` on the kernel's arrays that have sites with statistics."""
+    for a in kernel["arrays"]:
+        ws = [s["warps"] for s in kernel["sites"] if s.get("warps") and s["object"] == a["name"]]
+        if not ws:
+            continue
+        unit = what(ws[0])
+        hows = {w["how"] for w in ws}
+        a["warps"] = {"space": ws[0]["space"], "requests": sum(w["requests"] for w in ws),
+                      unit: sum(w.get(unit, 0) for w in ws),
+                      "ideal": sum(w["ideal"] for w in ws),
+                      "lines": None if unit == "wavefronts" else
+                      sum(w["lines"] or 0 for w in ws),
+                      "histogram": [sum(col) for col in zip(*(w["histogram"] for w in ws))],
+                      "how": hows.pop() if len(hows) == 1 else "static+measured"}
+
+
+def _num(x: float) -> str:
+    """2 decimals, trailing zeros dropped: 6.67, 3.6, 32."""
+    return f"{x:,.2f}".rstrip("0").rstrip(".")
+
+
+def summary(w: dict) -> str:
+    """One line of words for a site or an array (the source view's column, the panel)."""
+    n = w["requests"]
+    if not n:
+        return f"no requests ({what(w)})"
+    per, ideal = units(w) / n, w["ideal"] / n
+    if w["space"] != "shared":
+        return f"{_num(per)} sectors/req (ideal {_num(ideal)})"
+    if units(w) == w["ideal"]:
+        return f"{_num(per)} wavefronts/req, conflict-free"
+    top = worst(w)
+    if w["ideal"] == n and top:
+        # one wavefront a request is the ideal only when every request is one word a lane
+        # (4 bytes or less): at most 32 wavefronts, so the last bin is exactly 32
+        bins = [k for k, c in enumerate(w["histogram"]) if c]
+        return f"{_num(per)} wavefronts/req ({'' if len(bins) == 1 else 'up to '}{top}-way)"
+    return f"{_num(per)} wavefronts/req (ideal {_num(ideal)})"
+
+
+def histogram_pairs(w: dict) -> list[tuple[str, int]]:
+    """Requests by units, the bins that have any: [('4', 36), ('8', 72)] ('32+' last)."""
+    hist = w.get("histogram") or []
+    return [(f"{k + 1}" + ("+" if k + 1 == BINS else ""), c) for k, c in enumerate(hist) if c]
+
+
+def csv_cells(w: dict | None) -> list:
+    """CSV_COLUMNS' cells: empty for a site or array without statistics; wavefronts empty
+    for device memory, sectors and lines for shared memory."""
+    if not w:
+        return [""] * len(CSV_COLUMNS)
+    n, shared = w["requests"], w["space"] == "shared"
+    top = worst(w)
+    return [w["space"], n, units(w) if shared else "", "" if shared else units(w),
+            "" if shared or w.get("lines") is None else w["lines"], w["ideal"],
+            "" if top is None else top,
+            f"{units(w) / n:.4f}" if n else "", f"{w['ideal'] / n:.4f}" if n else "",
+            " ".join(f"{k}:{c}" for k, c in histogram_pairs(w)), w.get("how", "")]
