@@ -74,6 +74,7 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--counter-bits", type=int, default=32, choices=(8, 16, 32))
     p.add_argument("--sampling", type=O.cli_type(O.rate, "--sampling"))
     p.add_argument("--enhanced", action="store_true")
+    p.add_argument("--access-stats", action="store_true")
     p.add_argument("--backend", choices=("gpu", "cpu"))
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="FILE")
@@ -140,6 +141,7 @@ options:
   -o, --output PATTERN     keep the raw report files (%p process id, %h host, %q{ENV})
   --mode M                 default, basic, or SA/NA/SM/TH joined by '-' (as gmprof profile)
   --profile shm|dm|both    --threshold N  --counter-bits 8|16|32  --enhanced  --sampling RATE
+  --access-stats           per-warp requests of every site (bank conflicts, coalescing)
   --backend gpu|cpu        where the program runs (default: a GPU when there is one)
   --json                   print the report as JSON (gmprof.run/1, as profile --json)
   --csv FILE, --html FILE  also write the report as CSV or HTML (- for standard output)
@@ -201,6 +203,8 @@ def _gmprof_build_args(ns) -> list[str]:
         out += ["--gmprof-sampling", str(ns.sampling)]
     if ns.enhanced:
         out.append("--gmprof-enhanced")
+    if ns.access_stats:
+        out.append("--gmprof-access-stats")
     return out
 
 

@@ -249,6 +249,8 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     counters["sites"] = sites[0::2] + (sites[1::2] << 32)
     counters["unknown_oor"] = int(group["unknown_oor"])
     counters["clock_total"] = int(group.get("clock_records", 0))
+    if "warp_stats" in group:  # --gmprof-access-stats: the sites' statistics, summed
+        counters["warp_stats"] = counts_array(group["warp_stats"]).reshape(-1, LY.WS_STRIDE)
     info = RunInfo(kernel_expr, backend, device, mode.name, tuple(first["grid"]),
                    tuple(first["block"]), int(first["shared_mem"]),
                    launches=len(group["launches"]))

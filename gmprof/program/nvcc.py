@@ -36,7 +36,7 @@ _GMPROF_FLAGS = {"--gmprof-mode": "mode", "--gmprof-backend": "backend",
                  "--gmprof-launch-count": "count", "--gmprof-output": "output"}
 _GMPROF_SWITCHES = {"--gmprof-enhanced": "enhanced", "--gmprof-native": "native",
                     "--gmprof-verbose": "verbose", "--gmprof-link-flags": "link_flags",
-                    "--gmprof-cmake": "cmake"}
+                    "--gmprof-cmake": "cmake", "--gmprof-access-stats": "access_stats"}
 
 
 @dataclass
@@ -58,6 +58,7 @@ class Options:
     verbose: bool = False
     link_flags: bool = False
     cmake: bool = False
+    access_stats: bool = False
 
     def mode_object(self):
         from gmprof.mode import Mode
@@ -69,6 +70,13 @@ class Options:
                               "whole program's trace would not fit any buffer", kind="bad-option")
         if m.sampling is not None and m.sampler != "rng":
             raise GmprofError("whole programs sample with the rng sampler only", kind="bad-option")
+        if self.access_stats:
+            # every site measured by its hook: `gmprof profile` moves a static site whose
+            # formula does not give its warps' requests to a hook at that launch; a whole
+            # program cannot run a launch again, so its sites are hooked from the start
+            import dataclasses
+
+            m = dataclasses.replace(m, warps=True, static_counts=False)
         return m
 
     def defaults(self) -> str:
@@ -99,6 +107,7 @@ def _env_options() -> Options:
         o.sampling = float(env["GMPROF_SAMPLING"])
     o.enhanced = env.get("GMPROF_ENHANCED", "") not in ("", "0")
     o.native = env.get("GMPROF_DISABLE", "") not in ("", "0")
+    o.access_stats = env.get("GMPROF_ACCESS_STATS", "") not in ("", "0")
     return o
 
 
@@ -157,6 +166,8 @@ time; docs/whole-programs.md):
   --gmprof-threshold N        thresholded counters; --gmprof-counter-bits 8|16|32
   --gmprof-sampling RATE      sampled counts (labelled, scaled by 1/rate)
   --gmprof-enhanced           live-range statistics of shared arrays
+  --gmprof-access-stats       per-warp requests of every site (bank conflicts, coalescing);
+                              every site is then counted by its hook
   --gmprof-backend gpu|cpu    build for a GPU (the real nvcc) or the CPU backend (g++)
   --gmprof-native             build as it was, without profiling
   --gmprof-kernel NAME, --gmprof-launch-skip N, --gmprof-launch-count N, --gmprof-output PATTERN

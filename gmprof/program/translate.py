@@ -85,7 +85,7 @@ def mode_fields(mode) -> dict:
     return {"sa": mode.sa, "na": mode.na, "sm": mode.sm, "threshold": mode.threshold,
             "counter_bits": mode.counter_bits, "enhanced": mode.enhanced,
             "sampling": mode.sampling, "sampler": mode.sampler, "profile": mode.profile,
-            "static_counts": mode.static_counts}
+            "static_counts": mode.static_counts, "warps": mode.warps}
 
 
 def _template_params(text: str) -> set:
@@ -405,11 +405,11 @@ def _epilogue(mid, manifest, mode, plan, defines, globals_, sizes, objects_c, ke
                   f"GMPROF_HOST_DEFAULTS, 1, {len(plan.sites)}, {mode.counter_bits}, "
                   f"{mode.threshold or 0}u, {defines.get('GMPROF_SM', 0)}, {int(mode.enhanced)}, "
                   f"&__gmprof_fill, sizeof(::gmprof::Launch), {len(globals_)}, &__gmprof_global, "
-                  f"{len(sizes)}, __gmprof_size_names, __gmprof_sizes}};\n")
+                  f"{len(sizes)}, __gmprof_size_names, __gmprof_sizes, {int(mode.warps)}}};\n")
     else:
         module = (f"const ::gmprof_host::ModuleDesc __gmprof_module = {{\"{mid}\", __gmprof_manifest, "
                   "GMPROF_HOST_DEFAULTS, 0, 0, 32, 0u, 0, 0, nullptr, 0, 0, nullptr, 0, nullptr, "
-                  "nullptr};\n")
+                  "nullptr, 0};\n")
     out.append(f"#define GMPROF_HOST_DEFAULTS {_c_string(defaults)}\n")
     out.append(module)
     out.append("::gmprof_host::KernelDesc __gmprof_kernels[] = {\n  " +

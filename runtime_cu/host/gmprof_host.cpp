@@ -54,6 +54,9 @@ enum { kMaxObjects = 64, kAreaHeader = 2, kSiteWords = 2, kLrStride = 14, kMaxRe
 enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2 };
 enum { KIND_DEVICE = 1, KIND_SHARED = 2 };
 enum { kClockCapacity = 1 << 16 };
+// --gmprof-access-stats: u64 words a site (gmprof/runtime/layout.py WS_STRIDE: requests,
+// units, ideal, lines, 32 histogram bins)
+enum { kWarpStride = 36 };
 
 struct Object {
   unsigned long long base, bytes, counters, oor;
@@ -67,7 +70,7 @@ struct Launch {
       sample_seq;
   unsigned sample_seq_len, sample_threshold, sampler, seed;
   unsigned long long clock_log, clock_capacity, clock_count;
-  unsigned long long warp_stats;  // per-warp access statistics (gmprof.cuh GMPROF_WARPS; unused)
+  unsigned long long warp_stats;  // per-warp access statistics (gmprof.cuh GMPROF_WARPS)
   Object obj[kMaxObjects];
 };
 
@@ -127,6 +130,7 @@ struct Group {
   std::vector<unsigned long long> shared;   // the shared objects' counters, summed
   unsigned long long unknown_oor = 0;
   unsigned long long clock_records = 0;
+  std::vector<unsigned long long> warp_stats;  // kWarpStride a site, summed (access stats)
   std::vector<LaunchRec> launches;
 };
 
@@ -400,6 +404,7 @@ void write_report() {
     fprintf(f, "\"unknown_oor\": %llu, \"clock_records\": %llu,\n \"area\": %s,\n \"shared\": %s,",
             g.unknown_oor, g.clock_records, counts_json(g.area).c_str(),
             counts_json(g.shared).c_str());
+    if (g.module->warps) fprintf(f, "\n \"warp_stats\": %s,", counts_json(g.warp_stats).c_str());
     fprintf(f, "\n \"objects\": [");
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];
@@ -654,14 +659,17 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   const size_t area_bytes = (size_t)words * 4 * replicas;
   const size_t n_oor = 1 + objs.size();
   const size_t clock_bytes = m->enhanced ? (2 * kClockCapacity + 1) * 8 : 0;
+  // the sites' warp statistics (u64) after the rest, at a multiple of 8
+  const size_t warps_at = (area_bytes + n_oor * 8 + 8 + clock_bytes + 7) & ~(size_t)7;
+  const size_t warps_bytes = m->warps ? (size_t)m->n_sites * kWarpStride * 8 : 0;
   // out-of-range counts are u64 (gmprof.cuh out_of_range)
-  char *scratch = static_cast<char *>(device_buffer(s.scratch, area_bytes + n_oor * 8 + 8 + clock_bytes));
+  char *scratch = static_cast<char *>(device_buffer(s.scratch, warps_at + warps_bytes));
   if (!scratch) {
     s.notes.push_back(std::string("a launch of ") + d->name + " ran unprofiled: no device memory "
                       "for its counters");
     return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name);
   }
-  cudaMemsetAsync(scratch, 0, area_bytes + n_oor * 8 + 8 + clock_bytes, c.stream);
+  cudaMemsetAsync(scratch, 0, warps_at + warps_bytes, c.stream);
   Launch L;
   memset(&L, 0, sizeof L);
   L.flags = (c.block.x % 32 == 0 ? FLAG_WARP_UNIFORM_OK : 0) | (sm ? FLAG_AREA_SHARED : 0);
@@ -680,6 +688,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     L.clock_log = L.clock_count + 8;
     L.clock_capacity = kClockCapacity;
   }
+  if (warps_bytes) L.warp_stats = (unsigned long long)(uintptr_t)(scratch + warps_at);
   std::vector<void *> shadow_ptrs(objs.size(), nullptr);
   for (size_t i = 0; i < objs.size(); ++i) {
     ObjState &o = objs[i];
@@ -772,6 +781,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     for (ObjState &o : g.objects) o.sum.assign((o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) ? o.n : 0, 0);
     g.area.assign(words, 0);
     g.shared.assign(offset, 0);
+    g.warp_stats.assign(warps_bytes / 8, 0);
     s.group_order.push_back(key);
   }
   std::vector<unsigned> area((size_t)words * replicas);
@@ -817,6 +827,11 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
                 : csize == 2 ? reinterpret_cast<const unsigned short *>(buf.data())[j]
                 : csize == 8 ? reinterpret_cast<const unsigned long long *>(buf.data())[j]
                              : reinterpret_cast<const unsigned *>(buf.data())[j];
+  }
+  if (warps_bytes) {
+    std::vector<unsigned long long> ws(warps_bytes / 8);
+    cudaMemcpy(ws.data(), scratch + warps_at, warps_bytes, cudaMemcpyDeviceToHost);
+    for (size_t i = 0; i < ws.size(); ++i) g.warp_stats[i] += ws[i];
   }
   if (m->enhanced) {
     unsigned long long n = 0;

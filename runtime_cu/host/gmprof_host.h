@@ -81,6 +81,7 @@ struct ModuleDesc {
   int n_sizes;
   const char *const *size_names;  // sizeof of the user's types, as this unit compiled them
   const unsigned long long *sizes;
+  int warps;                      // --gmprof-access-stats: per-site warp statistics (GMPROF_WARPS)
 };
 
 void register_module(const ModuleDesc *module, KernelDesc *kernels, int n);
