@@ -204,7 +204,10 @@ def warp_rows(kernel: dict) -> tuple[list[Col], list[list[str]]]:
         rows.append([location_text(s["location"], None), s["text"], f"{w['space']} {what}",
                      fmt_count(w["requests"]), f"{units / w['requests']:,.2f}",
                      f"{w['ideal'] / w['requests']:,.2f}",
-                     (">=" if worst == 32 else "") + str(worst),
+                     # shared, one word a lane (ideal 1 a request): 32 wavefronts at most
+                     (">=" if worst == 32 and (w["space"] != "shared" or
+                                               w["ideal"] != w["requests"]) else "") +
+                     str(worst),
                      "" if w["lines"] is None else f"{w['lines'] / w['requests']:,.2f}",
                      w["how"]])
     return cols, rows
