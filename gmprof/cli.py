@@ -50,6 +50,7 @@ examples:
       --arg x=float32[1024]:random --arg y=float32[1024]:random
   gmprof profile samples/em_v1 --json > v1.json        save a run; then:
   gmprof report v1.json --html v1.html                 re-render or convert it
+  gmprof check expect.toml                             assert bounds on the counts (CI)
   make NVCC="gmprof nvcc" && ./app                     a whole program, built through gmprof;
   gmprof report gmprof-report-*.json                   its report files, merged
   gmprof COMMAND --help                                a command's options
