@@ -29,24 +29,49 @@ def register(sub) -> None:
                         "(docs/workflows/assertions.md)")
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"),
                    help="where kernels run, over the file's [profile] backend")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="also write the run to FILE, in the format its extension names "
+                        "(.json, .html, .csv), whether the expectations hold or not (refused "
+                        "if FILE exists, unless -f)")
+    p.add_argument("-f", "--force", action="store_true",
+                   help="let -o overwrite an existing file")
     p.set_defaults(run=cmd_check)
 
 
 def cmd_check(args) -> int:
+    from .cli_outputs import put_documents, reserve_reports
     from .report import expect_file
+    from .report.expect import evaluate
 
     f = expect_file.read(args.expect)
     if args.backend:
         f.profile["backend"] = args.backend
-    doc, scalars = run_profile(f)
-    return report_outcomes(f, doc, scalars)
+    # -o is checked before the run (an input of the run is never overwritten)
+    outs, files = reserve_reports(SimpleNamespace(output=args.output, force=args.force),
+                                  [args.expect] + _inputs(f))
+    doc, scalars, reports = run_profile(f)
+    outcomes = evaluate(doc, f.expectations, scalars)  # a bad name: status 2, nothing written
+    put_documents(doc, SimpleNamespace(print_summary="none"), outs, files, None,
+                  lambda d, c: None, reports=reports)
+    outs.commit()
+    return report_outcomes(f, doc, outcomes)
 
 
-def report_outcomes(f, doc, scalars) -> int:
+def _inputs(f) -> list[str]:
+    """The files the run reads (never overwritten by -o)."""
+    p, base = f.profile, Path(f.path).parent
+    if "sample" in p:
+        directory = Path(_path(base, p["sample"]))
+        return [str(q) for q in directory.iterdir() if q.is_file()] if directory.is_dir() \
+            else []
+    from .cli_commands import _arg_files
+
+    specs = [_npy_relative(base, spec) for spec in p.get("args", [])]
+    return [_path(base, p.get("file") or p["run"])] + _arg_files(specs)
+
+
+def report_outcomes(f, doc, outcomes) -> int:
     """Print the failed expectations (located) and the run's failed checks; the status."""
-    from .report.expect import evaluate
-
-    outcomes = evaluate(doc, f.expectations, scalars)
     failed = [o for o in outcomes if not o.passed]
     for o in failed:
         print(CheckFailed(o.message, o.expectation.location).render(), file=sys.stderr)
@@ -68,15 +93,15 @@ def report_outcomes(f, doc, scalars) -> int:
 
 # -- the run ---------------------------------------------------------------------------------
 
-def run_profile(f) -> tuple[dict, dict]:
-    """(the run's document, the scalars a bound's expression may name) for the [profile] of
-    an ExpectFile."""
+def run_profile(f) -> tuple[dict, dict, list | None]:
+    """(the run's document, the scalars a bound's expression may name, its Reports: None for
+    a saved run) for the [profile] of an ExpectFile."""
     p = f.profile
     base = Path(f.path).parent
     if "run" in p:
         from .report.document import load
 
-        return load(_path(base, p["run"])), {}
+        return load(_path(base, p["run"])), {}, None
     mode = _located(f, "mode", lambda: _mode(p, f.warps))
     if "sample" in p:
         return _sample(f, base, mode)
@@ -162,7 +187,7 @@ def _file(f, base: Path, mode):
         mode=mode, timeout=p.get("timeout")))
     scalars = {k: v.item() if hasattr(v, "item") else v for k, v in named.items()
                if not hasattr(v, "shape") or v.shape == ()}
-    return document([report], include_counts=False), scalars
+    return document([report]), scalars, [report]
 
 
 def _npy_relative(base: Path, spec: str) -> str:
@@ -199,8 +224,8 @@ def _sample(f, base: Path, mode):
     if not run.reports:
         raise OptionError(f"[profile]: sample {sample.name} ({size}) profiled no launch of "
                           f"kernel {p.get('kernel')!r}", f.at("profile", "kernel"))
-    doc = document(list(run.reports.values()), include_counts=False,
-                   sample={"name": sample.name, "size": size,
+    reports = list(run.reports.values())
+    doc = document(reports, sample={"name": sample.name, "size": size,
                            "self_check": "passed" if run.ok else "failed",
                            "error": run.check_error})
-    return doc, dict(sample.driver.sizes.get(size, {}))
+    return doc, dict(sample.driver.sizes.get(size, {})), reports

@@ -105,7 +105,7 @@ def check_file(path, backend: str | None = None) -> list:
     f = expect_file.read(path)
     if backend:
         f.profile["backend"] = backend
-    doc, scalars = run_profile(f)
+    doc, scalars, _ = run_profile(f)
     outcomes = evaluate(doc, f.expectations, scalars)
     failed = [CheckFailed(o.message, o.expectation.location).render()
               for o in outcomes if not o.passed] + list(doc.get("failed_checks", []))

@@ -193,3 +193,27 @@ def test_a_sample_with_its_size_parameters_in_the_bounds(tmp_path, monkeypatch, 
         """))
     assert main(["check", "mm.toml"]) == 0
     assert "5 expectations passed (kernel matmul_naive" in capsys.readouterr().out
+
+
+def test_o_writes_the_run_whatever_the_expectations_say(write, capsys, tmp_path):
+    path = write("\n[array.in]\nreads_per_element = \"<= 2\"\n")
+    assert main(["check", path, "-o", "run.json"]) == 1
+    from gmprof.report.document import load
+
+    (kernel,) = load(tmp_path / "run.json")["kernels"]
+    assert [a["reads"] for a in kernel["arrays"] if a["name"] == "in"] == [128]
+    capsys.readouterr()
+    # an existing file is refused before anything runs, unless -f
+    assert main(["check", path, "-o", "run.json"]) == 2
+    assert "-o run.json: the file exists; give -f" in capsys.readouterr().err
+    assert main(["check", path, "-o", "run.json", "-f"]) == 1
+    # an expectation that cannot be checked (status 2) writes nothing
+    path = write("\n[array.inn]\nreads = 1\n")
+    assert main(["check", path, "-o", "run2.json"]) == 2
+    assert not (tmp_path / "run2.json").exists()
+    capsys.readouterr()
+    # nor over an input: here the saved run it checks
+    path = write("[array.in]\nreads = 128\n", profile="[profile]\nrun = \"run.json\"\n")
+    assert main(["check", path]) == 0
+    assert main(["check", path, "-o", "run.json", "-f"]) == 2
+    assert "-o 'run.json' is an input of this command" in capsys.readouterr().err

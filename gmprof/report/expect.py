@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from dataclasses import dataclass, field
 
 from gmprof.errors import GmprofError, Location
@@ -198,7 +199,9 @@ def _per_element(stat, only=None):
             return Value(why=f"not known: the array is also {also} ({a[other]} {other}) and "
                              "its per-element counts hold reads and writes together; use "
                              "accesses_per_element")
-        lower = bool(a.get("at_threshold")) and stat in ("max", "mean")
+        # at the threshold a count is only known to be at least that (mean: some are)
+        thr = a.get("threshold")
+        lower = thr is not None and (a[stat] >= thr or stat == "mean" and a["at_threshold"])
         return Value(a[stat], lower=lower, label=_label(a))
     return get
 
@@ -209,7 +212,8 @@ def _warp(what, per=None, space=None):
         w = entry.get("warps")
         if not w:
             return Value(why="not known: no warp requests recorded (profile with "
-                             "--access-stats; a site that is not counted has none)")
+                             "--access-stats, access_stats=True in pytest's gmprof_profile; "
+                             "a site that is not counted has none)")
         if space and w["space"] != space:
             raise _WrongSpace(w["space"])
         num = w.get(what, 0)
@@ -224,14 +228,6 @@ class _WrongSpace(Exception):
     pass
 
 
-@dataclass(frozen=True)
-class Metric:
-    name: str
-    targets: tuple  # 'kernel', 'array', 'site'
-    get: object  # entry -> Value
-    doc: str = ""
-
-
 def _kernel_sum(key):
     def get(k):
         values = [a.get(key) for a in k["arrays"]]
@@ -242,54 +238,56 @@ def _kernel_sum(key):
     return get
 
 
-_WARP = ("array", "site")
-METRICS = {m.name: m for m in [
-    Metric("launches", ("kernel",), lambda k: Value(k["run"]["launches"])),
-    Metric("accesses", ("array",), _array_count("accesses")),
-    Metric("reads", ("array",), _array_count("reads")),
-    Metric("writes", ("array",), _array_count("writes")),
-    Metric("out_of_range", ("array",), _array_count("out_of_range")),
-    Metric("untouched", ("array",), _array_count("untouched")),
-    Metric("counters", ("array",), _array_count("counters")),
-    Metric("accesses_per_element", ("array",), _per_element("max")),
-    Metric("accesses_per_element_mean", ("array",), _per_element("mean")),
-    Metric("accesses_per_element_min", ("array",), _per_element("min")),
-    Metric("reads_per_element", ("array",), _per_element("max", "reads")),
-    Metric("reads_per_element_mean", ("array",), _per_element("mean", "reads")),
-    Metric("reads_per_element_min", ("array",), _per_element("min", "reads")),
-    Metric("writes_per_element", ("array",), _per_element("max", "writes")),
-    Metric("writes_per_element_mean", ("array",), _per_element("mean", "writes")),
-    Metric("writes_per_element_min", ("array",), _per_element("min", "writes")),
-    Metric("executions", ("site",), lambda s: Value(why="not counted") if s["executions"]
-           is None else Value(s["executions"], label="" if s["how"] in ("static", "measured")
-                              else s.get("how_text", s["how"]))),
-    Metric("requests", _WARP, _warp("requests")),
-    Metric("wavefronts", _WARP, _warp("wavefronts", space="shared")),
-    Metric("sectors", _WARP, _warp("sectors", space="device")),
-    Metric("bank_conflict_degree", _WARP, _warp("wavefronts", "ideal", "shared")),
-    Metric("wavefronts_per_request", _WARP, _warp("wavefronts", "requests", "shared")),
-    Metric("sectors_per_request", _WARP, _warp("sectors", "requests", "device")),
-    Metric("sectors_per_ideal", _WARP, _warp("sectors", "ideal", "device")),
-]}
-# kernel-wide sums over its arrays
-for _key in ("accesses", "reads", "writes", "out_of_range"):
-    METRICS[f"kernel {_key}"] = Metric(_key, ("kernel",), _kernel_sum(_key))
-WARP_METRICS = frozenset(name for name, m in METRICS.items() if m.targets == _WARP)
+def _executions(s):
+    if s["executions"] is None:
+        return Value(why="not counted")
+    how = s["how"]
+    return Value(s["executions"], label="" if how in ("static", "measured") else
+                 s.get("how_text", how))
 
 
-def metric(name: str, target_kind: str, location=None) -> Metric:
-    """The metric `name` for a target kind; a located error (with the closest names) if none."""
-    key = f"kernel {name}" if target_kind == "kernel" and f"kernel {name}" in METRICS else name
-    m = METRICS.get(key)
-    if m is not None and target_kind in m.targets:
-        return m
-    names = sorted(n.split()[-1] for n, m in METRICS.items() if target_kind in m.targets)
+def _warps(*args):
+    get = _warp(*args)
+    return {"array": get, "site": get}
+
+
+# metric name -> {target kind ('kernel', 'array', 'site'): entry of the document -> Value}
+METRICS = {
+    "launches": {"kernel": lambda k: Value(k["run"]["launches"])},
+    **{key: {"array": _array_count(key), "kernel": _kernel_sum(key)}
+       for key in ("accesses", "reads", "writes", "out_of_range")},
+    "untouched": {"array": _array_count("untouched")},
+    "counters": {"array": _array_count("counters")},
+    **{f"{what}_per_element{suffix}": {"array": _per_element(stat, only)}
+       for what, only in (("accesses", None), ("reads", "reads"), ("writes", "writes"))
+       for suffix, stat in (("", "max"), ("_mean", "mean"), ("_min", "min"))},
+    "executions": {"site": _executions},
+    "requests": _warps("requests"),
+    "wavefronts": _warps("wavefronts", None, "shared"),
+    "sectors": _warps("sectors", None, "device"),
+    "bank_conflict_degree": _warps("wavefronts", "ideal", "shared"),
+    "wavefronts_per_request": _warps("wavefronts", "requests", "shared"),
+    "sectors_per_request": _warps("sectors", "requests", "device"),
+    "sectors_per_ideal": _warps("sectors", "ideal", "device"),
+}
+# the metrics that need --access-stats
+WARP_METRICS = frozenset(name for name, kinds in METRICS.items()
+                         if kinds.get("site") is not None and name != "executions")
+
+
+def metric(name: str, target_kind: str, location=None):
+    """The getter of metric `name` for a target kind; a located error (with the closest
+    names) if there is none."""
+    kinds = METRICS.get(name)
+    if kinds is not None and target_kind in kinds:
+        return kinds[target_kind]
     import difflib
 
+    names = sorted(n for n, k in METRICS.items() if target_kind in k)
     close = difflib.get_close_matches(name, names, n=1)
-    hint = f" (did you mean {close[0]}?)" if close else f" (metrics of {_a(target_kind)}: " \
-        f"{', '.join(names)})"
-    if m is not None:
+    hint = f" (did you mean {close[0]}?)" if close else \
+        f" (metrics of {_a(target_kind)}: {', '.join(names)})"
+    if kinds is not None:
         raise ExpectError(f"{name} is not a metric of {_a(target_kind)}{hint}", location)
     raise ExpectError(f"unknown metric {name!r}{hint}", location)
 
@@ -363,8 +361,11 @@ def _find(kernel: dict, target: Target) -> dict:
         raise ExpectError(f"kernel {k} has no array {target.name!r} (arrays: {names})",
                           target.location)
     name = target.name
-    if name.replace(":", "").isdigit() and name.count(":") == 1:
-        found = [s for s in kernel["sites"] if s["location"].endswith(":" + name)]
+    position = re.fullmatch(r"(?:(.+):)?\d+:\d+", name)
+    if position:  # LINE:COL, or FILE:LINE:COL for a site in another file (a header)
+        tail = ("/" if position.group(1) else ":") + name
+        found = [s for s in kernel["sites"] if s["location"] == name or
+                 s["location"].endswith(tail)]
     else:
         found = [s for s in kernel["sites"] if s["text"] == name]
     if len(found) == 1:
@@ -410,9 +411,9 @@ def evaluate(doc: dict, expectations, scalars: dict | None = None) -> list[Outco
     for e in expectations:
         kernel = kernel_entry(doc, e.target.kernel, e.target.location or e.location)
         entry = _find(kernel, e.target)
-        m = metric(e.metric, e.target.kind, e.location)
+        get = metric(e.metric, e.target.kind, e.location)
         try:
-            value = m.get(entry)
+            value = get(entry)
         except _WrongSpace as space:
             raise ExpectError(f"{e.metric} is a {'shared' if str(space) == 'device' else 'device'}"
                               f"-memory metric; {subject(kernel, e.target, entry)} is in "

@@ -62,6 +62,16 @@ def test_a_thresholded_count_is_a_lower_bound():
     assert o.message == ("kernel k, array A: reads_per_element is >=3 (thresholded >=3), "
                          "expected <= 5")
     assert outcome(doc, "reads_per_element", ">= 3").passed
+    assert outcome(doc, "reads_per_element_min", "== 1").passed  # below the threshold: exact
+    assert not outcome(doc, "reads_per_element_mean", "<= 9").passed  # one counter at >=3
+
+
+def test_a_site_by_position_text_or_file():
+    doc = run_doc()  # its one site: k.cu:3:5 A[i]
+    for name in ("3:5", "k.cu:3:5", "A[i]"):
+        assert outcome(doc, "executions", 10, "site", name).passed
+    with pytest.raises(ExpectError, match="no site 'j.cu:3:5'"):
+        outcome(doc, "executions", 10, "site", "j.cu:3:5")
 
 
 def test_a_sampled_count_says_so():
