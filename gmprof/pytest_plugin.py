@@ -75,6 +75,8 @@ def profile_run(source, kernel, grid, block, args, *, access_stats=False, mode="
     (bank_conflict_degree, sectors_per_request, ...); `options`: gmprof.profile's keywords."""
     import dataclasses
 
+    import numpy as np
+
     from . import api
 
     if access_stats:
@@ -82,8 +84,7 @@ def profile_run(source, kernel, grid, block, args, *, access_stats=False, mode="
         mode = dataclasses.replace(api.make_mode(mode, **{k: options.pop(k) for k in keys
                                                           if k in options}), warps=True)
     report = api.profile(source, kernel, grid, block, args, mode=mode, **options)
-    import numpy as np
-
+    # the scalar arguments by parameter name, for bounds such as "== n * n"
     prof = api.profiler(source, options.get("defines"), options.get("include_dirs"),
                         api.device_choice(options.get("device"), options.get("backend", "auto")),
                         options.get("arch"))

@@ -217,3 +217,10 @@ def test_o_writes_the_run_whatever_the_expectations_say(write, capsys, tmp_path)
     assert main(["check", path]) == 0
     assert main(["check", path, "-o", "run.json", "-f"]) == 2
     assert "-o 'run.json' is an input of this command" in capsys.readouterr().err
+
+
+def test_gmprof_help_lists_check(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "check" in out.split("positional arguments:")[1].split("options:")[0]
+    assert "gmprof check expect.toml" in out

@@ -217,10 +217,11 @@ def _warp(what, per=None, space=None):
         if space and w["space"] != space:
             raise _WrongSpace(w["space"])
         num = w.get(what, 0)
-        den = w.get(per) if per else None
         if per is None:
             return Value(num)
-        return Value(num / den if den else 0.0)
+        if not w.get(per):  # no request: a ratio of nothing, which no bound should pass
+            return Value(why="not known: no warp requests (the accesses never ran)")
+        return Value(num / w[per])
     return get
 
 
@@ -234,7 +235,8 @@ def _kernel_sum(key):
         if any(v is None for v in values):
             return Value(why=f"not known (an array's {key} was not proven)")
         labels = sorted({_label(a) for a in k["arrays"]} - {""})
-        return Value(sum(values), label=", ".join(labels))
+        lower = key == "accesses" and any(a.get("at_threshold") for a in k["arrays"])
+        return Value(sum(values), lower=lower, label=", ".join(labels))
     return get
 
 
