@@ -2,6 +2,7 @@
 
     gmprof parse|analyze|instrument|profile|compare FILE.cu ...   (cli_commands.py)
     gmprof report|diff RUN.json ...                              (cli_report.py)
+    gmprof check EXPECT.toml                                     (cli_check.py)
     gmprof bench ...                                             (bench.py)
     gmprof nvcc|run ...                                          (program/cli.py)
     gmprof cache --info|--clean                                  (cli_cache.py)
@@ -26,7 +27,7 @@ import sys
 import threading
 import traceback
 
-from . import bench, cli_cache, cli_commands, cli_report, timing
+from . import bench, cli_cache, cli_check, cli_commands, cli_report, timing
 from .argparser import Parser
 from .frontend.nesting import deep_recursion
 from .program import cli as program_cli
@@ -49,6 +50,7 @@ examples:
       --arg x=float32[1024]:random --arg y=float32[1024]:random
   gmprof profile samples/em_v1 --json > v1.json        save a run; then:
   gmprof report v1.json --html v1.html                 re-render or convert it
+  gmprof check expect.toml                             assert bounds on the counts (CI)
   make NVCC="gmprof nvcc" && ./app                     a whole program, built through gmprof;
   gmprof report gmprof-report-*.json                   its report files, merged
   gmprof COMMAND --help                                a command's options
@@ -63,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     cli_commands.register(sub)
     cli_report.register(sub)
+    cli_check.register(sub)
     bench.register(sub)
     cli_cache.register(sub)
     program_cli.register(sub)

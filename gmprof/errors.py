@@ -22,6 +22,8 @@ below group the kinds, and where Python's convention names a built-in exception 
     compile                  CompileError         2     the kernel does not compile (nvcc/g++)
     input / output           InputError/OutputError 2   a file that cannot be read / written
     cache                    CacheError           2     the compiled-module cache cannot be used
+    bad-expectation          report.expect.ExpectError 2  a `gmprof check` file that cannot be
+                                                        checked (docs/workflows/assertions.md)
     outputs-differ, out-of-range, deadlock, livelock, invalid-address, stack-overflow,
     arithmetic, illegal-instruction, trap, assert, timeout
                              CheckFailed          1     the kernel ran and a check failed
