@@ -50,19 +50,28 @@ def size_names(tu, program) -> list[str]:
     from gmprof.runtime.launchenv import _SCALAR_SIZES, clean_type, vector_size
 
     # a name that is some template's parameter somewhere is not a type at file scope
+    # (type parameters `class T`, and non-type ones `size_t BlockSize`, `int N = 4`)
     params = set()
     for f in tu.files:
         params |= set(re.findall(r"\b(?:class|typename)\s+(\w+)\s*(?:[,>=])", f.text))
+        for head in re.findall(r"\btemplate\s*<([^<>]*(?:<[^<>]*>[^<>]*)*)>", f.text):
+            for part in head.split(","):
+                m = re.search(r"(\w+)\s*(?:=.*)?$", part.strip())
+                if m and not re.fullmatch(r"class|typename|int|unsigned|size_t|bool", m.group(1)):
+                    params.add(m.group(1))
     names = []
     for facts in program.functions:
         for obj in facts.objects:
             t = clean_type(obj.elem_type)
             if t in _SCALAR_SIZES or vector_size(t) or t in names or t == "?":
                 continue
-            if facts.function.template_params and any(
-                    tp.name == t for tp in facts.function.template_params):
+            # a type written with a template's parameter (`cg::block_tile_memory<BlockSize>`)
+            # has no size at file scope: its kernel's instances describe it (_size_expr)
+            words = set(re.findall(r"[A-Za-z_]\w*", t))
+            if facts.function.template_params and words & {
+                    tp.name for tp in facts.function.template_params}:
                 continue
-            if (t in tu.oracle.types or t in tu.macros) and t not in params:
+            if (t in tu.oracle.types or t in tu.macros) and not words & params:
                 names.append(t)
     return names
 
@@ -75,7 +84,10 @@ def _size_expr(env, elem_type: str) -> str:
         return str(int(env.sizeof(elem_type)))
     except SY.Unknown:
         t = clean_type(elem_type)
-        t = env.type_args.get(t, t)
+        # each of the kernel's template parameters written in the type, as its argument
+        # (`cg::block_tile_memory<BlockSize>` -> `cg::block_tile_memory<1024>`)
+        args = {**env.value_args, **env.type_args}
+        t = re.sub(r"[A-Za-z_]\w*", lambda m: str(args.get(m.group(0), m.group(0))), t)
         if re.fullmatch(r"[A-Za-z_][\w:<>, ]*", t):
             return f"sizeof({t})"
         return "4"
