@@ -76,9 +76,9 @@ def size_names(tu, program) -> list[str]:
     return names
 
 
-def _size_expr(env, elem_type: str) -> str:
+def _size_expr(env, elem_type: str, obj=None) -> str:
     """The element size as a C++ constant expression (a number where gmprof knows it)."""
-    from gmprof.runtime.launchenv import clean_type
+    from gmprof.runtime.launchenv import _local_constant, clean_type
 
     try:
         return str(int(env.sizeof(elem_type)))
@@ -87,7 +87,21 @@ def _size_expr(env, elem_type: str) -> str:
         # each of the kernel's template parameters written in the type, as its argument
         # (`cg::block_tile_memory<BlockSize>` -> `cg::block_tile_memory<1024>`)
         args = {**env.value_args, **env.type_args}
-        t = re.sub(r"[A-Za-z_]\w*", lambda m: str(args.get(m.group(0), m.group(0))), t)
+
+        def word(m):
+            w = m.group(0)
+            if w in args:
+                return str(args[w])
+            # a local constant of the declaring function (`constexpr size_t stages = 4;`
+            # in `cuda::pipeline_shared_state<scope, stages>`) is not in scope in the tables
+            init = _local_constant(env.program, obj, w) if obj is not None else None
+            if init is not None:
+                try:
+                    return str(int(env._dim(init, obj)))
+                except SY.Unknown:
+                    pass
+            return w
+        t = re.sub(r"[A-Za-z_]\w*", word, t)
         if re.fullmatch(r"[A-Za-z_][\w:<>, ]*", t):
             return f"sizeof({t})"
         return "4"
@@ -146,7 +160,7 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
                     "kernel-not-instrumented", f"{native}: the file-scope variable {obj.name} "
                     "is not declared in this file; the kernel runs unprofiled", fn.location))
                 return None
-            elem = _size_expr(env, obj.elem_type)
+            elem = _size_expr(env, obj.elem_type, obj)
             shape = env.shape(obj)
             nbytes = "0" if shape is None else f"({elem}) * {int(np.prod(shape)) if shape else 1}"
             out.append(f"{{{slot.index}, {OBJ_GLOBAL}, -1, {gindex[obj.name]}, "
@@ -155,7 +169,15 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
         elif slot.kind == "shared":
             if not any(o.function in reachable for o in slot.objects):
                 continue
-            elem = _size_expr(env, obj.elem_type)
+            elem = _size_expr(env, obj.elem_type, obj)
+            if not elem.isdigit() and not any(
+                    sp.slot is slot or (sp.slot is None and sp.site.function.name in reachable)
+                    for sp in plan.sites.values()):
+                # a shared object of a library's class (`cuda::pipeline_shared_state<...>`,
+                # `cg::block_tile_memory<N>`) that no site of the kernel reads or writes: it
+                # has no counts to give, and its size expression need not compile where the
+                # tables are (nvcc's host pass refused one such sizeof)
+                continue
             if slot.dynamic:
                 out.append(f"{{{slot.index}, {OBJ_SHARED_DYNAMIC}, -1, -1, 4, {elem}, 0, {lr}}}")
                 continue
