@@ -50,32 +50,58 @@ def size_names(tu, program) -> list[str]:
     from gmprof.runtime.launchenv import _SCALAR_SIZES, clean_type, vector_size
 
     # a name that is some template's parameter somewhere is not a type at file scope
+    # (type parameters `class T`, and non-type ones `size_t BlockSize`, `int N = 4`)
     params = set()
     for f in tu.files:
         params |= set(re.findall(r"\b(?:class|typename)\s+(\w+)\s*(?:[,>=])", f.text))
+        for head in re.findall(r"\btemplate\s*<([^<>]*(?:<[^<>]*>[^<>]*)*)>", f.text):
+            for part in head.split(","):
+                m = re.search(r"(\w+)\s*(?:=.*)?$", part.strip())
+                if m and not re.fullmatch(r"class|typename|int|unsigned|size_t|bool", m.group(1)):
+                    params.add(m.group(1))
     names = []
     for facts in program.functions:
         for obj in facts.objects:
             t = clean_type(obj.elem_type)
             if t in _SCALAR_SIZES or vector_size(t) or t in names or t == "?":
                 continue
-            if facts.function.template_params and any(
-                    tp.name == t for tp in facts.function.template_params):
+            # a type written with a template's parameter (`cg::block_tile_memory<BlockSize>`)
+            # has no size at file scope: its kernel's instances describe it (_size_expr)
+            words = set(re.findall(r"[A-Za-z_]\w*", t))
+            if facts.function.template_params and words & {
+                    tp.name for tp in facts.function.template_params}:
                 continue
-            if (t in tu.oracle.types or t in tu.macros) and t not in params:
+            if (t in tu.oracle.types or t in tu.macros) and not words & params:
                 names.append(t)
     return names
 
 
-def _size_expr(env, elem_type: str) -> str:
+def _size_expr(env, elem_type: str, obj=None) -> str:
     """The element size as a C++ constant expression (a number where gmprof knows it)."""
-    from gmprof.runtime.launchenv import clean_type
+    from gmprof.runtime.launchenv import _local_constant, clean_type
 
     try:
         return str(int(env.sizeof(elem_type)))
     except SY.Unknown:
         t = clean_type(elem_type)
-        t = env.type_args.get(t, t)
+        # each of the kernel's template parameters written in the type, as its argument
+        # (`cg::block_tile_memory<BlockSize>` -> `cg::block_tile_memory<1024>`)
+        args = {**env.value_args, **env.type_args}
+
+        def word(m):
+            w = m.group(0)
+            if w in args:
+                return str(args[w])
+            # a local constant of the declaring function (`constexpr size_t stages = 4;`
+            # in `cuda::pipeline_shared_state<scope, stages>`) is not in scope in the tables
+            init = _local_constant(env.program, obj, w) if obj is not None else None
+            if init is not None:
+                try:
+                    return str(int(env._dim(init, obj)))
+                except SY.Unknown:
+                    pass
+            return w
+        t = re.sub(r"[A-Za-z_]\w*", word, t)
         if re.fullmatch(r"[A-Za-z_][\w:<>, ]*", t):
             return f"sizeof({t})"
         return "4"
@@ -134,7 +160,7 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
                     "kernel-not-instrumented", f"{native}: the file-scope variable {obj.name} "
                     "is not declared in this file; the kernel runs unprofiled", fn.location))
                 return None
-            elem = _size_expr(env, obj.elem_type)
+            elem = _size_expr(env, obj.elem_type, obj)
             shape = env.shape(obj)
             nbytes = "0" if shape is None else f"({elem}) * {int(np.prod(shape)) if shape else 1}"
             out.append(f"{{{slot.index}, {OBJ_GLOBAL}, -1, {gindex[obj.name]}, "
@@ -143,7 +169,15 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
         elif slot.kind == "shared":
             if not any(o.function in reachable for o in slot.objects):
                 continue
-            elem = _size_expr(env, obj.elem_type)
+            elem = _size_expr(env, obj.elem_type, obj)
+            if not elem.isdigit() and not any(
+                    sp.slot is slot or (sp.slot is None and sp.site.function.name in reachable)
+                    for sp in plan.sites.values()):
+                # a shared object of a library's class (`cuda::pipeline_shared_state<...>`,
+                # `cg::block_tile_memory<N>`) that no site of the kernel reads or writes: it
+                # has no counts to give, and its size expression need not compile where the
+                # tables are (nvcc's host pass refused one such sizeof)
+                continue
             if slot.dynamic:
                 out.append(f"{{{slot.index}, {OBJ_SHARED_DYNAMIC}, -1, -1, 4, {elem}, 0, {lr}}}")
                 continue

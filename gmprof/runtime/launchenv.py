@@ -239,11 +239,35 @@ class LaunchEnv:
             if t.dim is None:
                 return None
             try:
-                dims.append(int(self.node(t.dim)))
+                dims.append(int(self._dim(t.dim, obj)))
             except S.Unknown:
                 return None
             t = t.type
         return tuple(dims)
+
+    def _dim(self, node, obj, depth: int = 0):
+        """An array dimension's value. Beyond what the value analysis knows at a launch, a
+        name may be a local constant of the declaring function (`constexpr size_t stages =
+        4; __shared__ float As[stages][B][B];`, as cuda-samples' globalToShmemAsyncCopy
+        writes it): a declaration's dimensions are not a point the analysis follows."""
+        from pycparser import c_ast
+
+        try:
+            return self.node(node)
+        except S.Unknown:
+            if depth > 8:
+                raise
+        if isinstance(node, c_ast.ID):
+            init = _local_constant(self.program, obj, node.name)
+            if init is None:
+                raise S.Unknown(f"{node.name} is not a constant known at launch")
+            return self._dim(init, obj, depth + 1)
+        if isinstance(node, c_ast.BinaryOp) and node.op in _INT_OPS:
+            return _INT_OPS[node.op](int(self._dim(node.left, obj, depth + 1)),
+                                     int(self._dim(node.right, obj, depth + 1)))
+        if isinstance(node, c_ast.Cast):
+            return self._dim(node.expr, obj, depth + 1)
+        raise S.Unknown("not a launch-time value")
 
     def numpy_type(self, text: str):
         """The numpy scalar type a C type is passed as (None when there is no single one)."""
@@ -259,6 +283,50 @@ class LaunchEnv:
         if typedef:
             return self.numpy_type(typedef)
         return None
+
+
+_INT_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+            "/": lambda a, b: int(a / b), "%": lambda a, b: a % b, "<<": lambda a, b: a << b,
+            ">>": lambda a, b: a >> b}
+
+
+def _local_constant(program, obj, name: str):
+    """The initialiser of `name` in the function declaring `obj` when it is declared there
+    once, with an initialiser, and never assigned (a `const`/`constexpr` local, or one used as
+    such); else None."""
+    from pycparser import c_ast
+
+    try:
+        fn = program.facts(obj.function).function
+    except Exception:
+        return None
+    parsed = getattr(fn, "parsed", None)
+    if parsed is None:
+        return None
+
+    decls, assigned = [], []
+
+    class Find(c_ast.NodeVisitor):
+        def visit_Decl(self, n):
+            if n.name == name:
+                decls.append(n)
+            self.generic_visit(n)
+
+        def visit_Assignment(self, n):
+            if isinstance(n.lvalue, c_ast.ID) and n.lvalue.name == name:
+                assigned.append(n)
+            self.generic_visit(n)
+
+        def visit_UnaryOp(self, n):
+            if n.op in ("++", "--", "p++", "p--", "&") and isinstance(n.expr, c_ast.ID) \
+                    and n.expr.name == name:
+                assigned.append(n)
+            self.generic_visit(n)
+
+    Find().visit(parsed.funcdef.body)
+    if len(decls) != 1 or assigned or decls[0].init is None:
+        return None
+    return decls[0].init
 
 
 def _number(v):
