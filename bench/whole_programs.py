@@ -191,6 +191,17 @@ def test_args(suite: Path, name: str) -> tuple[list[list[str]], bool]:
 
 def sh(cmd, log, cwd=None, env=None, timeout=None, argv0=None) -> subprocess.CompletedProcess:
     log.append("$ " + " ".join(map(str, cmd)))
+    link = None
+    if argv0 and argv0.startswith("./") and cwd is not None:
+        # a program that runs itself again by argv[0] (simpleIPC's spawnProcess execs
+        # "./simpleIPC") finds the binary being run there, for the time of this run
+        link = Path(cwd) / argv0[2:]
+        if link.is_symlink():
+            link.unlink()
+        if link.exists():
+            link = None
+        else:
+            link.symlink_to(Path(cmd[0]).resolve())
     try:
         # argv0: both builds of a program run under one name (programs print argv[0])
         p = subprocess.run([argv0, *cmd[1:]] if argv0 else cmd, executable=cmd[0] if argv0
@@ -202,6 +213,8 @@ def sh(cmd, log, cwd=None, env=None, timeout=None, argv0=None) -> subprocess.Com
         p = subprocess.CompletedProcess(cmd, 124, out, f"timed out after {timeout} s")
     except OSError as exc:
         p = subprocess.CompletedProcess(cmd, 127, "", f"cannot run: {exc.strerror}")
+    if link is not None:
+        link.unlink(missing_ok=True)
     log.append(f"(status {p.returncode})")
     if p.stderr.strip():
         log.append(p.stderr.rstrip()[-6000:])
