@@ -26,7 +26,7 @@ import sys
 import threading
 import traceback
 
-from . import bench, cli_cache, cli_commands, cli_report, timing
+from . import bench, cli_advise, cli_cache, cli_commands, cli_report, timing
 from .argparser import Parser
 from .frontend.nesting import deep_recursion
 from .program import cli as program_cli
@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gmprof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     cli_commands.register(sub)
+    cli_advise.register(sub)  # after profile: advise takes its arguments
     cli_report.register(sub)
     bench.register(sub)
     cli_cache.register(sub)

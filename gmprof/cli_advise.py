@@ -1,0 +1,92 @@
+"""`gmprof advise` and `gmprof profile --advice`: the run's counts turned into ranked changes
+(gmprof/report/advice.py), with the evidence of who shares what from a second run of the same
+launches in trace mode (gmprof/runtime/sharing.py). Argument parsing and output only.
+
+`advise` takes `profile`'s arguments (a sample directory, or a .cu file with --kernel, --grid,
+--block and --arg), profiles with --access-stats and --enhanced (the wavefronts, sectors and
+live ranges the advice reads), runs the launches again in trace mode, and prints the advice
+(--json: the run document with each kernel's `advice`; -o/--out as for profile).
+"""
+from __future__ import annotations
+
+from .errors import OptionError
+
+
+def register(sub) -> None:
+    profile = sub.choices["profile"]
+    p = sub.add_parser("advise", parents=[profile], add_help=False, conflict_handler="resolve",
+                       help="profile, then rank the changes the counts call for (stage in "
+                            "shared memory, __constant__, registers, padding, unused shared "
+                            "memory, coalescing), each with its predicted traffic")
+    # advise is profile with advice (the profile command's function, from its parser: this
+    # module is imported by cli_commands, not the other way)
+    p.set_defaults(run=cmd_advise, advice=True, advice_only=True,
+                   profile_run=profile.get_default("run"))
+    profile.add_argument("--advice", action="store_true",
+                         help="also rank the changes the counts call for (gmprof advise), "
+                              "from a second run of the launches in trace mode")
+
+
+def cmd_advise(args) -> int:
+    if getattr(args, "sampling", None) is not None or getattr(args, "threshold", None):
+        raise OptionError("advise needs exact counts: --sampling and --threshold cannot be given")
+    args.access_stats = True
+    args.enhanced = True
+    return args.profile_run(args)
+
+
+def trace_mode(args):
+    from .mode import Mode
+
+    return Mode.parse("trace", profile=getattr(args, "profile", "both"))
+
+
+def attach_evidence(reports, traced) -> None:
+    """Each array's sharing evidence from the trace run's reports (same kernels, same
+    launches); shared arrays also get their untouched words (the trace run counts every
+    access, where an --enhanced run's counts are each word's last live range)."""
+    by_kernel = {r.run.kernel: r for r in traced}
+    for report in reports:
+        other = by_kernel.get(report.run.kernel)
+        if other is None:
+            continue
+        arrays = {a.name: a for a in other.arrays}
+        for a in report.arrays:
+            t = arrays.get(a.name)
+            if t is None:
+                continue
+            ev = dict(t.sharing or {})
+            if a.space.startswith("shared"):
+                ev["untouched"] = t.untouched
+            a.sharing = ev or None
+
+
+def add_advice(doc: dict) -> dict:
+    """The document with each kernel's ranked advice (`advice`, a list)."""
+    from .report.advice import advise
+
+    found = advise(doc)
+    for k in doc["kernels"]:
+        k["advice"] = found.get(k["kernel"], [])
+    return doc
+
+
+def render(doc: dict, console) -> None:
+    """The advice as text: per kernel, one numbered paragraph a change, best first."""
+    from rich.text import Text
+
+    for k in doc["kernels"]:
+        items = k.get("advice") or []
+        console.print(Text(f"{k['kernel']}: {len(items)} advice" +
+                           (" (ranked by the memory traffic each saves)" if items else ""),
+                           style="bold"))
+        for item in items:
+            saves = (f"saves {item['saves_bytes']:,} bytes of traffic" if item["saves_bytes"]
+                     else f"frees {item.get('frees_bytes', 0):,} bytes of shared memory")
+            console.print(Text(f"  {item['rank']}. [{item['kind']}] {item['text']} ({saves}; "
+                               f"prediction {item['prediction'].get('label')})"))
+        if not items:
+            console.print(Text("  none: no array's counts call for a change"))
+
+
+__all__ = ["register", "cmd_advise", "attach_evidence", "add_advice", "render", "trace_mode"]
