@@ -10,7 +10,8 @@ device array:
   stencil's neighbours; a site reading back what its own block wrote), and the device reads a
   staged kernel would still make: one per element per block whose first access to it in the
   block is a read (an element the block writes first needs none), plus every read of the sites
-  left alone. Also the elements a block would stage (the largest block's footprint) and
+  left alone; only where an element passes between the block's threads (else registers do).
+  Also the elements a block would stage (the largest block's footprint) and
   elements written by one block and read by another (then staging is not safe without a
   grid-wide barrier).
 - registers: the reads a thread makes again of an element no other thread writes (each such
@@ -109,12 +110,23 @@ def _device(r: _Records, n: int, block_threads: int) -> dict | None:
         elif len(written) and np.isin(pairs_of[s], written).mean() >= 0.5:
             group.append(s)  # it reads back what its block wrote: the staged copy has it
     staged = self_reuse + group
+    if staged and not _crossed(r, n, block_threads, staged):
+        staged = []  # each element is one thread's: registers, not shared memory
     ev = {"blocks": int(len(np.unique(r.block))),
           "sites": [{"id": s, **per_site[s], "staged": s in staged} for s in site_ids],
           "staging": None, "registers": _registers(r, n, block_threads)}
     if staged:
         ev["staging"] = _staging(r, n, pair, staged)
     return ev
+
+
+def _crossed(r: _Records, n: int, block_threads: int, staged) -> bool:
+    """Whether some element the staged sites read in a block passes between its threads: read
+    by two of them, or read by one and written by another."""
+    g = r.block * max(block_threads, 1) + r.thread
+    sel = (r.read & np.isin(r.site, staged)) | r.write
+    pairs = np.unique(np.stack([r.block[sel] * n + r.elem[sel], g[sel]], axis=1), axis=0)
+    return bool(len(pairs)) and len(np.unique(pairs[:, 0])) < len(pairs)
 
 
 def _staging(r: _Records, n: int, pair, staged) -> dict:
