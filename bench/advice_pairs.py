@@ -3,6 +3,7 @@ made must be the top advice for the array it changed, and the advice's predicted
 reads (wavefronts, for transpose's padding) within 5% of what profiling v2 measures.
 
     python3 bench/advice_pairs.py [--backend cpu|gpu] [--size small] [--markdown] [--json]
+                                  [--pairs em_v1,bo_v1,...]
 
 Each v1 runs as `gmprof advise samples/V1` runs it (--access-stats and --enhanced, then the same
 launches again in trace mode for the sharing evidence); each v2 is profiled with
@@ -88,11 +89,13 @@ def measured(kernel, array, metric) -> int:
     return a["reads"] or 0
 
 
-def rows(size: str, backend: str) -> list[dict]:
+def rows(size: str, backend: str, only=None) -> list[dict]:
     from gmprof.report.advice import top_for
 
     out = []
     for v1, k1, v2, k2, changes, metric in PAIRS:
+        if only and v1 not in only:
+            continue
         kernel1 = _kernel(advise_sample(v1, size, backend), k1)
         kernel2 = _kernel(profile_sample(v2, size, backend), k2)
         for array, expected, array2 in changes:
@@ -136,8 +139,12 @@ def main(argv=None) -> int:
     ap.add_argument("--size", default="small")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--pairs", help="only these pairs, by their v1 (comma separated)")
     args = ap.parse_args(argv)
-    table = rows(args.size, args.backend)
+    only = set(args.pairs.split(",")) if args.pairs else None
+    if only and only - {p[0] for p in PAIRS}:
+        ap.error(f"--pairs: no pair starts at {', '.join(sorted(only - {p[0] for p in PAIRS}))}")
+    table = rows(args.size, args.backend, only)
     if args.json:
         print(json.dumps(table, indent=2))
     else:

@@ -1,6 +1,7 @@
 """Command-line interface: argument parsing and output only; the library never exits.
 
     gmprof parse|analyze|instrument|profile|compare FILE.cu ...   (cli_commands.py)
+    gmprof advise FILE.cu|samples/NAME ...                        (cli_advise.py)
     gmprof report|diff RUN.json ...                              (cli_report.py)
     gmprof bench ...                                             (bench.py)
     gmprof nvcc|run ...                                          (program/cli.py)

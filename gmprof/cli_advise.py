@@ -9,6 +9,8 @@ live ranges the advice reads), runs the launches again in trace mode, and prints
 """
 from __future__ import annotations
 
+import textwrap
+
 from .errors import OptionError
 
 
@@ -83,8 +85,11 @@ def render(doc: dict, console) -> None:
         for item in items:
             saves = (f"saves {item['saves_bytes']:,} bytes of traffic" if item["saves_bytes"]
                      else f"frees {item.get('frees_bytes', 0):,} bytes of shared memory")
-            console.print(Text(f"  {item['rank']}. [{item['kind']}] {item['text']} ({saves}; "
-                               f"prediction {item['prediction'].get('label')})"))
+            head = f"  {item['rank']:>2}. [{item['kind']}] "
+            console.print(Text(textwrap.fill(
+                f"{head}{item['text']} ({saves}; prediction {item['prediction'].get('label')})",
+                width=max(60, min(console.width, 100)), subsequent_indent=" " * len(head),
+                break_on_hyphens=False)))
         if not items:
             console.print(Text("  none: no array's counts call for a change"))
 
