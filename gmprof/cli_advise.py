@@ -53,6 +53,11 @@ def attach_evidence(reports, traced) -> None:
         if other is None:
             continue
         arrays = {a.name: a for a in other.arrays}
+        if any(n.startswith("trace overflow") for n in other.notes):
+            # a partial trace proves nothing (runtime/decode.py): no sharing evidence
+            report.notes.append("advice: the trace run overflowed (more than 4M accesses a "
+                                "launch): no staging, register or padding advice; a smaller "
+                                "size (--size small) gets them")
         for a in report.arrays:
             t = arrays.get(a.name)
             if t is None:

@@ -125,3 +125,18 @@ def test_profile_with_advice_prints_the_tables_and_the_advice(tmp_path, capsys, 
     # 2 blocks x 32 threads x 64 = 4096 reads of w; staged: 2 x 64 = 128
     assert "1. [stage] stage w in shared memory" in out and "4,096 -> 128" in out
     assert "arrays" in out  # the profile's tables come first
+
+
+def test_the_html_page_has_the_advice(tmp_path, capsys):
+    src = tmp_path / "reuse.cu"
+    src.write_text(REUSE)
+    page = tmp_path / "page.html"
+    assert main(["advise", str(src), "--kernel", "reuse", "--grid", "2", "--block", "32",
+                 "--backend", "cpu", "--arg", "out=float32[64]:zeros",
+                 "--arg", "w=float32[64]:random", "--arg", "x=float32[64]:random",
+                 "--out", str(page)]) == 0
+    html = page.read_text()
+    assert '<h3 id="k0-advice">Advice</h3>' in html
+    # 2 blocks x 32 threads x 64 reads of w = 4096; staged: 2 x 64 = 128; saved (4096 - 128)
+    # x 4 bytes
+    assert "stage w in shared memory" in html and f"{(4096 - 128) * 4:,}" in html
