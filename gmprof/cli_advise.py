@@ -58,6 +58,7 @@ def attach_evidence(reports, traced) -> None:
             report.notes.append("advice: the trace run overflowed (more than 4M accesses a "
                                 "launch): no staging, register or padding advice; a smaller "
                                 "size (--size small) gets them")
+            continue
         for a in report.arrays:
             t = arrays.get(a.name)
             if t is None:

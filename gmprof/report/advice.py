@@ -79,8 +79,16 @@ def top_for(advice: list[dict], array: str) -> dict | None:
     return next((x for x in advice if x["array"] == array), None)
 
 
+def _at(site) -> str:
+    """`text at file:line:col`, the file relative to the working directory (as the tables)."""
+    from .source import display_path
+
+    path, line, col = site["location"].rsplit(":", 2)
+    return f"{site['text']} at {display_path(path)}:{line}:{col}"
+
+
 def _where(sites, ids) -> list[str]:
-    return [f"{sites[i]['text']} at {sites[i]['location']}" for i in ids if i in sites]
+    return [_at(sites[i]) for i in ids if i in sites]
 
 
 def _item(kind, a, text, evidence, prediction, saves_bytes, sites=(), **more) -> dict:
@@ -104,9 +112,10 @@ def _stage(a, sites, used) -> list[dict]:
     blocks = a["sharing"].get("blocks", 0)
     where = _where(sites, ev["sites"])
     per_elem = reads / a["counters"] if a["counters"] else 0
-    tile_text = (f"the block's {ev['tile_elements']:,} elements ({tile:,} bytes) fit in the "
+    many = "s" if ev["tile_elements"] > 1 else ""
+    tile_text = (f"the block's {ev['tile_elements']:,} element{many} ({tile:,} bytes) fit in the "
                  f"{free:,} bytes of shared memory left" if fits else
-                 f"the block's {ev['tile_elements']:,} elements ({tile:,} bytes) do not fit in "
+                 f"the block's {ev['tile_elements']:,} element{many} ({tile:,} bytes) do not fit in "
                  f"the {free:,} bytes left: stage tiles of at most {free // size:,} elements "
                  "in turn")
     produced = ev["loads"] == 0 and ev["reads"]
@@ -162,7 +171,8 @@ def _registers(a) -> list[dict]:
     after = reads - ev["rereads"]
     text = (f"keep {a['name']} in registers: {ev['pairs']:,} (thread, element) pairs are read "
             f"again ({ev['rereads']:,} reads) and no other thread writes them; at most "
-            f"{ev['max_elements_per_thread']} elements a thread; device-memory reads "
+            f"{ev['max_elements_per_thread']} element"
+            f"{'s' if ev['max_elements_per_thread'] > 1 else ''} a thread; device-memory reads "
             f"{reads:,} -> {after:,}")
     return [_item("registers", a, text, dict(ev, reads=reads),
                   {"device_reads": after, "label": "exact"},
@@ -178,7 +188,7 @@ def _coalesce(a, sites) -> list[dict]:
         if w["sectors"] <= w["ideal"] * UNCOALESCED or \
                 w["sectors"] - w["ideal"] < MIN_SECTORS * w["requests"]:
             continue
-        text = (f"coalesce {s['text']} at {s['location']}: {w['sectors'] / w['requests']:.1f} "
+        text = (f"coalesce {_at(s)}: {w['sectors'] / w['requests']:.1f} "
                 f"sectors per request where its bytes need {w['ideal'] / w['requests']:.1f} "
                 f"(consecutive lanes, consecutive elements); sectors {w['sectors']:,} -> "
                 f"{w['ideal']:,}")
@@ -187,7 +197,7 @@ def _coalesce(a, sites) -> list[dict]:
                           "ideal": w["ideal"], "how": w["how"]},
                          {"sectors": w["ideal"], "label": "bound"},
                          (w["sectors"] - w["ideal"]) * SECTOR_BYTES,
-                         [f"{s['text']} at {s['location']}"]))
+                         [_at(s)]))
     return out
 
 
@@ -214,7 +224,7 @@ def _padding(a, sites) -> list[dict]:
                          "degree": round(n / req, 2),
                          "padded_wavefronts": r["padded_wavefronts"],
                          "padded_degree": round(r["padded_wavefronts"] / req, 2)})
-    shape = " x ".join(str(x) for x in ev["padded_shape"])
+    shape = "".join(f"[{x}]" for x in ev["padded_shape"])
     detail = "; ".join(f"{p['site']}: {p['degree']:g} -> {p['padded_degree']:g} wavefronts a "
                        "request" for p in per_site)
     text = (f"pad {a['name']}'s rows by one element (declared [{']['.join(map(str, a['shape']))}], "
