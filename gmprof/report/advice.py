@@ -12,7 +12,8 @@ any live range, given up for a tile of the input). The kinds:
              element per block that reads it first) and the block's footprint, checked against
              the shared memory left (48 KiB less what the kernel's shared arrays take)
   constant   a small (<= 64 KiB), read-only array every warp reads uniformly (the static
-             analysis's `tid-invariant` sites): one constant-cache request a warp
+             analysis's `tid-invariant` or `warp-uniform` sites): one constant-cache request a
+             warp
   registers  elements a thread reads again that no other thread writes
   padding    a shared array whose row stride is a power of two, with its sites' wavefronts now
              and with one element of padding a row (the trace's requests, regrouped)
@@ -138,7 +139,7 @@ def _constant(a, sites, k, writers) -> list[dict]:
     nbytes = a["counters"] * a["counter_unit_bytes"]
     mine = [s for s in sites.values() if s["object"] == a["name"] and s["kind"] != "write"]
     if not reads or a.get("writes") or nbytes > CONSTANT_BYTES or not mine or \
-            not all("tid-invariant" in s["classes"] for s in mine):
+            not all({"tid-invariant", "warp-uniform"} & set(s["classes"]) for s in mine):
         return []
     blocks = (a.get("sharing") or {}).get("blocks") or k["run"]["grid"][0] * \
         k["run"]["grid"][1] * k["run"]["grid"][2] * k["run"]["launches"]
