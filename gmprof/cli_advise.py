@@ -9,8 +9,6 @@ live ranges the advice reads), runs the launches again in trace mode, and prints
 """
 from __future__ import annotations
 
-import textwrap
-
 from .errors import OptionError
 
 
@@ -80,24 +78,11 @@ def add_advice(doc: dict) -> dict:
 
 
 def render(doc: dict, console) -> None:
-    """The advice as text: per kernel, one numbered paragraph a change, best first."""
-    from rich.text import Text
+    """The advice alone (gmprof advise): per kernel, one numbered paragraph a change."""
+    from .report.advice import render_kernel
 
     for k in doc["kernels"]:
-        items = k.get("advice") or []
-        console.print(Text(f"{k['kernel']}: {len(items)} advice" +
-                           (" (ranked by the memory traffic each saves)" if items else ""),
-                           style="bold"))
-        for item in items:
-            saves = (f"saves {item['saves_bytes']:,} bytes of traffic" if item["saves_bytes"]
-                     else f"frees {item.get('frees_bytes', 0):,} bytes of shared memory")
-            head = f"  {item['rank']:>2}. [{item['kind']}] "
-            console.print(Text(textwrap.fill(
-                f"{head}{item['text']} ({saves}; prediction {item['prediction'].get('label')})",
-                width=max(60, min(console.width, 100)), subsequent_indent=" " * len(head),
-                break_on_hyphens=False)))
-        if not items:
-            console.print(Text("  none: no array's counts call for a change"))
+        render_kernel(k, console)
 
 
 __all__ = ["register", "cmd_advise", "attach_evidence", "add_advice", "render", "trace_mode"]

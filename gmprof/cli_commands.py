@@ -222,13 +222,12 @@ def _emit_reports(reports, args, outs, files, sample=None, tu=None) -> None:
             attach_source(report, tu)
     doc = document(reports, command=getattr(args, "argv", None), sample=sample)
     draw = lambda d, c: terminal.render(d, c, source=getattr(args, "source", False))  # noqa
-    if getattr(args, "advice", False):
-        from . import cli_advise
+    if getattr(args, "advice", False):  # the tables show it; `advise` prints only it
+        from .cli_advise import add_advice, render
 
-        cli_advise.add_advice(doc)
-        tables = draw
-        draw = cli_advise.render if getattr(args, "advice_only", False) else \
-            lambda d, c: (tables(d, c), cli_advise.render(d, c))
+        add_advice(doc)
+        if getattr(args, "advice_only", False):
+            draw = render
     put_documents(doc, args, outs, files, _console(), draw,
                   reports=reports)  # reports: the page draws every element
 

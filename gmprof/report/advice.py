@@ -291,4 +291,27 @@ def _shared(a, shared) -> list[dict]:
     return out
 
 
-__all__ = ["advise", "kernel_advice", "shared_bytes_used", "top_for"]
+def render_kernel(k: dict, console) -> None:
+    """A kernel's advice as text: one numbered paragraph a change, best first, wrapped to the
+    console's width with a hanging indent."""
+    import textwrap
+
+    from rich.text import Text
+
+    items = k.get("advice") or []
+    console.print(Text(f"{k['kernel']}: {len(items)} advice" +
+                       (" (ranked by the memory traffic each saves)" if items else ""),
+                       style="bold"))
+    for item in items:
+        saves = (f"saves {item['saves_bytes']:,} bytes of traffic" if item["saves_bytes"]
+                 else f"frees {item.get('frees_bytes', 0):,} bytes of shared memory")
+        head = f"  {item['rank']:>2}. [{item['kind']}] "
+        console.print(Text(textwrap.fill(
+            f"{head}{item['text']} ({saves}; prediction {item['prediction'].get('label')})",
+            width=max(60, min(console.width, 100)), subsequent_indent=" " * len(head),
+            break_on_hyphens=False)))
+    if not items:
+        console.print(Text("  none: no array's counts call for a change"))
+
+
+__all__ = ["advise", "kernel_advice", "render_kernel", "shared_bytes_used", "top_for"]
