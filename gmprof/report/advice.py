@@ -125,12 +125,27 @@ def _stage(a, sites, used) -> list[dict]:
                f"read; " if produced else
                f"each element is read {per_elem:,.1f} times on average by {blocks} blocks; ")
             + f"{tile_text}; device-memory reads {reads:,} -> {after:,}")
+    per_site = []
+    for row in a["sharing"].get("sites", []):
+        site = sites.get(row["id"], {})
+        w = site.get("warps") or {}
+        per_site.append({"site": _at(site) if site else row["id"], "reads": row["reads"],
+                         "block_elements": row["block_elements"], "staged": row["staged"],
+                         "requests": w.get("requests"), "sectors": w.get("sectors")})
+    prediction = {"device_reads": after, "label": "exact"}
+    if per_site and all(p["sectors"] is not None for p in per_site):
+        # --access-stats: the staged loads coalesced (a block's elements in a contiguous run
+        # at best), the other sites' sectors as they were
+        prediction["sectors_at_least"] = -(-ev["loads"] * size // SECTOR_BYTES) + sum(
+            p["sectors"] for p in per_site if not p["staged"])
+        prediction["sectors_now"] = sum(p["sectors"] for p in per_site)
     return [_item("stage", a, text,
                   {"reads": reads, "reads_per_element": per_elem, "blocks": blocks,
+                   "sites": per_site,
                    "staged_reads": ev["reads"], "block_elements": ev["loads"],
                    "other_reads": ev["other_reads"], "tile_elements": ev["tile_elements"],
                    "tile_bytes": tile, "shared_free_bytes": free, "fits": fits},
-                  {"device_reads": after, "label": "exact"},
+                  prediction,
                   (reads - after) * size, where, saves_reads=reads - after)]
 
 

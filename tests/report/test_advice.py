@@ -61,7 +61,10 @@ def test_every_block_reading_all_of_w_is_staged_first(tmp_path, capsys):
     assert kinds == [(1, "stage", "w"), (2, "constant", "w"), (3, "registers", "x")]
     stage, constant, registers = advice
     assert stage["evidence"]["reads"] == 8192 and stage["evidence"]["blocks"] == 4
-    assert stage["prediction"] == {"device_reads": 4 * 64, "label": "exact"}
+    # sectors: one warp request a j per warp, all lanes on one word: 4 warps x 64 = 256
+    # requests of one sector; staged, 256 floats = 1,024 bytes = 32 sectors at least
+    assert stage["prediction"] == {"device_reads": 4 * 64, "label": "exact",
+                                   "sectors_now": 256, "sectors_at_least": 32}
     assert stage["saves_bytes"] == (8192 - 256) * 4
     # the block's tile: 64 floats = 256 bytes, of 48 KiB (the kernel has no shared arrays)
     assert stage["evidence"]["tile_bytes"] == 256 and stage["evidence"]["fits"]
