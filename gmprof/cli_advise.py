@@ -28,8 +28,19 @@ def register(sub) -> None:
 
 
 def cmd_advise(args) -> int:
-    if getattr(args, "sampling", None) is not None or getattr(args, "threshold", None):
-        raise OptionError("advise needs exact counts: --sampling and --threshold cannot be given")
+    from .errors import GmprofError
+    from .mode import Mode
+
+    try:
+        mode = Mode.parse(args.mode, threshold=args.threshold, counter_bits=args.counter_bits,
+                          sampling=args.sampling, profile=args.profile)
+    except GmprofError as e:
+        raise OptionError(e.message) from None
+    if not mode.exact or mode.counter_bits < 32 or mode.trace:
+        raise OptionError(f"advise needs exact counts: not --mode {args.mode}"
+                          + (f" with --counter-bits {args.counter_bits}"
+                             if mode.counter_bits < 32 else "")
+                          + ", --sampling or --threshold")
     args.access_stats = True
     args.enhanced = True
     return args.profile_run(args)

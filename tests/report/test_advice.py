@@ -108,17 +108,21 @@ def test_a_power_of_two_row_is_padded_and_unused_words_counted(tmp_path, capsys)
                                                               "coalesce"]
 
 
-def test_advice_options_are_refused_when_counts_would_not_be_exact(tmp_path, capsys):
+@pytest.mark.parametrize("option", [["--sampling", "0.5"], ["--threshold", "10"],
+                                    ["--mode", "SA-NA"], ["--counter-bits", "8", "--threshold", "255"],
+                                    ["--mode", "trace"]])
+def test_advice_options_are_refused_when_counts_would_not_be_exact(tmp_path, capsys, option):
     src = tmp_path / "k.cu"
     src.write_text("__global__ void k(float *a) { a[threadIdx.x] = 1.0f; }\n")
     assert main(["advise", str(src), "--kernel", "k", "--grid", "1", "--block", "1",
-                 "--arg", "a=float32[1]:zeros", "--sampling", "0.5"]) == 2
+                 "--arg", "a=float32[1]:zeros", *option]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gmprof: error: advise needs exact counts") and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == [src]
 
 
 @pytest.mark.parametrize("flag", ["--advice"])
-def test_profile_with_advice_prints_the_tables_and_the_advice(tmp_path, capsys, flag):
+def test_profile_with_advice_prints_the_tables_and_the_advice(tmp_path, capsys, flag):  # noqa
     src = tmp_path / "reuse.cu"
     src.write_text(REUSE)
     assert main(["profile", str(src), "--kernel", "reuse", "--grid", "2", "--block", "32",
