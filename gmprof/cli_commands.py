@@ -263,6 +263,8 @@ def _named_args(args, params, kernel, rng):
 
 def cmd_profile(args) -> int:
     mode = _mode(args)
+    if getattr(args, "advice", False) and (not mode.exact or mode.trace):
+        raise OptionError(f"--advice needs exact counts: not --mode {mode.name}")
     target = Path(args.file)
     if not target.exists():
         # `samples/NAME` from any directory: the samples gmprof ships

@@ -147,3 +147,13 @@ def test_the_html_page_has_the_advice(tmp_path, capsys):
     # 2 blocks x 32 threads x 64 reads of w = 4096; staged: 2 x 64 = 128; saved (4096 - 128)
     # x 4 bytes
     assert "stage w in shared memory" in html and f"{(4096 - 128) * 4:,}" in html
+
+
+def test_profile_advice_is_refused_with_sampled_counts(tmp_path, capsys):
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float *a) { a[threadIdx.x] = 1.0f; }\n")
+    assert main(["profile", str(src), "--kernel", "k", "--grid", "1", "--block", "1",
+                 "--arg", "a=float32[1]:zeros", "--sampling", "0.5", "--advice"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gmprof: error: --advice needs exact counts") and \
+        err.count("\n") == 1
