@@ -22,7 +22,8 @@ any live range, given up for a tile of the input). The kinds:
   coalesce   device sites whose warp requests take more sectors than their bytes need
              (--access-stats)
 
-Ranked by the memory traffic each would save, in bytes (device reads x element size, sectors x
+A stage, constant or registers advice must save a tenth of the array's reads (and more than
+one a block). Ranked by the memory traffic each would save, in bytes (device reads x element size, sectors x
 32, wavefronts x 128); advice that frees shared memory without saving traffic comes last, by the
 bytes it frees. Each prediction is labelled: `exact` where it is counted from this run's trace
 (what the changed kernel would read at the same launches), `bound` where it is an upper bound.
@@ -37,6 +38,7 @@ SECTOR_BYTES = 32
 RARE = 1 / 8  # an array used less than this share of the kernel's median shared array
 UNCOALESCED = 1.25  # sectors per request above the ideal by this factor
 MIN_SECTORS = 2  # ... and by this many sectors a request (less: alignment, or a few rows)
+MIN_SHARE = 0.1  # a change that saves less of an array's reads is not advised
 ORDER = ("stage", "constant", "registers", "coalesce", "padding", "shared")
 
 
@@ -59,13 +61,21 @@ def kernel_advice(k: dict, writers: dict | None = None) -> list[dict]:
         if a["space"].startswith("shared"):
             out += _padding(a, sites) + _shared(a, shared)
             continue
-        out += _stage(a, sites, used) + _constant(a, sites, k, writers or {}) + \
-            _registers(a) + _coalesce(a, sites)
+        found = _stage(a, sites, used) + _constant(a, sites, k, writers or {}) + _registers(a)
+        out += [x for x in found if _worth_it(x, a)] + _coalesce(a, sites)
     out.sort(key=lambda x: (-x["saves_bytes"], -x.get("frees_bytes", 0),
                             ORDER.index(x["kind"]), x["array"]))
     for rank, item in enumerate(out, 1):
         item["rank"] = rank
     return out
+
+
+def _worth_it(item: dict, a: dict) -> bool:
+    """A change of where an array is read is advised when it saves a tenth of the array's
+    reads, and more than one read a block (a few reads of a scalar are not worth a change)."""
+    saved = item.get("saves_reads", 0)
+    blocks = (a.get("sharing") or {}).get("blocks") or 1
+    return saved >= MIN_SHARE * (a.get("reads") or 0) and saved > blocks
 
 
 def shared_bytes_used(k: dict) -> int:
@@ -274,8 +284,8 @@ def _shared(a, shared) -> list[dict]:
     padding = len(shape) == 2 and _power_of_two(shape[1] - 1) and untouched == shape[0] * (
         a["elem_size"] // 4 or 1)
     if untouched and not padding:
-        text = (f"{a['name']}: {untouched:,} of its {a['counters']:,} words are never used: "
-                f"{untouched * 4:,} bytes of shared memory could go")
+        text = (f"{a['name']}: {untouched:,} of its {a['counters']:,} words are never used "
+                f"at this run's sizes: {untouched * 4:,} bytes of shared memory could go")
         out.append(_item("shared", a, text, {"untouched": untouched, "words": a["counters"]},
                          {"bytes_freed": untouched * 4, "label": "exact"}, 0,
                          frees_bytes=untouched * 4))
