@@ -17,8 +17,9 @@ any live range, given up for a tile of the input). The kinds:
   registers  elements a thread reads again that no other thread writes
   padding    a shared array whose row stride is a power of two, with its sites' wavefronts now
              and with one element of padding a row (the trace's requests, regrouped)
-  shared     shared words never used, an array used far less than the kernel's others, or one
-             whose live ranges (--enhanced) show no reuse: the bytes that could go
+  shared     shared words never used, an array used far less than the kernel's others, one
+             whose live ranges (--enhanced) show no reuse, or two arrays never live at once
+             in a block (one buffer can hold both): the bytes that could go
   coalesce   device sites whose warp requests take more sectors than their bytes need
              (--access-stats)
 
@@ -270,6 +271,26 @@ def _measured(sites, r) -> tuple[int, str]:
     return r["wavefronts"], "trace"
 
 
+def _share_storage(a, shared) -> list[dict]:
+    """Static shared arrays never live at once in any block (the trace's evidence): the smaller
+    can live in the larger's storage. Said once a pair, under the first name."""
+    out = []
+    by_name = {o["name"]: o for o in shared}
+    for name in (a.get("sharing") or {}).get("disjoint_from", []):
+        b = by_name.get(name)
+        if b is None or a["space"] != "shared" or b["space"] != "shared" or name < a["name"]:
+            continue
+        freed = min(a["counters"], b["counters"]) * 4
+        text = (f"{a['name']} and {b['name']} are never live at the same time in a block "
+                "(each block is done with one before it first touches the other): one buffer "
+                f"can hold both, freeing {freed:,} bytes of shared memory")
+        out.append(_item("shared", a, text, {"with": b["name"], "bytes": [a["counters"] * 4,
+                                                                          b["counters"] * 4]},
+                         {"bytes_freed": freed, "label": "observed in this run"}, 0,
+                         frees_bytes=freed))
+    return out
+
+
 def _shared(a, shared) -> list[dict]:
     if a["space"] != "shared" or not a["counters"]:
         return []
@@ -289,6 +310,7 @@ def _shared(a, shared) -> list[dict]:
         out.append(_item("shared", a, text, {"untouched": untouched, "words": a["counters"]},
                          {"bytes_freed": untouched * 4, "label": "exact"}, 0,
                          frees_bytes=untouched * 4))
+    out += _share_storage(a, shared)
     lr = a.get("live_ranges")
     ev = a.get("sharing") or {}
     private = ev.get("reads") and ev.get("reads_own_writes") == ev["reads"]

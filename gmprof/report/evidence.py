@@ -29,6 +29,8 @@ def _merge(a, b):
                 out[key] = max(va, vb)
             elif key in KEPT:
                 out[key] = va
+            elif key == "disjoint_from":  # never live together in any launch
+                out[key] = sorted(set(va) & set(vb))
             elif key == "sites" and isinstance(va, list) and va and isinstance(va[0], dict):
                 by_id = {s["id"]: s for s in va}
                 for s in vb:

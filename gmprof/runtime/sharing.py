@@ -17,7 +17,9 @@ device array:
 - registers: the reads a thread makes again of an element no other thread writes (each such
   (thread, element) pair needs one read), and the most such elements one thread holds;
 
-and per shared array, its reads and those of a word the reading thread wrote last itself; per
+and per shared array, its reads and those of a word the reading thread wrote last itself, the
+shared arrays never live at the same time as it in any block (`disjoint_from`: one's last
+access in the block comes before the other's first: they could share storage); per
 two-dimensional shared array, each site's warp requests' wavefronts as the accesses
 were and with each row padded by one element (the lanes' offsets regrouped into requests by
 site, block, warp and the lane's k-th execution of the site: exact for warps that run the site
@@ -46,6 +48,7 @@ def sharing_evidence(plan, per_slot, trace, block_threads: int) -> dict:
     kind = {sp.site.id: sp.site.kind for sp in plan.sites.values()}
     order = np.arange(len(sites), dtype=np.int64)
     out = {}
+    spans = {}  # shared array -> {block: (first, last) record}
     for slot, entry in per_slot.items():
         ls = entry[0]
         if getattr(slot, "gather", None) is not None or not ls.n_counters:
@@ -65,9 +68,33 @@ def sharing_evidence(plan, per_slot, trace, block_threads: int) -> dict:
             args = (sites[mask], addrs[mask].astype(np.int64), sizes[mask],
                     blocks[mask].astype(np.int64), threads[mask].astype(np.int64), order[mask])
             ev = dict(_padding(*args, ls, kind) or {}, **_own(*args, kind))
+            spans[slot.name] = _spans(blocks[mask].astype(np.int64), order[mask])
         if ev:
             out[slot.name] = ev
+    for name, span in spans.items():
+        if name in out and span:
+            out[name]["disjoint_from"] = sorted(
+                other for other, o in spans.items()
+                if other != name and o and _disjoint(span, o))
     return out
+
+
+def _spans(block, order) -> dict:
+    """block -> (its first, its last) access of the array, in the order the accesses ran."""
+    if not len(block):
+        return {}
+    ub, inv = np.unique(block, return_inverse=True)
+    first = np.full(len(ub), np.iinfo(np.int64).max, np.int64)
+    last = np.full(len(ub), -1, np.int64)
+    np.minimum.at(first, inv, order)
+    np.maximum.at(last, inv, order)
+    return dict(zip(ub.tolist(), zip(first.tolist(), last.tolist())))
+
+
+def _disjoint(a: dict, b: dict) -> bool:
+    """Whether two arrays are never live at once in a block: in every block that uses both,
+    one's last access comes before the other's first."""
+    return all(a[k][1] < b[k][0] or b[k][1] < a[k][0] for k in a.keys() & b.keys())
 
 
 class _Records:

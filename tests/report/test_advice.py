@@ -157,3 +157,35 @@ def test_profile_advice_is_refused_with_sampled_counts(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("gmprof: error: --advice needs exact counts") and \
         err.count("\n") == 1
+
+
+PHASES = r"""
+__global__ void phases(float *out, const float *in)
+{
+    __shared__ float first[64];
+    __shared__ float second[32];
+    int t = threadIdx.x;
+    first[t] = in[t];
+    __syncthreads();
+    float x = first[63 - t];
+    __syncthreads();
+    if (t < 32)
+        second[t] = x;
+    __syncthreads();
+    if (t < 32)
+        out[t] = second[31 - t];
+}
+"""
+
+
+def test_two_shared_arrays_never_live_at_once_can_share_a_buffer(tmp_path, capsys):
+    advice = advise(tmp_path, capsys, PHASES, "phases", "2", "64", "out=float32[32]:zeros",
+                    "in=float32[64]:random")
+    # every thread is done with first (its read of first[63 - t], before the second barrier)
+    # before any thread writes second: the 32 floats of second (128 bytes) fit in first's 64
+    share = [a for a in advice if a["evidence"].get("with")]
+    assert [(a["array"], a["evidence"]["with"], a["frees_bytes"]) for a in share] == \
+        [("first", "second", 32 * 4)]
+    # each word of both passes between threads (written by t, read by 63 - t or 31 - t): no
+    # "no reuse" advice for either
+    assert not [a for a in advice if "no reuse" in a["text"]]
