@@ -2,8 +2,9 @@
 (gmprof/report/advice.py), with the evidence of who shares what from a second run of the same
 launches in trace mode (gmprof/runtime/sharing.py). Argument parsing and output only.
 
-`advise` takes `profile`'s arguments (a sample directory, or a .cu file with --kernel, --grid,
---block and --arg), profiles with --access-stats and --enhanced (the wavefronts, sectors and
+`advise` takes `profile`'s arguments (a sample directory, at its small size unless --size says
+otherwise, or a .cu file with --kernel, --grid, --block and --arg), profiles with
+--access-stats and --enhanced (the wavefronts, sectors and
 live ranges the advice reads), runs the launches again in trace mode, and prints the advice
 (--json: the run document with each kernel's `advice`; -o/--out as for profile).
 """
@@ -41,6 +42,9 @@ def cmd_advise(args) -> int:
                           + (f" with --counter-bits {args.counter_bits}"
                              if mode.counter_bits < 32 else "")
                           + ", --sampling or --threshold")
+    # the trace run records every access (up to 4M a launch): a sample's small size, unless
+    # another is asked for, on a GPU too
+    args.size = args.size or "small"
     args.access_stats = True
     args.enhanced = True
     return args.profile_run(args)
