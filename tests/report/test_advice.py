@@ -5,6 +5,7 @@ import json
 import pytest
 
 from gmprof.cli import main
+from gmprof.report.check import check
 
 REUSE = r"""
 __global__ void reuse(float *out, const float *w, const float *x)
@@ -45,6 +46,7 @@ def advise(tmp_path, capsys, source, kernel, grid, block, *args):
         argv += ["--arg", a]
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
+    check(doc, "advice.json")  # the schema (advice, sharing) and its cross-field checks
     (k,) = doc["kernels"]
     return k["advice"]
 
