@@ -221,8 +221,14 @@ def _emit_reports(reports, args, outs, files, sample=None, tu=None) -> None:
         for report in reports:
             attach_source(report, tu)
     doc = document(reports, command=getattr(args, "argv", None), sample=sample)
-    put_documents(doc, args, outs, files, _console(),
-                  lambda d, c: terminal.render(d, c, source=getattr(args, "source", False)),
+    draw = lambda d, c: terminal.render(d, c, source=getattr(args, "source", False))  # noqa
+    if getattr(args, "advice", False):  # the tables show it; `advise` prints only it
+        from .cli_advise import add_advice, render
+
+        add_advice(doc)
+        if getattr(args, "advice_only", False):
+            draw = render
+    put_documents(doc, args, outs, files, _console(), draw,
                   reports=reports)  # reports: the page draws every element
 
 
@@ -257,6 +263,8 @@ def _named_args(args, params, kernel, rng):
 
 def cmd_profile(args) -> int:
     mode = _mode(args)
+    if getattr(args, "advice", False) and (not mode.exact or mode.trace):
+        raise OptionError(f"--advice needs exact counts: not --mode {mode.name}")
     target = Path(args.file)
     if not target.exists():
         # `samples/NAME` from any directory: the samples gmprof ships
@@ -300,10 +308,18 @@ def cmd_profile(args) -> int:
     with RunProgress([launch], label=args.kernel) as progress, \
             program_output_to_stderr(_document_on_stdout(files)):
         progress.on_launch(0, launch, False)
+        fresh = [v.copy() if isinstance(v, np.ndarray) else v for v in
+                 (named[p] for p in params)] if getattr(args, "advice", False) else None
         report = prof.launch(args.kernel, grid, block, [named[p] for p in params],
                              args.shared_mem, mode=mode,
                              repeat=args.repeat if args.compare_native or args.repeat else 0,
                              timeout=_timeout(args))
+        if fresh is not None:  # advice: the same launch again, traced (cli_advise.py)
+            from . import cli_advise
+
+            cli_advise.attach_evidence([report], [prof.launch(
+                args.kernel, grid, block, fresh, args.shared_mem,
+                mode=cli_advise.trace_mode(args), timeout=_timeout(args))])
     _emit_reports([report], args, outs, files, tu=prof.tu)
     outs.commit()
     return _failed_checks([report], args)
@@ -355,6 +371,16 @@ def _profile_sample(args, directory: Path, mode) -> int:
                          seed=args.seed, profiler=prof, on_launch=progress.on_launch,
                          select=None if select.everything else select,
                          check=getattr(args, "self_check", True))
+        if getattr(args, "advice", False):  # the same launches again, traced (cli_advise.py)
+            from . import cli_advise
+
+            traced = run_sample(sample, size, mode=cli_advise.trace_mode(args),
+                                backend=backend.name, seed=args.seed, profiler=prof,
+                                check=False, select=None if select.everything else
+                                LaunchSelection(args.kernel, args.launch_skip,
+                                                args.launch_count))
+            cli_advise.attach_evidence(list(run.reports.values()),
+                                       list(traced.reports.values()))
     with timing.phase("report"):
         _emit_reports(list(run.reports.values()), args, outs, files,
                       sample={"name": run.sample.name, "size": size,

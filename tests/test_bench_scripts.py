@@ -126,3 +126,18 @@ def test_static_sites_lists_each_static_site_and_its_method():
     # spmv's nine static sites (its three data-dependent ones are counted at run time)
     assert len(lines) == 9 and not any("DEMOTED" in line for line in lines)
     assert any("bounds[local]" in line and "blocks" in line for line in lines)
+
+
+def test_advice_pairs_names_v2s_change_and_predicts_its_counts():
+    """bench/advice_pairs.py on two pairs: nbody_global's pos is staged (n = 200 bodies, 4
+    blocks of 64: each block reads each body once, 4 x 200 = 800, and each thread its own body,
+    200 more: 1,000 = what nbody_shared reads), transpose's tile padded (720 + 100 wavefronts ->
+    360, what transpose_padded makes)."""
+    r = subprocess.run([sys.executable, "bench/advice_pairs.py", "--json", "--pairs",
+                        "nbody_global,transpose_naive"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    rows = {row["array"]: row for row in json.loads(r.stdout)}
+    assert rows["pos"]["top_advice"] == "stage" and rows["pos"]["predicted"] == 4 * 200 + 200
+    assert rows["pos"]["v2"] == 1000 and rows["pos"]["ok"]
+    assert rows["shared_data"]["top_advice"] == "padding" and rows["shared_data"]["ok"]

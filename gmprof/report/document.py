@@ -97,6 +97,8 @@ def _array(a: ArrayStats, include_counts: bool | None) -> dict:
         "counts_are": "accesses in each word's last live range" if a.live_ranges is not None
         else "accesses",
     }
+    if a.sharing is not None:
+        entry["sharing"] = a.sharing  # trace mode (runtime/sharing.py): what advice reads
     if a.live_ranges and a.live_ranges["ranges"]:
         entry["live_ranges"] = dict(a.live_ranges, mean_accesses_per_range=a.live_ranges[
             "accesses"] / a.live_ranges["ranges"])

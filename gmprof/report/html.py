@@ -245,6 +245,13 @@ def _kernel_view(k: dict, i: int, report=None) -> dict:
         "warps": bool(line_warps),
         "site_file": display_path(single) if single else None, "source": source,
         "notes": k.get("notes", []),
+        # gmprof advise / --advice: the ranked changes, each array linked to its map
+        "advice": [{"rank": x["rank"], "kind": x["kind"], "array": x["array"],
+                    "anchor": anchors.get(x["array"]), "text": x["text"],
+                    "saves": fmt_count(x["saves_bytes"]), "sort": x["saves_bytes"],
+                    "frees": fmt_count(x.get("frees_bytes", 0)),
+                    "label": x["prediction"].get("label", "")}
+                   for x in k.get("advice") or []],
         "warnings": [w.get("text") or w.get("message") for w in k.get("warnings", [])],
         "failed": any(w.get("failed_check") for w in k.get("warnings", [])),
         # whole programs' launches were not compared (None): neither identical nor different

@@ -43,6 +43,8 @@ class ArrayStats:
     live_ranges: dict | None = None  # enhanced mode: {'ranges', 'accesses', 'histogram'}
     where: str = ""  # 'shared memory (SM)' / 'device memory': where its counters lived
     declared_at: str = ""
+    # trace mode: who shares the elements (runtime/sharing.py), what `gmprof advise` reads
+    sharing: dict | None = None
     # merge() adds into counts in place only once it has made its own copy: the first
     # launch's array may be the caller's
     _owned: bool = field(default=False, repr=False, compare=False)
@@ -361,6 +363,10 @@ class Report:
             mine.reads = None if None in (mine.reads, a.reads) else mine.reads + a.reads
             mine.writes = None if None in (mine.writes, a.writes) else mine.writes + a.writes
             mine.out_of_range += a.out_of_range
+            if a.sharing is not None or mine.sharing is not None:
+                from .evidence import merge_evidence
+
+                mine.sharing = merge_evidence(mine.sharing, a.sharing)
             if a.live_ranges and mine.live_ranges:
                 for key in ("ranges", "accesses"):
                     mine.live_ranges[key] += a.live_ranges[key]

@@ -286,6 +286,10 @@ def render(doc: dict, console, source: bool = False) -> None:
             print_table(console, "warp requests (shared: wavefronts, bank conflicts; device: "
                         "32-byte sectors and 128-byte lines, coalescing; per request)", cols,
                         rows, order=(FOLD, WORD))
+        if kernel.get("advice") is not None:  # gmprof advise, --advice
+            from .advice import render_kernel
+
+            render_kernel(kernel, console)
         if source:
             print_source(console, kernel)
         for note in kernel.get("notes", []):

@@ -29,6 +29,7 @@ from gmprof.report.model import ArrayStats, Report, SiteStats, WarpStats
 
 from . import layout as LY
 from .layout import CLOCK_CAPACITY, TRACE_CAPACITY
+from .sharing import sharing_evidence
 
 
 def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, demoted,
@@ -57,8 +58,12 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         # a twin runs as often as its gather (the same loop entries and trips)
         site_exec[sp.site] = site_exec.get(sp.hook.gather.site, 0)
     trace = None
+    evidence = {}
     if mode.trace:
         trace = decode_trace(plan, counters["trace"], per_slot, site_exec)
+        if not counters["trace_total"] > TRACE_CAPACITY:  # a partial trace proves nothing
+            evidence = sharing_evidence(plan, per_slot, trace,
+                                        int(np.prod([int(x) for x in info.block])))
     # static sites: their formulas' counts
     static_exec: dict = {}
     parts: dict = {}  # slot -> its static sites' StaticCounts
@@ -76,6 +81,8 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         entry[3] += entry[4].executions
     site_exec.update(static_exec)
     _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale)
+    for arr in report.arrays:
+        arr.sharing = evidence.get(arr.name)
     warps = _warp_stats(plan, counters) if mode.warps else {}
     for sp in plan.site_list:
         site = sp.site
