@@ -122,7 +122,8 @@ struct Object {
   unsigned int lr_offset;         // shared objects (enhanced): their statistics' first word
   unsigned int unit;              // device objects: bytes per counter (the element size, >= 4)
   unsigned int unit_shift;        // log2(unit) when unit is a power of two, else 255
-  unsigned int reserved[2];
+  unsigned int reserved[2];       // [0]: a gather's flags (dm_gather); [1]: the object's first
+                                  // per-element record (Launch::tally)
 };
 
 // The block's counter area, in 32-bit words:
@@ -154,6 +155,11 @@ struct Launch {
   unsigned long long clock_capacity;
   unsigned long long clock_count; // address of a u64 counter of clock records
   unsigned long long warp_stats;  // GMPROF_WARPS: WS_STRIDE u64 per site (warp_shared below)
+  // the counter families' per-element records (gmprof/passes/tallies.py): tally_words u64 an
+  // element, object k's first record at Object::reserved[1]; 0: no family per element is on
+  unsigned long long tally;
+  unsigned int tally_words;
+  unsigned int tally_reserved;
   Object obj[GMPROF_MAX_OBJECTS];
 };
 

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gmprof.passes.tallies import TALLIES
+
 from . import countcodec, where
 from .labels import APPROXIMATE, SAMPLED
 
@@ -107,7 +109,23 @@ def _array(a: ArrayStats, include_counts: bool | None) -> dict:
         entry["counts"] = countcodec.encode(where.to_host(a.counts), pack=False) \
             if include_counts else None
     entry["heatmap"] = a.heat()
+    for t in TALLIES:
+        value = t.get(a) if t.field == "arrays" else None
+        if value is not None:
+            entry[t.name] = _with_counts(t.to_doc(value), include_counts)
     return entry
+
+
+def _with_counts(value, include_counts: bool | None):
+    """A counter family's field (passes/tallies.py) with its numpy arrays written as an
+    array's counts are (include_counts as in _array)."""
+    if isinstance(value, dict):
+        return {k: _with_counts(v, include_counts) for k, v in value.items()}
+    if isinstance(value, np.ndarray) or where.on_device(value):
+        if include_counts is None:
+            return countcodec.Counts(value)
+        return countcodec.encode(where.to_host(value), pack=False) if include_counts else None
+    return value
 
 
 def kernel_entry(report: Report, include_counts: bool | None = None) -> dict:
@@ -148,9 +166,12 @@ def kernel_entry(report: Report, include_counts: bool | None = None) -> dict:
                              "how": s.how,
                              "how_text": site_how(s.how, sampling, threshold),
                              "classes": s.classes, "strategy": s.strategy})
-        if s.warps is not None:
-            out["sites"][-1]["warps"] = s.warps.to_dict()
-    _array_warps(out)
+        for t in TALLIES:
+            value = t.get(s) if t.field == "sites" else None
+            if value is not None:
+                out["sites"][-1][t.name] = _with_counts(t.to_doc(value), include_counts)
+    for t in TALLIES:
+        t.finish(out)
     if report.source is not None:
         from .source import line_rows
 
@@ -277,15 +298,3 @@ def load(path) -> dict:
     except OSError as e:
         raise InputError(f"{name}: cannot be read: {e.strerror}") from None
     return loads(text, name)
-
-def _array_warps(kernel: dict) -> None:
-    """Each array's warp requests (--access-stats): its sites' summed (requests, wavefronts or
-    sectors, and what conflict-free or coalesced requests would need)."""
-    for a in kernel["arrays"]:
-        ws = [s["warps"] for s in kernel["sites"] if s.get("warps") and s["object"] == a["name"]]
-        if not ws:
-            continue
-        what = "wavefronts" if ws[0]["space"] == "shared" else "sectors"
-        a["warps"] = {"space": ws[0]["space"], "requests": sum(w["requests"] for w in ws),
-                      what: sum(w.get(what, 0) for w in ws),
-                      "ideal": sum(w["ideal"] for w in ws)}
