@@ -111,7 +111,9 @@ class Mode:
         elif low == "basic":
             flags = set()
         elif low == "trace":
-            return Mode(sa=False, sm=False, trace=True, profile=profile)
+            # (the counter families stay: passes/tallies.check says which cannot trace)
+            return Mode(sa=False, sm=False, trace=True, profile=profile,
+                        tallies=frozenset(tallies))
         else:
             flags = set()
             parts = [p.strip() for p in re.split(r"[-+]", low)]
