@@ -269,9 +269,154 @@ def _space(sp) -> str:
     return "shared" if slot is not None and slot.kind == "shared" else "device"
 
 
+# ---------------------------------------------------------------- sharing between blocks
+
+@dataclass
+class SharingStats:
+    """An array's sharing between blocks and warps (--sharing), per counter unit (an element,
+    or a 4-byte word of an array of narrower elements): how many blocks and how many warps
+    touched it. label: 'exact' where each block's accesses to an element came in one turn
+    (the CPU backend runs blocks one after another), else 'approximate' (an upper bound)."""
+
+    blocks: np.ndarray  # int64 per unit
+    warps: np.ndarray  # int64 per unit
+    label: str
+    label_text: str
+
+    def summary(self) -> dict:
+        touched = self.blocks > 0
+        n = int(touched.sum())
+        return {"touched": n,
+                "blocks_max": int(self.blocks.max()) if self.blocks.size else 0,
+                "blocks_mean": float(self.blocks[touched].mean()) if n else 0.0,
+                "reused_across_blocks": int((self.blocks > 1).sum()),
+                "warps_max": int(self.warps.max()) if self.warps.size else 0,
+                "warps_mean": float(self.warps[touched].mean()) if n else 0.0,
+                "reused_across_warps": int((self.warps > 1).sum())}
+
+
+_EXACT_TEXT = ("exact: each block's accesses to an element came in one turn (the CPU backend "
+               "runs blocks one after another)")
+_UPPER_TEXT = ("approximate, an upper bound: blocks that ran at the same time and touched an "
+               "element in turns count once a turn (the distinct blocks and warps are at most "
+               "these counts)")
+
+
+class Sharing(Tally):
+    """Per element of each device array: how many distinct blocks and warps touched it
+    (issue 27: reuse across blocks is what makes an array worth staging in shared memory).
+    Each element's record holds the last block to touch it with the mask of that block's
+    warps that have, and two counts: the times the element passed to another block, and the
+    times a warp touched it first in its block's turn; the hooks update them with one 64-bit
+    compare-and-swap of the record's state (gmprof.cuh share_element). Exact when each
+    block's accesses to the element come in one turn, as on the CPU backend; on a GPU, blocks
+    running at once may take turns: an upper bound, labelled approximate. Every access to a
+    device array is hooked (its static sites too) and recorded before sampling: the counts
+    do not depend on the mode's sampling, threshold or atomics."""
+
+    name = "sharing"
+    option = "--sharing"
+    help = ("per element of each device array: how many distinct blocks and warps touched it "
+            "(reuse across blocks: worth staging in shared memory)")
+    per = "element"
+    words = 3  # the state (last block + 1 << 32 | its warps' mask), blocks, warps
+    spaces = ("device",)
+    field = "arrays"
+    hooks_statics = ("device",)
+    # (SHARE_AT: its first word in an element's record, at(self); the test checks them)
+    constants = {"SHARE_AT": 0, "SHARE_STATE": 0, "SHARE_BLOCKS": 1, "SHARE_WARPS": 2,
+                 "SHARE_WORDS": 3}
+    schema = {
+        "description": "--sharing: blocks and warps per element (docs/report.md)",
+        "type": "object",
+        "required": ["label", "label_text", "touched", "blocks_max", "blocks_mean",
+                     "reused_across_blocks", "warps_max", "warps_mean",
+                     "reused_across_warps", "blocks_per_element", "warps_per_element"],
+        "properties": {
+            "label": {"enum": ["exact", "approximate"]},
+            "label_text": {"type": "string", "minLength": 1},
+            "touched": {"$ref": "#/$defs/count"},
+            "blocks_max": {"$ref": "#/$defs/count"},
+            "blocks_mean": {"type": "number", "minimum": 0},
+            "reused_across_blocks": {"$ref": "#/$defs/count"},
+            "warps_max": {"$ref": "#/$defs/count"},
+            "warps_mean": {"type": "number", "minimum": 0},
+            "reused_across_warps": {"$ref": "#/$defs/count"},
+            "blocks_per_element": {"$ref": "#/$defs/counts"},
+            "warps_per_element": {"$ref": "#/$defs/counts"}
+        }
+    }
+
+    def check(self, mode):
+        if mode.trace:
+            return "--sharing counts in the hooks, not in trace mode (use another --mode)"
+        if mode.profile == "shm":
+            return "--sharing counts device arrays: not with --profile shm"
+        return None
+
+    def check_launch(self, grid, block):
+        blocks = int(np.prod([int(x) for x in grid]))
+        if blocks >= 2 ** 32 - 1:
+            return (f"--sharing numbers blocks in 32 bits: a grid of {blocks:,} blocks is "
+                    "too large")
+        return None
+
+    def array_value(self, ls, records, info):
+        exact = getattr(info, "backend", None) == "cpu"
+        return SharingStats(records[:, 1].astype(np.int64), records[:, 2].astype(np.int64),
+                            "exact" if exact else "approximate",
+                            _EXACT_TEXT if exact else _UPPER_TEXT)
+
+    def copy(self, value):
+        return SharingStats(value.blocks.copy(), value.warps.copy(), value.label,
+                            value.label_text)
+
+    def add(self, mine, other):
+        # another launch's blocks are other blocks: their counts add
+        if mine.blocks.shape != other.blocks.shape:
+            mine.label, mine.label_text = "approximate", (
+                "of the launches whose array had this size only (launches passed arrays of "
+                "different sizes)")
+            return mine
+        mine.blocks = mine.blocks + other.blocks
+        mine.warps = mine.warps + other.warps
+        if other.label != "exact":
+            mine.label, mine.label_text = other.label, other.label_text
+        return mine
+
+    def to_doc(self, value) -> dict:
+        return {"label": value.label, "label_text": value.label_text, **value.summary(),
+                "blocks_per_element": value.blocks, "warps_per_element": value.warps}
+
+    def from_doc(self, entry, decode_counts):
+        blocks = decode_counts(entry["blocks_per_element"])
+        warps = decode_counts(entry["warps_per_element"])
+        if blocks is None or warps is None:
+            return None
+        return SharingStats(blocks, warps, entry["label"], entry["label_text"])
+
+    def table(self, kernel):
+        rows = []
+        for a in kernel["arrays"]:
+            s = a.get(self.name)
+            if not s:
+                continue
+            rows.append([a["name"], f"{s['touched']:,}", f"{s['blocks_max']:,}",
+                         f"{s['blocks_mean']:,.2f}", f"{s['reused_across_blocks']:,}",
+                         f"{s['warps_max']:,}", f"{s['warps_mean']:,.2f}",
+                         f"{s['reused_across_warps']:,}", s["label"]])
+        if not rows:
+            return None
+        header = [("array", "fold"), ("touched", "num"), ("blocks max", "num"),
+                  ("blocks mean", "num"), ("in 2+ blocks", "num"), ("warps max", "num"),
+                  ("warps mean", "num"), ("in 2+ warps", "num"), ("counted", "word")]
+        return ("sharing per element (--sharing): distinct blocks and warps that touched it; "
+                "means over the elements touched", header, rows)
+
+
 # ---------------------------------------------------------------- the table
 
-TALLIES = (WarpRequests(),)
+TALLIES = (WarpRequests(), Sharing())
 
 
 def by_name(name: str) -> Tally:
@@ -325,7 +470,7 @@ def check(mode) -> str | None:
     return None
 
 
-__all__ = ["Tally", "TALLIES", "WarpRequests", "WarpStats", "active", "at", "by_name",
+__all__ = ["Tally", "TALLIES", "WarpRequests", "WarpStats", "Sharing", "SharingStats", "active", "at", "by_name",
            "check", "every_access", "hooks_statics", "per_element", "record_words",
            "WS_REQUESTS", "WS_UNITS", "WS_IDEAL", "WS_LINES", "WS_HIST", "WS_BINS",
            "WS_STRIDE"]
