@@ -343,7 +343,8 @@ def _tallies(backend, plan, slots, mode, launch, buffers, grid3, block3) -> None
     record in Object::reserved[1]."""
     on = T.active(mode)
     for t in on:
-        why = t.check_launch(grid3, block3)
+        # (the command line checked the mode; a Mode built in Python is checked here)
+        why = t.check(mode) or t.check_launch(grid3, block3)
         if why:
             raise GmprofError(why, kind="launch")
         if t.per == "site":

@@ -155,6 +155,15 @@ def test_off_by_default_and_compiled_out():
     assert sharing.words == sharing.constants["SHARE_WORDS"] == T.record_words()
 
 
+def test_a_mode_it_cannot_run_in_is_refused_from_python(prof):
+    from gmprof.errors import GmprofError
+
+    out = np.zeros(64, np.float32)
+    with pytest.raises(GmprofError, match="not in trace mode"):
+        prof.launch("own_slice", 1, 64, [out, np.ones(64, np.float32)],
+                    mode=Mode.parse("trace", tallies=["sharing"]))
+
+
 def test_option_and_terminal(tmp_path):
     src = tmp_path / "k.cu"
     src.write_text(SOURCE)
