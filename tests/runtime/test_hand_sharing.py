@@ -32,6 +32,13 @@ __global__ void own_slice(float *out, const float *b) {
     out[g] = 2.0f * b[g];
 }
 
+__device__ float get(const float *p, int i) { return p[i]; }
+
+__global__ void helper(float *out, const float *b, const float *c) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    out[g] = get(b, g) + get(c, 0);
+}
+
 __global__ void stencil(float *out, const float *b, int n) {
     int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g > 0 && g < n - 1) out[g] = b[g - 1] + b[g] + b[g + 1];
@@ -88,6 +95,22 @@ def test_each_block_its_own_slice(prof, mode):
     assert s.blocks.tolist() == [1] * n
     assert s.warps.tolist() == [1] * n
     assert np.array_equal(out, 2 * b)  # (the program computes what it did)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_through_a_helper_whose_array_is_found_at_run_time(prof, mode):
+    n = BLOCKS * THREADS
+    out = np.zeros(n, np.float32)
+    b = np.ones(n, np.float32)
+    c = np.ones(4, np.float32)
+    report = prof.launch("helper", BLOCKS, THREADS, [out, b, c],
+                         mode=Mode.parse(mode, tallies=["sharing"]))
+    # get's p[i] is b or c (its hook finds which by the address): b[g] by thread g alone;
+    # c[0] by every thread: 4 blocks, 2 warps each, 8 warps; c[1..3] by none
+    s = sharing(report, "b")
+    assert s.blocks.tolist() == [1] * n == s.warps.tolist()
+    s = sharing(report, "c")
+    assert s.blocks.tolist() == [4, 0, 0, 0] and s.warps.tolist() == [8, 0, 0, 0]
 
 
 def _stencil_by_hand(n):
