@@ -76,10 +76,10 @@ def attach_evidence(reports, traced) -> None:
             t = arrays.get(a.name)
             if t is None:
                 continue
-            ev = dict(t.sharing or {})
+            ev = dict(t.evidence or {})
             if a.space.startswith("shared"):
                 ev["untouched"] = t.untouched
-            a.sharing = ev or None
+            a.evidence = ev or None
 
 
 def add_advice(doc: dict) -> dict:

@@ -17,6 +17,7 @@ import numpy as np
 from . import options as O, timing
 from .errors import EXIT_CHECK_FAILED, GmprofError, OptionError
 from .passes.pipeline import ANALYSIS_STAGES, STAGES, Pipeline
+from .passes.tallies import TALLIES, WarpRequests, check as tally_check
 from .report.accuracy import accuracy_loss
 from .runtime.launch_input import missing_kernel
 from .selection import LaunchSelection
@@ -103,9 +104,8 @@ def _mode_options(p) -> None:
                         "labelled >=)")
     p.add_argument("--enhanced", action="store_true",
                    help="live-range statistics for shared arrays (Algorithm 2)")
-    p.add_argument("--access-stats", action="store_true",
-                   help="per-warp requests of every site: shared-memory wavefronts (bank "
-                        "conflicts) and device-memory sectors (coalescing)")
+    for t in TALLIES:  # the counter families' options (passes/tallies.py)
+        p.add_argument(t.option, action="store_true", dest=t.dest, help=t.help)
     p.add_argument("--sampling", type=O.cli_type(O.rate, "--sampling"), metavar="RATE",
                    help="count a sample of accesses (a rate in (0, 1])")
     p.add_argument("--sampler", default="rng", choices=("rng", "paper"),
@@ -129,11 +129,17 @@ def _mode(args):
     from .mode import Mode
 
     try:
-        return Mode.parse(args.mode, threshold=args.threshold, counter_bits=args.counter_bits,
+        mode = Mode.parse(args.mode, threshold=args.threshold, counter_bits=args.counter_bits,
                           enhanced=args.enhanced, sampling=args.sampling, sampler=args.sampler,
-                          profile=args.profile, warps=getattr(args, "access_stats", False))
+                          profile=args.profile, warps=getattr(args, "access_stats", False),
+                          tallies=[t.name for t in TALLIES if getattr(args, t.dest, False)
+                                   and not isinstance(t, WarpRequests)])
     except GmprofError as e:
         raise OptionError(e.message) from None
+    why = tally_check(mode)
+    if why:
+        raise OptionError(why)
+    return mode
 
 
 def _timeout(args):

@@ -44,6 +44,9 @@ class Mode:
     # request of every site (static sites from their formulas, the others measured per access:
     # no range, spread or once-per-loop counting, whose hooks see no warp's request)
     warps: bool = False
+    # the other counter families on (gmprof/passes/tallies.py, by name: `sharing`), each
+    # compiled in by its macro GMPROF_<NAME>
+    tallies: frozenset = frozenset()
 
     @property
     def exact(self) -> bool:
@@ -65,6 +68,7 @@ class Mode:
         base = "-".join(parts) or "basic"
         # (64-bit counters are a width, not another mode: "default [64-bit]")
         if Mode(**{**self.__dict__, "ranges": True, "loop_entry": True, "warps": False,
+                   "tallies": frozenset(),
                    "counter_bits": 32 if self.counter_bits == 64 else self.counter_bits}) == \
                 Mode(profile=self.profile):
             base = "default"
@@ -83,11 +87,12 @@ class Mode:
             extra.append(f"sampling {self.sampling:g} ({self.sampler})")
         if self.warps:
             extra.append("access stats")
+        extra.extend(sorted(self.tallies))
         return base + (f" [{', '.join(extra)}]" if extra else "")
 
     @staticmethod
     def parse(text: str, *, threshold=None, counter_bits=32, enhanced=False, sampling=None,
-              sampler="rng", profile="both", warps=False) -> "Mode":
+              sampler="rng", profile="both", warps=False, tallies=()) -> "Mode":
         """`default`, `basic`, `trace`, or flags joined by '-' or '+': SA, NA, SM, TH
         (`SA-NA-SM-TH`, the paper's names), each at most once; None is `default`."""
         written = "default" if text is None else str(text)
@@ -106,7 +111,9 @@ class Mode:
         elif low == "basic":
             flags = set()
         elif low == "trace":
-            return Mode(sa=False, sm=False, trace=True, profile=profile)
+            # (the counter families stay: passes/tallies.check says which cannot trace)
+            return Mode(sa=False, sm=False, trace=True, profile=profile,
+                        tallies=frozenset(tallies))
         else:
             flags = set()
             parts = [p.strip() for p in re.split(r"[-+]", low)]
@@ -136,7 +143,7 @@ class Mode:
         return Mode(sa="sa" in flags, na="na" in flags, sm="sm" in flags,
                     threshold=threshold if "th" in flags else None, counter_bits=counter_bits,
                     enhanced=enhanced, sampling=sampling, sampler=sampler, profile=profile,
-                    warps=bool(warps))
+                    warps=bool(warps), tallies=frozenset(tallies))
 
     def widened(self) -> "Mode":
         """The same mode with 64-bit counters (a launch whose 32-bit counters could pass
@@ -155,6 +162,7 @@ class Mode:
             "GMPROF_TRACE": int(self.trace),
             "GMPROF_ENHANCED": int(self.enhanced),
             "GMPROF_WARPS": int(self.warps),
+            **{"GMPROF_" + name.upper(): 1 for name in sorted(self.tallies)},
         }
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from gmprof.errors import GmprofError
 from gmprof.mode import Mode
 
+from . import tallies
 from .entry import find_loop_entries
 from .gathers import plan_gathers
 from .hooks import HOOK, LR_START, NONE, STATIC  # noqa: F401 (the strategies, named here too)
@@ -224,7 +225,8 @@ class PlanCounters:
             return plan
         keeps_live_ranges = mode.enhanced and slot is not None and slot.live_ranges
         if mode.static_counts and all(sc.static for sc in classes) and resolved and \
-                not keeps_live_ranges and site.id not in self.demoted:
+                not keeps_live_ranges and site.id not in self.demoted and \
+                not tallies.hooks_statics(mode, slot):
             plan.hook = Static()
             plan.reason = "static: counted at launch from its formula"
             return plan
@@ -242,8 +244,10 @@ class PlanCounters:
             plan.reason = "measured: " + (reasons[0] if reasons else "dynamic")
         # in enhanced mode a live-ranged array's counts must be per occurrence: a weighted
         # count in the first iteration would be charged to that iteration's live range
-        # (per-warp statistics need the hook at every access: no weighted first iteration)
-        weights = [] if keeps_live_ranges or mode.warps else self._weight_loops(site, classes)
+        # (per-warp statistics, and other counter families, need the hook at every access:
+        # no weighted first iteration)
+        weights = [] if keeps_live_ranges or tallies.every_access(mode) else \
+            self._weight_loops(site, classes)
         if not weights and self._ranges_apply(plan):
             self._range(plan, classes)
         if weights:
@@ -263,8 +267,8 @@ class PlanCounters:
         shared_ok = plan.slot is not None and plan.slot.kind == "shared" and plan.mode == "BLOCK"
         return (plan.slot is not None and (plan.slot.kind == "device" or shared_ok)
                 and plan.lr_end_of is None
-                and m.ranges and not m.warps and not m.trace and not m.na and m.sampling is None
-                and m.threshold is None and m.counter_bits >= 32
+                and m.ranges and not tallies.every_access(m) and not m.trace and not m.na
+                and m.sampling is None and m.threshold is None and m.counter_bits >= 32
                 and all(not sc.static or plan.site.id in self.demoted for sc in plan.classes))
 
     def _range(self, plan, classes) -> None:

@@ -28,6 +28,7 @@
 //   GMPROF_ENHANCED      1: live-range statistics per shared word (Algorithm 2)
 //   GMPROF_WARPS         1: per-warp access statistics per site (--access-stats): shared
 //                        wavefronts (bank conflicts), device sectors and lines (coalescing)
+//   GMPROF_SHARING       1: blocks and warps per element of the device objects (--sharing)
 //   GMPROF_WHOLE_PROGRAM 1: everything here is local to the translation unit (an unnamed
 //                        namespace), so that instrumented files linked together with
 //                        -rdc=true each keep their own launch description and helpers
@@ -65,6 +66,9 @@
 #endif
 #ifndef GMPROF_WARPS
 #define GMPROF_WARPS 0
+#endif
+#ifndef GMPROF_SHARING
+#define GMPROF_SHARING 0
 #endif
 #ifndef GMPROF_MAX_OBJECTS
 #define GMPROF_MAX_OBJECTS 64
@@ -122,7 +126,8 @@ struct Object {
   unsigned int lr_offset;         // shared objects (enhanced): their statistics' first word
   unsigned int unit;              // device objects: bytes per counter (the element size, >= 4)
   unsigned int unit_shift;        // log2(unit) when unit is a power of two, else 255
-  unsigned int reserved[2];
+  unsigned int reserved[2];       // [0]: a gather's flags (dm_gather); [1]: the object's first
+                                  // per-element record (Launch::tally)
 };
 
 // The block's counter area, in 32-bit words:
@@ -154,6 +159,11 @@ struct Launch {
   unsigned long long clock_capacity;
   unsigned long long clock_count; // address of a u64 counter of clock records
   unsigned long long warp_stats;  // GMPROF_WARPS: WS_STRIDE u64 per site (warp_shared below)
+  // the counter families' per-element records (gmprof/passes/tallies.py): tally_words u64 an
+  // element, object k's first record at Object::reserved[1]; 0: no family per element is on
+  unsigned long long tally;
+  unsigned int tally_words;
+  unsigned int tally_reserved;
   Object obj[GMPROF_MAX_OBJECTS];
 };
 
@@ -758,6 +768,54 @@ GMPROF_OUTLINE void count_unresolved(int shared_obj, long long shared_off, const
   count_elements(obj, e, bytes, total);
 }
 
+// ---------------------------------------------------------------- sharing between blocks
+//
+// GMPROF_SHARING (--sharing, gmprof/passes/tallies.py Sharing): per element of each device
+// object, how many blocks and warps touched it. The element's record (Launch::tally) holds
+//   [SHARE_STATE]   (the last block to touch it + 1) << 32 | the mask of its warps that have
+//   [SHARE_BLOCKS]  the times the element passed to another block
+//   [SHARE_WARPS]   the times a warp touched it first in its block's turn
+// the state changed by one 64-bit compare-and-swap, the counts after it. Exact when each
+// block's accesses to the element come in one turn (the CPU backend runs blocks one after
+// another); on a GPU blocks running at once may take turns: an upper bound (the host labels it).
+#if GMPROF_SHARING
+enum { SHARE_AT = 0, SHARE_STATE = 0, SHARE_BLOCKS = 1, SHARE_WARPS = 2, SHARE_WORDS = 3 };
+
+__device__ __forceinline__ void share_element(const Object &o, unsigned long long e) {
+  if (!L().tally || e >= o.n_counters) return;
+  unsigned long long *r = reinterpret_cast<unsigned long long *>(L().tally) +
+                          ((unsigned long long)o.reserved[1] + e) * L().tally_words + SHARE_AT;
+  const unsigned long long block = (linear_bid() + 1ull) << 32;  // (the host checks it fits)
+  const unsigned long long warp = 1ull << (linear_tid() >> 5);   // at most 32 warps a block
+  unsigned long long old = *(volatile unsigned long long *)(r + SHARE_STATE);
+  for (;;) {
+    const bool same = (old >> 32) == (block >> 32);
+    if (same && (old & warp)) return;  // this warp of this block has touched it this turn
+    const unsigned long long nv = block | (same ? (old & 0xffffffffull) : 0ull) | warp;
+    const unsigned long long prev = atomicCAS(r + SHARE_STATE, old, nv);
+    if (prev == old) {
+      if (!same) atomicAdd(r + SHARE_BLOCKS, 1ull);
+      atomicAdd(r + SHARE_WARPS, 1ull);
+      return;
+    }
+    old = prev;
+  }
+}
+
+// An access of BYTES bytes at P, by object OBJ (< 0: found by address): each element it covers.
+template <int OBJ>
+__device__ __forceinline__ void share(const volatile void *p, unsigned bytes) {
+  const int obj = OBJ >= 0 ? OBJ : find_device_object(p);
+  if (obj < 0) return;
+  const Object &o = L().obj[obj];
+  const unsigned long long a = (unsigned long long)p;
+  if (o.kind != KIND_DEVICE || a < o.base || a - o.base >= o.bytes) return;
+  const unsigned long long e = element_of(o, a - o.base);
+  const unsigned n = bytes <= o.unit ? 1u : (bytes + o.unit - 1u) / o.unit;
+  for (unsigned k = 0; k < n; ++k) share_element(o, e + k);
+}
+#endif
+
 // Device memory, or (OBJ < 0: a pointer gmprof could not resolve) whatever the address holds: a
 // shared array (counted as sm would), a device object, or local memory (not profiled).
 template <int SITE, int OBJ, int MODE, class T>
@@ -769,6 +827,9 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   if (shared_obj >= 0) trace(SITE, shared_obj, (const void *)shared_off, sizeof(T));
   else trace(SITE, OBJ, p, sizeof(T));
 #else
+#if GMPROF_SHARING
+  if (shared_obj < 0) share<OBJ>(p, (unsigned)sizeof(T));  // every access, sampled or not
+#endif
   if (!sampled(s)) return p;
 #if GMPROF_WARPS
   if (shared_obj >= 0) warp_shared<SITE>(shared_off, (unsigned)sizeof(T));

@@ -250,7 +250,11 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     counters["unknown_oor"] = int(group["unknown_oor"])
     counters["clock_total"] = int(group.get("clock_records", 0))
     if "warp_stats" in group:  # --gmprof-access-stats: the sites' statistics, summed
-        counters["warp_stats"] = counts_array(group["warp_stats"]).reshape(-1, LY.WS_STRIDE)
+        from gmprof.passes.tallies import WarpRequests
+
+        # (read back where the Python runtime reads it: counters[family name], passes/tallies.py)
+        counters[WarpRequests.name] = counts_array(group["warp_stats"]).reshape(
+            -1, WarpRequests.words)
     info = RunInfo(kernel_expr, backend, device, mode.name, tuple(first["grid"]),
                    tuple(first["block"]), int(first["shared_mem"]),
                    launches=len(group["launches"]))

@@ -75,7 +75,7 @@ def _worth_it(item: dict, a: dict) -> bool:
     """A change of where an array is read is advised when it saves a tenth of the array's
     reads, and more than one read a block (a few reads of a scalar are not worth a change)."""
     saved = item.get("saves_reads", 0)
-    blocks = (a.get("sharing") or {}).get("blocks") or 1
+    blocks = (a.get("evidence") or {}).get("blocks") or 1
     return saved >= MIN_SHARE * (a.get("reads") or 0) and saved > blocks
 
 
@@ -110,7 +110,7 @@ def _item(kind, a, text, evidence, prediction, saves_bytes, sites=(), **more) ->
 
 
 def _stage(a, sites, used) -> list[dict]:
-    ev = (a.get("sharing") or {}).get("staging")
+    ev = (a.get("evidence") or {}).get("staging")
     reads = a.get("reads") or 0
     if not ev or not reads or ev["written_by_other_blocks"]:
         return []
@@ -121,7 +121,7 @@ def _stage(a, sites, used) -> list[dict]:
     tile = ev["tile_elements"] * size
     free = max(SHARED_BYTES - used, 0)
     fits = tile <= free
-    blocks = a["sharing"].get("blocks", 0)
+    blocks = a["evidence"].get("blocks", 0)
     where = _where(sites, ev["sites"])
     per_elem = reads / a["counters"] if a["counters"] else 0
     many = "s" if ev["tile_elements"] > 1 else ""
@@ -137,7 +137,7 @@ def _stage(a, sites, used) -> list[dict]:
                f"each element is read {per_elem:,.1f} times on average by {blocks} blocks; ")
             + f"{tile_text}; device-memory reads {reads:,} -> {after:,}")
     per_site = []
-    for row in a["sharing"].get("sites", []):
+    for row in a["evidence"].get("sites", []):
         site = sites.get(row["id"], {})
         w = site.get("warps") or {}
         per_site.append({"site": _at(site) if site else row["id"], "reads": row["reads"],
@@ -167,9 +167,9 @@ def _constant(a, sites, k, writers) -> list[dict]:
     if not reads or a.get("writes") or nbytes > CONSTANT_BYTES or not mine or \
             not all({"tid-invariant", "warp-uniform"} & set(s["classes"]) for s in mine):
         return []
-    blocks = (a.get("sharing") or {}).get("blocks") or k["run"]["grid"][0] * \
+    blocks = (a.get("evidence") or {}).get("blocks") or k["run"]["grid"][0] * \
         k["run"]["grid"][1] * k["run"]["grid"][2] * k["run"]["launches"]
-    staging = (a.get("sharing") or {}).get("staging")
+    staging = (a.get("evidence") or {}).get("staging")
     after = staging["loads"] if staging else min(reads, a["counters"] * blocks)
     requests = sum(s["warps"]["requests"] for s in mine if s.get("warps"))
     label = "measured" if requests else "bound"
@@ -191,7 +191,7 @@ def _constant(a, sites, k, writers) -> list[dict]:
 
 
 def _registers(a) -> list[dict]:
-    ev = (a.get("sharing") or {}).get("registers")
+    ev = (a.get("evidence") or {}).get("registers")
     reads = a.get("reads") or 0
     if not ev or not ev["rereads"] or ev["max_elements_per_thread"] > REGISTER_ELEMENTS:
         return []
@@ -233,7 +233,7 @@ def _power_of_two(n: int) -> bool:
 
 
 def _padding(a, sites) -> list[dict]:
-    ev = (a.get("sharing") or {}).get("padding")
+    ev = (a.get("evidence") or {}).get("padding")
     if not ev or not _power_of_two(ev["row_bytes"] // 4):
         return []
     rows = ev["sites"]
@@ -276,7 +276,7 @@ def _share_storage(a, shared) -> list[dict]:
     can live in the larger's storage. Said once a pair, under the first name."""
     out = []
     by_name = {o["name"]: o for o in shared}
-    for name in (a.get("sharing") or {}).get("disjoint_from", []):
+    for name in (a.get("evidence") or {}).get("disjoint_from", []):
         b = by_name.get(name)
         if b is None or a["space"] != "shared" or b["space"] != "shared" or name < a["name"]:
             continue
@@ -298,7 +298,7 @@ def _shared(a, shared) -> list[dict]:
     nbytes = a["counters"] * 4
     # the trace run's count where there is one: an --enhanced run's counts are each word's
     # last live range, where a word used only in earlier ranges shows 0
-    untouched = (a.get("sharing") or {}).get("untouched")
+    untouched = (a.get("evidence") or {}).get("untouched")
     if untouched is None:
         untouched = a["untouched"] if a.get("counts_are") == "accesses" else 0
     shape = [int(x) for x in a["shape"]]
@@ -312,7 +312,7 @@ def _shared(a, shared) -> list[dict]:
                          frees_bytes=untouched * 4))
     out += _share_storage(a, shared)
     lr = a.get("live_ranges")
-    ev = a.get("sharing") or {}
+    ev = a.get("evidence") or {}
     private = ev.get("reads") and ev.get("reads_own_writes") == ev["reads"]
     if lr and lr.get("ranges") and lr["accesses"] / lr["ranges"] <= 2 and private:
         mean = lr["accesses"] / lr["ranges"]

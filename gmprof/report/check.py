@@ -30,12 +30,25 @@ _CELLS = ("mean", "min", "max")     # its heat map's cells
 def _validators():
     import jsonschema
 
-    schema = json.loads(SCHEMA_FILE.read_text())
+    schema = full_schema()
     cls = jsonschema.Draft202012Validator
     defs = schema["$defs"]
     count = cls(defs["count"])
     cell = cls({"type": ["number", "null"], "minimum": 0})
     return cls(schema), count, cell
+
+
+def full_schema() -> dict:
+    """run.schema.json with each counter family's field (passes/tallies.py: its `schema`) in
+    the site or the array it belongs to: the one schema of a run document."""
+    from gmprof.passes.tallies import TALLIES
+
+    schema = json.loads(SCHEMA_FILE.read_text())
+    for t in TALLIES:
+        if t.schema is not None:
+            where = "site" if t.field == "sites" else "array"
+            schema["$defs"][where]["properties"][t.name] = t.schema
+    return schema
 
 
 def _pointer(path) -> str:
@@ -208,4 +221,4 @@ def check(doc: dict, name: str) -> None:
     raise InputError(message, Location(name, 0, 0))  # the file as a whole: the pointer says where
 
 
-__all__ = ["check", "SCHEMA_FILE"]
+__all__ = ["check", "full_schema", "SCHEMA_FILE"]

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gmprof.passes.tallies import TALLIES
+
 from . import countcodec, where
 from .labels import APPROXIMATE, SAMPLED
-from .warpview import array_warps
 
 if TYPE_CHECKING:
     from .model import ArrayStats, Report
@@ -97,8 +98,8 @@ def _array(a: ArrayStats, include_counts: bool | None) -> dict:
         "counts_are": "accesses in each word's last live range" if a.live_ranges is not None
         else "accesses",
     }
-    if a.sharing is not None:
-        entry["sharing"] = a.sharing  # trace mode (runtime/sharing.py): what advice reads
+    if a.evidence is not None:
+        entry["evidence"] = a.evidence  # trace mode (runtime/sharing.py): what advice reads
     if a.live_ranges and a.live_ranges["ranges"]:
         entry["live_ranges"] = dict(a.live_ranges, mean_accesses_per_range=a.live_ranges[
             "accesses"] / a.live_ranges["ranges"])
@@ -110,7 +111,23 @@ def _array(a: ArrayStats, include_counts: bool | None) -> dict:
         entry["counts"] = countcodec.encode(where.to_host(a.counts), pack=False) \
             if include_counts else None
     entry["heatmap"] = a.heat()
+    for t in TALLIES:
+        value = t.get(a) if t.field == "arrays" else None
+        if value is not None:
+            entry[t.name] = _with_counts(t.to_doc(value), include_counts)
     return entry
+
+
+def _with_counts(value, include_counts: bool | None):
+    """A counter family's field (passes/tallies.py) with its numpy arrays written as an
+    array's counts are (include_counts as in _array)."""
+    if isinstance(value, dict):
+        return {k: _with_counts(v, include_counts) for k, v in value.items()}
+    if isinstance(value, np.ndarray) or where.on_device(value):
+        if include_counts is None:
+            return countcodec.Counts(value)
+        return countcodec.encode(where.to_host(value), pack=False) if include_counts else None
+    return value
 
 
 def kernel_entry(report: Report, include_counts: bool | None = None) -> dict:
@@ -151,9 +168,12 @@ def kernel_entry(report: Report, include_counts: bool | None = None) -> dict:
                              "how": s.how,
                              "how_text": site_how(s.how, sampling, threshold),
                              "classes": s.classes, "strategy": s.strategy})
-        if s.warps is not None:
-            out["sites"][-1]["warps"] = s.warps.to_dict()
-    array_warps(out)
+        for t in TALLIES:
+            value = t.get(s) if t.field == "sites" else None
+            if value is not None:
+                out["sites"][-1][t.name] = _with_counts(t.to_doc(value), include_counts)
+    for t in TALLIES:
+        t.finish(out)
     if report.source is not None:
         from .source import line_rows
 

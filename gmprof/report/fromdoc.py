@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gmprof.passes.tallies import TALLIES
+
 from . import countcodec
 from .model import ArrayStats, Report, RunInfo, SiteStats
 
@@ -49,7 +51,15 @@ def _array(a: dict, notes: list) -> ArrayStats:
         out._summary = (out.counts, out.threshold, {k: a[k] for k in (
             "accesses", "min", "max", "mean", "untouched", "at_threshold")})
     out._heat = (out.counts, out.threshold, a["heatmap"])
+    _tallies(out, a, "arrays")
     return out
+
+
+def _tallies(stats, entry: dict, field: str) -> None:
+    """The counter families' fields of a site or an array (passes/tallies.py)."""
+    for t in TALLIES:
+        if t.field == field and entry.get(t.name) is not None:
+            t.put(stats, t.from_doc(entry[t.name], countcodec.decode))
 
 
 def report(k: dict) -> Report:
@@ -66,6 +76,8 @@ def report(k: dict) -> Report:
                        s["how"], strategy=s.get("strategy", ""),
                        classes=list(s.get("classes") or []))
              for s in k["sites"]]
+    for stats, s in zip(sites, k["sites"]):
+        _tallies(stats, s, "sites")
     warnings = [Diagnostic(w["kind"], w["message"], _location(w.get("location")))
                 for w in k.get("warnings") or []]
     out = Report(run, arrays, sites, warnings=warnings, notes=notes,

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gmprof.passes.tallies import TALLIES, WarpStats  # noqa: F401 (WarpStats re-exported)
+
 from . import where
 from .labels import APPROXIMATE, EXACT, SAMPLED, THRESHOLDED  # noqa: F401 (re-exported)
 
@@ -41,10 +43,12 @@ class ArrayStats:
     sampling: float | None = None
     static_share: float = 0.0  # fraction of the accesses proven statically
     live_ranges: dict | None = None  # enhanced mode: {'ranges', 'accesses', 'histogram'}
+    # the counter families' values per array (passes/tallies.py), by family name
+    tallies: dict = field(default_factory=dict)
     where: str = ""  # 'shared memory (SM)' / 'device memory': where its counters lived
     declared_at: str = ""
     # trace mode: who shares the elements (runtime/sharing.py), what `gmprof advise` reads
-    sharing: dict | None = None
+    evidence: dict | None = None
     # merge() adds into counts in place only once it has made its own copy: the first
     # launch's array may be the caller's
     _owned: bool = field(default=False, repr=False, compare=False)
@@ -158,46 +162,8 @@ class SiteStats:
     strategy: str = ""  # the planner's reason
     classes: list = field(default_factory=list)
     warps: "WarpStats | None" = None  # --access-stats
-
-
-@dataclass
-class WarpStats:
-    """A site's warp requests (--access-stats; the model: runtime/warp_requests.py).
-    units: wavefronts (shared memory) or 32-byte sectors (device memory), summed over the
-    requests; ideal: what a conflict-free (shared) or perfectly coalesced (device) request
-    needs; lines: 128-byte lines (device); histogram[k]: requests of k + 1 units (the last:
-    32 or more). how: 'static' (from the formula) or 'measured' (by the hook)."""
-
-    space: str  # 'shared' or 'device'
-    requests: int
-    units: int
-    ideal: int
-    lines: int
-    histogram: list
-    how: str
-
-    def add(self, other: "WarpStats") -> None:
-        self.requests += other.requests
-        self.units += other.units
-        self.ideal += other.ideal
-        self.lines += other.lines
-        self.histogram = [a + b for a, b in zip(self.histogram, other.histogram)]
-        if other.how != self.how:
-            self.how = "static+measured"
-
-    @property
-    def per_request(self) -> float:
-        return self.units / self.requests if self.requests else 0.0
-
-    @property
-    def ideal_per_request(self) -> float:
-        return self.ideal / self.requests if self.requests else 0.0
-
-    def to_dict(self) -> dict:
-        return {"space": self.space, "requests": self.requests,
-                ("wavefronts" if self.space == "shared" else "sectors"): self.units,
-                "ideal": self.ideal, "lines": self.lines if self.space == "device" else None,
-                "histogram": list(self.histogram), "how": self.how}
+    # the other counter families' values (passes/tallies.py), by family name
+    tallies: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -328,8 +294,12 @@ class Report:
         for a in other.arrays:
             mine = by_name.get(a.name)
             if mine is None:
-                a = copy.copy(a)
+                theirs, a = a, copy.copy(a)
                 a.counts = a.counts.copy()  # summed into in place by later merges
+                a.tallies = {}
+                for t in TALLIES:
+                    if t.field == "arrays":
+                        t.merge(a, theirs)  # a copy: later merges add into it
                 self.arrays.append(a)
                 by_name[a.name] = a
                 continue
@@ -363,24 +333,25 @@ class Report:
             mine.reads = None if None in (mine.reads, a.reads) else mine.reads + a.reads
             mine.writes = None if None in (mine.writes, a.writes) else mine.writes + a.writes
             mine.out_of_range += a.out_of_range
-            if a.sharing is not None or mine.sharing is not None:
+            if a.evidence is not None or mine.evidence is not None:
                 from .evidence import merge_evidence
 
-                mine.sharing = merge_evidence(mine.sharing, a.sharing)
+                mine.evidence = merge_evidence(mine.evidence, a.evidence)
             if a.live_ranges and mine.live_ranges:
                 for key in ("ranges", "accesses"):
                     mine.live_ranges[key] += a.live_ranges[key]
                 mine.live_ranges["histogram"] = [x + y for x, y in zip(
                     mine.live_ranges["histogram"], a.live_ranges["histogram"])]
+            for t in TALLIES:
+                if t.field == "arrays":
+                    t.merge(mine, a)
         by_id = {s.id: s for s in self.sites}
         for s in other.sites:
             if s.id in by_id:
                 by_id[s.id].executions += s.executions
-                if s.warps is not None:
-                    if by_id[s.id].warps is None:
-                        by_id[s.id].warps = WarpStats(**vars(s.warps))
-                    else:
-                        by_id[s.id].warps.add(s.warps)
+                for t in TALLIES:
+                    if t.field == "sites":
+                        t.merge(by_id[s.id], s)
             else:
                 self.sites.append(s)
         self.run.launches += other.run.launches

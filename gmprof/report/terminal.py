@@ -9,6 +9,8 @@ only where they were measured more than once, and every count says how it was ob
 """
 from __future__ import annotations
 
+from gmprof.passes.tallies import TALLIES
+
 from .source import _split_location, display_path, line_rows
 from .tables import FOLD, NUM, WORD, Col, print_table
 
@@ -286,6 +288,13 @@ def render(doc: dict, console, source: bool = False) -> None:
             print_table(console, "warp requests (shared: wavefronts, bank conflicts; device: "
                         "32-byte sectors and 128-byte lines, coalescing; per request)", cols,
                         rows, order=(FOLD, WORD))
+        for t in TALLIES:  # the other counter families' tables (passes/tallies.py)
+            table = t.table(kernel)
+            if table is not None:
+                title, header, rows = table
+                # (header: (name, "num" / "word" / "fold"), tables.py's kinds of column)
+                print_table(console, title, [Col(name, kind) for name, kind in header], rows,
+                            order=(FOLD, WORD))
         if kernel.get("advice") is not None:  # gmprof advise, --advice
             from .advice import render_kernel
 

@@ -2,7 +2,7 @@
 figures every output shows (per request, the ideal, the worst request) and a line of words.
 
 Stage: report. Takes the `warps` objects of a run document (gmprof.run/1: a site's, or an
-array's from array_warps); returns numbers, CSV cells and text, so that CSV, HTML and `gmprof
+array's, summed by passes/tallies.py WarpRequests.finish); returns numbers, CSV cells and text, so that CSV, HTML and `gmprof
 diff` say the same thing:
 
     shared, one wavefront a request:    "1 wavefronts/req, conflict-free"
@@ -39,25 +39,6 @@ def worst(w: dict) -> int | None:
     if not hist:
         return None
     return max((k + 1 for k, n in enumerate(hist) if n), default=None)
-
-
-def array_warps(kernel: dict) -> None:
-    """Each array's warp requests: its sites' summed (requests, wavefronts or sectors, the
-    ideal, lines, the histogram; `how` static, measured, or static+measured when its sites
-    differ). Sets `warps` on the kernel's arrays that have sites with statistics."""
-    for a in kernel["arrays"]:
-        ws = [s["warps"] for s in kernel["sites"] if s.get("warps") and s["object"] == a["name"]]
-        if not ws:
-            continue
-        unit = what(ws[0])
-        hows = {w["how"] for w in ws}
-        a["warps"] = {"space": ws[0]["space"], "requests": sum(w["requests"] for w in ws),
-                      unit: sum(w.get(unit, 0) for w in ws),
-                      "ideal": sum(w["ideal"] for w in ws),
-                      "lines": None if unit == "wavefronts" else
-                      sum(w["lines"] or 0 for w in ws),
-                      "histogram": [sum(col) for col in zip(*(w["histogram"] for w in ws))],
-                      "how": hows.pop() if len(hows) == 1 else "static+measured"}
 
 
 def _num(x: float) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gmprof.errors import GmprofError
+from gmprof.passes import tallies as T
 from gmprof.passes.hooks import DmGather, DmTwin
 from gmprof.report import where
 
@@ -48,6 +49,8 @@ class SlotLayout:
     # a slot whose twin sites the gather's walk counts at this launch (unlike_twins); None:
     # it has none
     twin_ok: bool | None = None
+    # its first record in the launch's per-element records (passes/tallies.py); None: none
+    tally_first: int | None = None
 
 
 @dataclass
@@ -329,10 +332,40 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
         launch["clock_log"] = backend.address(buffers["clock"])
         launch["clock_capacity"] = CLOCK_CAPACITY
         launch["clock_count"] = backend.address(buffers["clock_count"])
-    if mode.warps:
-        buffers["warp_stats"] = backend.zeros(max(len(plan.sites), 1) * LY.WS_STRIDE, np.uint64)
-        launch["warp_stats"] = backend.address(buffers["warp_stats"])
+    _tallies(backend, plan, slots, mode, launch, buffers, grid3, block3)
     return launch, buffers
+
+
+def _tallies(backend, plan, slots, mode, launch, buffers, grid3, block3) -> None:
+    """The counter families' storage (passes/tallies.py): a per-site family's buffer at its
+    Launch field; the per-element families' records (every per-element family's words, one
+    record per counter of each slot of their spaces) at Launch::tally, each object's first
+    record in Object::reserved[1]."""
+    on = T.active(mode)
+    for t in on:
+        # (the command line checked the mode; a Mode built in Python is checked here)
+        why = t.check(mode) or t.check_launch(grid3, block3)
+        if why:
+            raise GmprofError(why, kind="launch")
+        if t.per == "site":
+            buffers[t.name] = backend.zeros(max(len(plan.sites), 1) * t.words, np.uint64)
+            launch[t.launch_field] = backend.address(buffers[t.name])
+    spaces = {space for t in on if t.per == "element" for space in t.spaces}
+    if not spaces:
+        return
+    kinds = {"device": LY.KIND_DEVICE, "shared": LY.KIND_SHARED}
+    first = 0
+    for key, ls in slots.items():
+        if key[0] != "gather" and any(ls.kind == kinds[s] for s in spaces):
+            ls.tally_first = first
+            launch["obj"][ls.slot.index]["reserved"][1] = first
+            first += ls.n_counters
+    if first >= 2 ** 32:
+        raise GmprofError(f"{first:,} elements are more than the per-element counters can "
+                          "number (2^32)", kind="launch")
+    buffers["tally"] = backend.zeros(max(first, 1) * T.record_words(), np.uint64)
+    launch["tally"] = backend.address(buffers["tally"])
+    launch["tally_words"] = T.record_words()
 
 
 def point_at(launch, slots, kernel: str, backend, args) -> None:
@@ -435,9 +468,14 @@ def read_back(slots, buffers, backend, mode, keep_on_device: bool = False) -> di
     if mode.enhanced:
         n = int(backend.to_host(buffers["clock_count"])[0])
         out["clock_total"] = n
-    if mode.warps:
-        out["warp_stats"] = np.array(backend.to_host(buffers["warp_stats"]), dtype=np.uint64,
-                                     copy=True).reshape(-1, LY.WS_STRIDE)
+    # the counter families' words (passes/tallies.py): per site, and the per-element records
+    for t in T.active(mode):
+        if t.per == "site":
+            out[t.name] = np.array(backend.to_host(buffers[t.name]), dtype=np.uint64,
+                                   copy=True).reshape(-1, t.words)
+    if "tally" in buffers:
+        out["tally"] = np.array(backend.to_host(buffers["tally"]), dtype=np.uint64,
+                                copy=True).reshape(-1, T.record_words())
     return out
 
 

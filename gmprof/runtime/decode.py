@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from gmprof.passes import tallies as T
 from gmprof.passes.hooks import DmTwin
 from gmprof.passes.plan import HOOK, LR_START
 from gmprof.report import where
 from gmprof.report.labels import (count_label, measured_slots, site_how, site_in_kernel,
                                   slot_label, uncounted_slots)
-from gmprof.report.model import ArrayStats, Report, SiteStats, WarpStats
+from gmprof.report.model import ArrayStats, Report, SiteStats
 
 from . import layout as LY
 from .layout import CLOCK_CAPACITY, TRACE_CAPACITY
@@ -80,10 +81,12 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         entry[2] += entry[4].out_of_range
         entry[3] += entry[4].executions
     site_exec.update(static_exec)
-    _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale)
+    _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale,
+            counters.get("tally"))
     for arr in report.arrays:
-        arr.sharing = evidence.get(arr.name)
-    warps = _warp_stats(plan, counters) if mode.warps else {}
+        arr.evidence = evidence.get(arr.name)
+    # the per-site counter families' values (passes/tallies.py)
+    values = {t: t.site_values(plan, counters, info) for t in T.active(mode) if t.per == "site"}
     for sp in plan.site_list:
         site = sp.site
         if not site_in_kernel(site, kernel, ka):
@@ -93,42 +96,13 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         if scale is not None and how == "sampled":
             n = int(round(n * scale))
         classes = sorted({c for sc in sp.classes for c in sc.classes})
-        report.sites.append(SiteStats(site.id, str(site.location), site.text,
-                                      site.function.name, site.object_name, site.kind, n,
-                                      how, sp.reason, classes, warps.get(site)))
+        stats = SiteStats(site.id, str(site.location), site.text, site.function.name,
+                          site.object_name, site.kind, n, how, sp.reason, classes)
+        for t, by_site in values.items():
+            t.put(stats, by_site.get(site))
+        report.sites.append(stats)
     _notes(report, counters, mode, demoted, info)
     return report, trace
-
-
-def _warp_stats(plan, counters) -> dict:
-    """site -> WarpStats: a hooked site's from the device's per-site statistics (gmprof.cuh
-    warp_record), a static site's from its formulas (static_warps.py), summed over its
-    contexts."""
-    out: dict = {}
-    raw = counters.get("warp_stats")
-    for sp in plan.sites.values():
-        if sp.strategy in (HOOK, LR_START) and raw is not None and sp.site.id < len(raw):
-            row = raw[sp.site.id]
-            if int(row[LY.WS_REQUESTS]):
-                out[sp.site] = WarpStats(
-                    _space(sp), int(row[LY.WS_REQUESTS]), int(row[LY.WS_UNITS]),
-                    int(row[LY.WS_IDEAL]), int(row[LY.WS_LINES]),
-                    [int(x) for x in row[LY.WS_HIST:LY.WS_HIST + LY.WS_BINS]], "measured")
-    for sc, st in (counters.get("static_warps") or {}).items():
-        sp = plan.sites.get(sc.site)
-        w = out.get(sc.site)
-        if w is None:
-            out[sc.site] = WarpStats(_space(sp), st["requests"], st["units"], st["ideal"],
-                                     st["lines"], list(st["histogram"]), "static")
-        else:
-            w.add(WarpStats(w.space, st["requests"], st["units"], st["ideal"], st["lines"],
-                            list(st["histogram"]), "static"))
-    return out
-
-
-def _space(sp) -> str:
-    slot = sp.slot if sp is not None else None
-    return "shared" if slot is not None and slot.kind == "shared" else "device"
 
 
 class StaticSum:
@@ -236,7 +210,9 @@ def gathered_counts(walk, values, elem_size: int, unit: int, n_counters: int):
     return counts, oor
 
 
-def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale) -> None:
+def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale,
+            records=None) -> None:
+    """records: the per-element families' records (counters.read_back's 'tally')."""
     measured = measured_slots(plan, kernel, ka)
     uncounted = uncounted_slots(plan, ka)
     reads: dict = {}
@@ -284,6 +260,12 @@ def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, sca
             stats = area[ls.lr_offset:ls.lr_offset + LY.LR_STRIDE]
             arr.live_ranges = {"ranges": int(stats[0]), "accesses": int(stats[1]),
                                "histogram": [int(x) for x in stats[2:]]}
+        first = getattr(ls, "tally_first", None)
+        if records is not None and first is not None:
+            for t in T.active(mode):
+                if t.per == "element":
+                    t.put(arr, t.array_value(ls, records[first:first + ls.n_counters,
+                                                         T.at(t):T.at(t) + t.words], info))
         report.arrays.append(arr)
 
 

@@ -40,14 +40,12 @@ LAUNCH = np.dtype([
     ("sample_threshold", "<u4"), ("sampler", "<u4"), ("seed", "<u4"),
     ("clock_log", "<u8"), ("clock_capacity", "<u8"), ("clock_count", "<u8"),
     ("warp_stats", "<u8"),
+    ("tally", "<u8"), ("tally_words", "<u4"), ("tally_reserved", "<u4"),
     ("obj", OBJECT, (MAX_OBJECTS,)),
 ], align=True)
 
-
-# Per-warp access statistics (--access-stats, gmprof.cuh GMPROF_WARPS): per site, u64 each
-WS_REQUESTS, WS_UNITS, WS_IDEAL, WS_LINES, WS_HIST = 0, 1, 2, 3, 4
-WS_BINS = 32  # requests by wavefronts (shared) or sectors (device): 1..32, the last 32 or more
-WS_STRIDE = WS_HIST + WS_BINS
+# (the counter families' storage, per site or in the per-element records at `tally`, and their
+# constants: gmprof/passes/tallies.py)
 
 
 def new_launch() -> np.ndarray:

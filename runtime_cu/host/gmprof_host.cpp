@@ -71,6 +71,8 @@ struct Launch {
   unsigned sample_seq_len, sample_threshold, sampler, seed;
   unsigned long long clock_log, clock_capacity, clock_count;
   unsigned long long warp_stats;  // per-warp access statistics (gmprof.cuh GMPROF_WARPS)
+  unsigned long long tally;  // per-element records (gmprof.cuh, passes/tallies.py; unused here)
+  unsigned tally_words, tally_reserved;
   Object obj[kMaxObjects];
 };
 

@@ -46,7 +46,7 @@ def advise(tmp_path, capsys, source, kernel, grid, block, *args):
         argv += ["--arg", a]
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
-    check(doc, "advice.json")  # the schema (advice, sharing) and its cross-field checks
+    check(doc, "advice.json")  # the schema (advice, evidence) and its cross-field checks
     (k,) = doc["kernels"]
     return k["advice"]
 

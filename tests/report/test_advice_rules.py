@@ -31,7 +31,7 @@ SITE = {"id": 0, "location": "k.cu:3:5", "text": "w[j]", "object": "w", "kind": 
 
 
 def test_staging_is_not_advised_when_another_block_writes_the_elements():
-    w = _array("w", reads=8192, sharing=_staging(256, 8192, foreign=3))
+    w = _array("w", reads=8192, evidence=_staging(256, 8192, foreign=3))
     assert kernel_advice(_kernel([w], [SITE])) == []
 
 
@@ -39,7 +39,7 @@ def test_a_tile_larger_than_the_shared_memory_left_is_staged_in_turn():
     # 48 KiB less a 40 KiB shared array (10,240 words) and 4 KiB of dynamic shared memory:
     # 4 KiB left, 1,024 floats; the block's footprint is 2,048 floats
     big = _array("big", space="shared", counters=10240, reads=1, writes=1)
-    w = _array("w", reads=8192, sharing=_staging(256, 8192, tile=2048))
+    w = _array("w", reads=8192, evidence=_staging(256, 8192, tile=2048))
     k = _kernel([big, w], [SITE], shared_mem=4096)
     assert shared_bytes_used(k) == 40 * 1024 + 4096
     stage = top_for(kernel_advice(k), "w")

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from gmprof._paths import runtime_cu_dir
+from gmprof.passes.tallies import TALLIES, WarpRequests
 from gmprof.runtime import layout as LY
 
 _ENUM = re.compile(r"\benum\s*(?:\w+\s*)?\{([^}]*)\}")
@@ -57,12 +58,14 @@ CUH = {"GMPROF_MAX_OBJECTS": LY.MAX_OBJECTS, "KIND_NONE": LY.KIND_NONE,
        "FLAG_WARP_UNIFORM_OK": LY.FLAG_WARP_UNIFORM_OK, "FLAG_AREA_SHARED": LY.FLAG_AREA_SHARED,
        "AREA_HEADER": LY.AREA_HEADER, "SITE_WORDS": LY.SITE_WORDS, "LR_BINS": LY.LR_BINS,
        "LR_STRIDE": LY.LR_STRIDE}
+# the counter families' constants (declared with their storage in passes/tallies.py)
+CUH.update({name: value for t in TALLIES for name, value in t.constants.items()})
 HOST_CPP = {"kMaxObjects": LY.MAX_OBJECTS, "kAreaHeader": LY.AREA_HEADER,
             "kSiteWords": LY.SITE_WORDS, "kLrStride": LY.LR_STRIDE,
             "kMaxReplicas": LY.MAX_AREA_REPLICAS, "FLAG_WARP_UNIFORM_OK": LY.FLAG_WARP_UNIFORM_OK,
             "FLAG_AREA_SHARED": LY.FLAG_AREA_SHARED, "KIND_DEVICE": LY.KIND_DEVICE,
             "KIND_SHARED": LY.KIND_SHARED, "kClockCapacity": LY.CLOCK_CAPACITY,
-            "kWarpStride": LY.WS_STRIDE}
+            "kWarpStride": WarpRequests.words}
 HOST_H = {"OBJ_PARAM": LY.OBJ_PARAM, "OBJ_GLOBAL": LY.OBJ_GLOBAL, "OBJ_SHARED": LY.OBJ_SHARED,
           "OBJ_SHARED_DYNAMIC": LY.OBJ_SHARED_DYNAMIC}
 
