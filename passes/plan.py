@@ -228,7 +228,13 @@ class PlanCounters:
             plan.hook = Static()
             plan.reason = "static: counted at launch from its formula"
             return plan
-        if all(sc.tid_invariant and sc.block_convergent for sc in classes) and resolved:
+        # sampling: each thread draws for its own accesses (no thread counts for the block,
+        # no first iteration for its loop's): every kept draw is one access, and a count's
+        # interval the binomial's (report/interval.py); the paper (6.2) applies no invariant
+        # to sampling either
+        sampling = mode.sampling is not None
+        if all(sc.tid_invariant and sc.block_convergent for sc in classes) and resolved \
+                and not sampling:
             plan.mode = "BLOCK"
             plan.reason = "tid-invariant and executed by the whole block: one thread counts"
         elif all(sc.tid_invariant for sc in classes) and resolved:
@@ -243,7 +249,8 @@ class PlanCounters:
         # in enhanced mode a live-ranged array's counts must be per occurrence: a weighted
         # count in the first iteration would be charged to that iteration's live range
         # (per-warp statistics need the hook at every access: no weighted first iteration)
-        weights = [] if keeps_live_ranges or mode.warps else self._weight_loops(site, classes)
+        weights = [] if keeps_live_ranges or mode.warps or sampling else \
+            self._weight_loops(site, classes)
         if not weights and self._ranges_apply(plan):
             self._range(plan, classes)
         if weights:

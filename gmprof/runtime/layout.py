@@ -39,7 +39,7 @@ LAUNCH = np.dtype([
     ("trace_count", "<u8"), ("sample_seq", "<u8"), ("sample_seq_len", "<u4"),
     ("sample_threshold", "<u4"), ("sampler", "<u4"), ("seed", "<u4"),
     ("clock_log", "<u8"), ("clock_capacity", "<u8"), ("clock_count", "<u8"),
-    ("warp_stats", "<u8"),
+    ("warp_stats", "<u8"), ("sample_sq", "<u8"),
     ("obj", OBJECT, (MAX_OBJECTS,)),
 ], align=True)
 

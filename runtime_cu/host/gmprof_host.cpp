@@ -68,6 +68,7 @@ struct Launch {
   unsigned sample_seq_len, sample_threshold, sampler, seed;
   unsigned long long clock_log, clock_capacity, clock_count;
   unsigned long long warp_stats;  // per-warp access statistics (gmprof.cuh GMPROF_WARPS; unused)
+  unsigned long long sample_sq;   // sampling's clusters (gmprof.cuh sample_clusters; unused)
   Object obj[kMaxObjects];
 };
 
