@@ -495,7 +495,7 @@ def register(sub) -> None:
     p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"),
                    help="where kernels run (auto: the GPU if CuPy sees one, else the CPU backend)")
     p.add_argument("--json", action="store_true",
-                   help="print the run as one JSON document (schema gmprof.run/1: every kernel "
+                   help="print the run as one JSON document (schema gmprof.run/2: every kernel "
                         "and launch) instead of tables")
     add_output_options(p)
     p.add_argument("--out", metavar="FILE.html",

@@ -1,4 +1,4 @@
-"""The run document (gmprof.run/1) as CSV: one file for every kernel of the run.
+"""The run document (gmprof.run/2) as CSV: one file for every kernel of the run.
 
 Stage: report. Takes the document; returns CSV text with three tables separated by blank
 lines, each row naming its kernel: arrays, access sites, and (when the document carries the

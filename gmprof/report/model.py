@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import where
+from .interval import merged_samples
 from .labels import APPROXIMATE, EXACT, SAMPLED, THRESHOLDED  # noqa: F401 (re-exported)
 
 # merging two launches' counts keeps the weaker label (a sum is exact only if both parts are)
@@ -41,6 +42,9 @@ class ArrayStats:
     sampling: float | None = None
     static_share: float = 0.0  # fraction of the accesses proven statically
     live_ranges: dict | None = None  # enhanced mode: {'ranges', 'accesses', 'histogram'}
+    # sampled counts: {'rate', 'sampler', 'accesses', 'reads', 'writes'}, each count an
+    # interval.Sampled (None: not split), from which report/interval.py makes its interval
+    sample: dict | None = None
     where: str = ""  # 'shared memory (SM)' / 'device memory': where its counters lived
     declared_at: str = ""
     # merge() adds into counts in place only once it has made its own copy: the first
@@ -271,7 +275,7 @@ class Report:
                 f"{self.run.mode} mode on {self.run.backend}>")
 
     def to_dict(self) -> dict:
-        """The kernel's part of a run document (gmprof.report/1), every count as a list."""
+        """The kernel's part of a run document (gmprof.report/2), every count as a list."""
         from .frames import to_dict
 
         return to_dict(self)
@@ -328,9 +332,12 @@ class Report:
             if mine is None:
                 a = copy.copy(a)
                 a.counts = a.counts.copy()  # summed into in place by later merges
+                a.sample = copy.deepcopy(a.sample)  # added into by later merges
                 self.arrays.append(a)
                 by_name[a.name] = a
                 continue
+            if mine.sample is not None or a.sample is not None:
+                mine.sample = merged_samples(mine, a)  # before the counts are summed
             mine._summary = mine._heat = None  # its counts change below
             if mine.counts.shape == a.counts.shape:
                 # in place: 50 launches of a 16M-element array are 50 passes, not 50 copies;

@@ -1,4 +1,4 @@
-"""The run document (gmprof.run/1) as text for a terminal or a pipe.
+"""The run document (gmprof.run/2) as text for a terminal or a pipe.
 
 Stage: report. Takes the document (gmprof.report.document) and a rich Console; prints, per
 kernel, the launch, per-array counts, per-site executions and, with source=True, the source
