@@ -111,6 +111,9 @@ def _mode_options(p) -> None:
     p.add_argument("--sampler", default="rng", choices=("rng", "paper"),
                    help="how --sampling picks accesses: a random draw per access (rng) or the "
                         "paper's counter-based scheme (paper)")
+    p.add_argument("--sampling-seed", type=O.cli_type(O.count, "--sampling-seed"), default=0,
+                   metavar="N", help="the sampler's seed (another seed keeps other accesses; "
+                                     "default 0)")
 
 
 def _check_options(p) -> None:
@@ -131,6 +134,7 @@ def _mode(args):
     try:
         return Mode.parse(args.mode, threshold=args.threshold, counter_bits=args.counter_bits,
                           enhanced=args.enhanced, sampling=args.sampling, sampler=args.sampler,
+                          sampling_seed=getattr(args, "sampling_seed", 0),
                           profile=args.profile, warps=getattr(args, "access_stats", False))
     except GmprofError as e:
         raise OptionError(e.message) from None
@@ -408,21 +412,28 @@ def cmd_compare(args) -> int:
         rep = run(mode)
         rows_.append((mode.name, rep, accuracy_loss(rep, reference)))
     for rate in rates:
-        mode = Mode.parse("basic-SM", sampling=rate, sampler=args.sampler, profile=args.profile)
+        mode = Mode.parse("basic-SM", sampling=rate, sampler=args.sampler, profile=args.profile,
+                          sampling_seed=args.sampling_seed)
         rep = run(mode)
         rows_.append((mode.name, rep, accuracy_loss(rep, reference)))
+    from .report.coverage import coverage_text, exact_values, interval_checks
     from .report.tables import NUM, WORD, Col, print_table
+
+    exact = exact_values(reference)
+    checks = {name: interval_checks(rep, exact) for name, rep, _ in rows_
+              if rep.run.mode and "sampling" in rep.run.mode}
 
     timed = args.repeat > 1  # a time measured once is noise: shown only as a median
     cols = [Col("mode", WORD)] + ([Col("native", NUM), Col("instrumented", NUM),
                                    Col("overhead", NUM)] if timed else []) + \
-        [Col("accuracy loss", NUM), Col("counters in", WORD)]
+        [Col("accuracy loss", NUM), Col("in 95% interval", WORD), Col("counters in", WORD)]
     rows = []
     for name, rep, loss in rows_:
         r = rep.run
         times = [f"{r.native_ms:.3f} ms", f"{r.instrumented_ms:.3f} ms",
                  f"{r.overhead:.2f}x" if r.overhead is not None else "-"] if timed else []
-        rows.append([name, *times, f"{loss:.2%}", r.counters_in])
+        inside = coverage_text(checks[name]) if name in checks else "-"
+        rows.append([name, *times, f"{loss:.2%}", inside, r.counters_in])
     console = _console()
     title = f"{args.kernel} on {prof.backend.device} ({prof.backend.name})"
     if timed:
@@ -432,11 +443,34 @@ def cmd_compare(args) -> int:
                        "basic mode's exact ones, |count - exact| / exact averaged over the "
                        "elements basic counted and then over arrays (the paper's 6.2; 0% is "
                        "exact)"))
+    console.print(Text("in 95% interval: the sampled arrays whose exact access count (basic "
+                       "mode's) lies inside the interval the report gives it (docs/report.md)"))
+    _interval_table(console, checks)
     if not timed:
         console.print(Text("times not shown: measured once (--repeat N, N > 1, for medians)"))
     elif prof.backend.name == "cpu":
         console.print(Text("times are CPU-emulated: they do not predict GPU overheads"))
     return _failed_checks(reports, args)
+
+
+def _interval_table(console, checks: dict) -> None:
+    """compare: each sampled array's accesses beside its interval and the exact count."""
+    from rich.text import Text
+
+    from .report.coverage import coverage_text
+    from .report.tables import NUM, WORD, Col, print_table
+
+    cols = [Col("mode", WORD), Col("array", WORD), Col("exact", NUM), Col("estimate", NUM),
+            Col("95% interval", WORD), Col("inside", WORD)]
+    rows = [[name, r["array"], f"{r['exact']:,}", f"{r['estimate']:,.0f}",
+             f"{r['low']:,.0f} .. {r['high']:,.0f}", "yes" if r["covered"] else "NO"]
+            for name, rs in checks.items() for r in rs if r["count"] == "accesses"]
+    if rows:
+        print_table(console, "sampled accesses against the exact counts", cols, rows)
+        every = [r for rs in checks.values() for r in rs]
+        console.print(Text(f"coverage: arrays' accesses {coverage_text(every)}; every "
+                           f"sampled count (accesses, reads, writes, max per element) "
+                           f"{coverage_text(every, None)}"))
 
 
 def _dump_option(p, stages) -> None:
@@ -532,6 +566,8 @@ def register(sub) -> None:
                    default=[0.1, 0.01, 0.001], help="rates in (0, 1], comma separated")
     p.add_argument("--sampler", default="rng", choices=("rng", "paper"),
                    help="how sampling picks accesses (rng or the paper's scheme)")
+    p.add_argument("--sampling-seed", type=O.cli_type(O.count, "--sampling-seed"), default=0,
+                   metavar="N", help="the sampler's seed (default 0)")
     p.add_argument("--threshold", type=O.cli_type(O.count, "--threshold", minimum=1,
                                                   maximum=2 ** 32 - 1), default=255,
                    help="the TH modes' saturation threshold")

@@ -15,6 +15,9 @@ ARRAY_COLUMNS = ["kernel", "array", "space", "elem_type", "shape", "counter_unit
                  "label", "threshold", "sampling", "counts_are", "accesses", "reads", "writes",
                  "min", "max", "mean", "untouched", "at_threshold", "out_of_range",
                  "static_share"]
+# sampled counts' 95% intervals (report/interval.py); blank where a count is not sampled
+INTERVAL_COUNTS = ("accesses", "reads", "writes", "max")
+ARRAY_COLUMNS += [f"{c}_{end}" for c in INTERVAL_COUNTS for end in ("low", "high")]
 SITE_COLUMNS = ["kernel", "site", "location", "text", "function", "object", "kind",
                 "executions", "how"]
 LINE_COLUMNS = ["kernel", "file", "line", "function", "reads", "writes", "executions", "how",
@@ -35,7 +38,17 @@ def _arrays(w, doc) -> None:
                         "" if a.get("sampling") is None else a["sampling"],
                         a.get("counts_are", "accesses"), a["accesses"], a["reads"],
                         a["writes"], a["min"], a["max"], f"{a['mean']:.4f}", a["untouched"],
-                        a["at_threshold"], a["out_of_range"], f"{a['static_share']:.3f}"])
+                        a["at_threshold"], a["out_of_range"], f"{a['static_share']:.3f}",
+                        *_interval_cells(a)])
+
+
+def _interval_cells(a) -> list:
+    iv = a.get("intervals") or {}
+    out = []
+    for count in INTERVAL_COUNTS:
+        e = iv.get(count)
+        out += ["", ""] if e is None else [f"{e['low']:.0f}", f"{e['high']:.0f}"]
+    return out
 
 
 def _sites(w, doc) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import countcodec, where
-from .interval import LEVEL, Sampled, describe
+from .interval import LEVEL, describe, max_interval
 from .labels import APPROXIMATE, SAMPLED
 
 if TYPE_CHECKING:
@@ -126,9 +126,12 @@ def intervals(a: ArrayStats, stats: dict) -> dict | None:
     mean = dict(acc, estimate=acc["estimate"] / n, low=acc["low"] / n, high=acc["high"] / n,
                 interval=acc["interval"] + "; over the counters")
     d = s["accesses"].design_effect
-    top = Sampled(kept=stats["max"] * rate, squares=stats["max"] * rate * d)
-    mx = dict(describe(top, rate, sampler), estimate=float(stats["max"]))
-    mx["interval"] += "; the element with the largest estimate, all of it taken as sampled"
+    kept_max = round(stats["max"] * rate)  # the most an element kept (all of it sampled)
+    lo, hi = max_interval(kept_max, a.counters, rate, d)
+    mx = dict(acc, estimate=float(stats["max"]), low=float(lo), high=float(hi),
+              kept=float(kept_max), exact_part=0.0,
+              interval=acc["interval"] + "; the largest count of any element: every "
+              "element's bound at once (Bonferroni), its count taken as sampled")
     return {"rate": rate, "sampler": sampler, "level": LEVEL, "accesses": acc,
             "reads": None if s["reads"] is None else describe(s["reads"], rate, sampler),
             "writes": None if s["writes"] is None else describe(s["writes"], rate, sampler),

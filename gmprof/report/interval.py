@@ -42,11 +42,15 @@ class Sampled:
     kept: float = 0.0
     squares: float = 0.0
     exact: float = 0.0
+    # False: no sampled site counts here (an array's writes when only reads are sampled): the
+    # count is its exact part, with no interval around it
+    sampled: bool = True
 
     def add(self, other: "Sampled") -> None:
         self.kept += other.kept
         self.squares += other.squares
         self.exact += other.exact
+        self.sampled = self.sampled or other.sampled
 
     @property
     def design_effect(self) -> float:
@@ -59,9 +63,10 @@ def merged_samples(mine, other) -> dict:
     def parts(a):
         if a.sample is not None:
             return a.sample
-        return {"rate": None, "sampler": None, "accesses": Sampled(exact=a.accesses),
-                "reads": None if a.reads is None else Sampled(exact=a.reads),
-                "writes": None if a.writes is None else Sampled(exact=a.writes)}
+        return {"rate": None, "sampler": None,
+                "accesses": Sampled(exact=a.accesses, sampled=False),
+                "reads": None if a.reads is None else Sampled(exact=a.reads, sampled=False),
+                "writes": None if a.writes is None else Sampled(exact=a.writes, sampled=False)}
 
     x, y = parts(mine), parts(other)
     out = {"rate": x["rate"] or y["rate"], "sampler": x["sampler"] or y["sampler"]}
@@ -69,7 +74,7 @@ def merged_samples(mine, other) -> dict:
         if x[kind] is None or y[kind] is None:
             out[kind] = None
             continue
-        s = Sampled(x[kind].kept, x[kind].squares, x[kind].exact)
+        s = Sampled(x[kind].kept, x[kind].squares, x[kind].exact, x[kind].sampled)
         s.add(y[kind])
         out[kind] = s
     return out
@@ -90,10 +95,25 @@ def binomial_n_interval(kept: float, rate: float, level: float = LEVEL) -> tuple
 
 def interval(s: Sampled, rate: float, level: float = LEVEL) -> tuple[float, float]:
     """(lower, upper) of the count E + K / rate (module docstring)."""
+    if not s.sampled:
+        return s.exact, s.exact
     d = max(s.design_effect, 1.0)
     lo, hi = binomial_n_interval(s.kept / d, rate, level)
     lo, hi = max(lo * d, s.kept), max(hi * d, s.kept)
     return s.exact + lo, s.exact + hi
+
+
+def max_interval(kept_max: float, counters: int, rate: float, design_effect: float = 1.0,
+                 level: float = LEVEL) -> tuple[float, float]:
+    """The largest per-element count's interval, from the largest kept count of an element:
+    the element with the largest estimate is selected, so its own interval does not hold the
+    true maximum. Every element's upper bound at once instead (Bonferroni: level 1 - (1 -
+    level) / counters each; the bound grows with the kept count, so the largest kept count's
+    is the largest); below, no element can have fewer than it kept."""
+    d = max(design_effect, 1.0)
+    each = 1.0 - (1.0 - level) / max(counters, 1)
+    _, hi = binomial_n_interval(kept_max / d, rate, each)
+    return kept_max, max(hi * d, kept_max)
 
 
 def describe(s: Sampled, rate: float, sampler: str) -> dict:
@@ -101,7 +121,9 @@ def describe(s: Sampled, rate: float, sampler: str) -> dict:
     how the interval was made."""
     lo, hi = interval(s, rate)
     d = s.design_effect
-    if sampler == "paper":
+    if not s.sampled:
+        how = "exact: no sampled site counts it"
+    elif sampler == "paper":
         how = "approximate: the paper's sampler reads one fixed 0/1 sequence from a random " \
               "start per thread, taken as independent draws"
     elif d > 1.0 + 1e-9:
@@ -118,4 +140,4 @@ def covers(entry: dict, exact: float) -> bool:
     return entry["low"] - 1e-6 <= exact <= entry["high"] + 1e-6
 
 
-__all__ = ["Sampled", "merged_samples", "LEVEL", "binomial_n_interval", "interval", "describe", "covers"]
+__all__ = ["Sampled", "merged_samples", "max_interval", "LEVEL", "binomial_n_interval", "interval", "describe", "covers"]

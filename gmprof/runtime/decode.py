@@ -299,6 +299,7 @@ class SampleDraws:
         self.kept: dict = {}  # (slot, 'accesses'/'reads'/'writes') -> kept accesses
         self.excess: dict = {}  # the same -> sum of C*C - C over kept clusters
         self.exact: dict = {}  # (slot, 'reads'/'writes') -> static sites' executions
+        self.hooked: set = set()  # the (slot, kind)s some sampled site counts
         self.loose_excess = 0.0  # sites whose array is found at run time: charged to every array
 
     def site(self, sp, n: int, sampled: bool) -> None:
@@ -312,6 +313,7 @@ class SampleDraws:
         for kind in kinds:
             key = (sp.slot, kind)
             if sampled:
+                self.hooked.add(key)
                 self.kept[key] = self.kept.get(key, 0) + n
                 self.excess[key] = self.excess.get(key, 0.0) + extra
             elif kind != "accesses":
@@ -334,7 +336,8 @@ class SampleDraws:
             k = self.kept.get((slot, kind), 0)
             out[kind] = None if total is None else \
                 Sampled(k, k + self.excess.get((slot, kind), 0.0) + self.loose_excess,
-                        self.exact.get((slot, kind), 0))
+                        self.exact.get((slot, kind), 0),
+                        (slot, kind) in self.hooked or bool(self.loose_excess))
         return out
 
 
