@@ -91,6 +91,7 @@ def main(argv=None) -> int:
                 cells.append(f"{sum(r['covered'] for r in acc)}/{len(acc)} "
                              f"({sum(r['covered'] for r in sel)}/{len(sel)})" if sel else "-")
             print(f"| {name} | " + " | ".join(cells) + " |")
+        print()
         for count in COUNTS + (None,):
             sel = [r for r in rows if r["sampler"] == sampler and
                    (count is None or r["count"] == count)]

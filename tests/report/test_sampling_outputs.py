@@ -69,3 +69,15 @@ def test_a_bad_sampling_seed_is_a_usage_error(tmp_path):
     r = gmprof("profile", str(src), *LAUNCH, "--sampling", "0.1", "--sampling-seed", "-3")
     assert r.returncode == 2 and "--sampling-seed" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_the_coverage_bench_runs(tmp_path):
+    env = {k: v for k, v in os.environ.items()}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "bench/sampling_coverage.py", "--samples", "spmv",
+                        "--seeds", "1", "--rates", "0.1", "--samplers", "rng", "--json",
+                        str(tmp_path / "t.json")], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "| spmv |" in r.stdout and "arrays' accesses:" in r.stdout
+    assert (tmp_path / "t.json").read_text().startswith("[")
