@@ -43,6 +43,7 @@ def _array(a: dict, notes: list) -> ArrayStats:
                      static_share=a["static_share"], live_ranges=live,
                      where=a["counters_where"], declared_at=a["declared_at"])
     out._owned = True
+    out.sample = _sample(a.get("intervals"))
     if counts is None:
         notes.append(f"{a['name']}: its {a['counters']:,} counts were not saved (a run saved "
                      "before gmprof kept them); its figures and heat map are the saved ones")
@@ -50,6 +51,24 @@ def _array(a: dict, notes: list) -> ArrayStats:
             "accesses", "min", "max", "mean", "untouched", "at_threshold")})
     out._heat = (out.counts, out.threshold, a["heatmap"])
     return out
+
+
+def _sample(iv: dict | None) -> dict | None:
+    """ArrayStats.sample back from a document's intervals: each count's kept K, exact part E
+    and Q = K * design effect (report/interval.py), from which the same intervals follow."""
+    from .interval import Sampled
+
+    if not iv:
+        return None
+
+    def one(e):
+        if e is None:
+            return None
+        return Sampled(e["kept"], e["kept"] * e["design_effect"], e["exact_part"],
+                       not e["interval"].startswith("exact: no sampled site"))
+
+    return {"rate": iv["rate"], "sampler": iv["sampler"],
+            **{k: one(iv[k]) for k in ("accesses", "reads", "writes")}}
 
 
 def report(k: dict) -> Report:

@@ -112,3 +112,13 @@ def test_the_document_carries_the_intervals(prof):
     assert iv["accesses"]["low"] <= iv["accesses"]["estimate"] <= iv["accesses"]["high"]
     # a is never written: its writes are exactly 0
     assert iv["writes"]["low"] == iv["writes"]["high"] == 0
+
+
+def test_a_saved_run_loads_with_its_intervals(prof):
+    from gmprof.report.fromdoc import report
+
+    rep = run(prof, Mode.parse("default", sampling=0.01, sampling_seed=5))
+    doc = json.loads(dumps(document([rep])))
+    again = json.loads(dumps(document([report(doc["kernels"][0])])))
+    assert [a["intervals"] for a in again["kernels"][0]["arrays"]] == \
+        [a["intervals"] for a in doc["kernels"][0]["arrays"]]
