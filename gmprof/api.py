@@ -24,7 +24,7 @@ from .report.model import Report
 
 
 def make_mode(mode="default", *, profile="both", threshold=None, counter_bits=32,
-              enhanced=False, sampling=None, sampler="rng") -> Mode:
+              enhanced=False, sampling=None, sampler="rng", sampling_seed=0) -> Mode:
     if isinstance(mode, Mode):
         return mode
     if mode is not None and not isinstance(mode, str):
@@ -42,10 +42,11 @@ def make_mode(mode="default", *, profile="both", threshold=None, counter_bits=32
     counter_bits = count(counter_bits, "counter_bits", minimum=1, maximum=64)
     if sampling is not None:
         sampling = rate(sampling, "sampling")
+    sampling_seed = count(sampling_seed, "sampling_seed")
     try:
         return Mode.parse(mode, threshold=threshold, counter_bits=counter_bits,
                           enhanced=bool(enhanced), sampling=sampling, sampler=sampler,
-                          profile=profile)
+                          profile=profile, sampling_seed=sampling_seed)
     except GmprofError as e:
         raise OptionError(e.message) from None
 
@@ -145,7 +146,8 @@ def profiler(source, defines=None, include_dirs=None, backend="auto", arch=None)
 def profile(source_or_path, kernel, grid, block, args, shared_mem=0, profile="both",
             mode="default", threshold=None, enhanced=False, sampling=None, backend="auto",
             counter_bits=32, sampler="rng", defines=None, include_dirs=None, repeat=0,
-            compare_native=True, timeout=None, arch=None, device=None) -> Report:
+            compare_native=True, timeout=None, arch=None, device=None,
+            sampling_seed=0) -> Report:
     """Profile one launch. Arrays (numpy, or CuPy on the GPU backend) are left as the native
     (uninstrumented) kernel leaves them. `kernel` may be a template name expression
     (`matmul<16>`). `timeout`: seconds a launch may run (None: the backend's default, 120 s on
@@ -155,7 +157,8 @@ def profile(source_or_path, kernel, grid, block, args, shared_mem=0, profile="bo
     gmprof.CheckWarning warnings. `device` ('auto', 'gpu', 'cpu') or `backend` (the same
     names, or CuPy's 'nvrtc'/'nvcc') chooses where it runs, as in every API function."""
     m = make_mode(mode, profile=profile, threshold=threshold, counter_bits=counter_bits,
-                  enhanced=enhanced, sampling=sampling, sampler=sampler)
+                  enhanced=enhanced, sampling=sampling, sampler=sampler,
+                  sampling_seed=sampling_seed)
     prof = profiler(source_or_path, defines, include_dirs, device_choice(device, backend),
                     arch)
     report = prof.launch(kernel, grid, block, _arg_list(args), shared_mem, mode=m,

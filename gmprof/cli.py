@@ -1,6 +1,7 @@
 """Command-line interface: argument parsing and output only; the library never exits.
 
-    gmprof parse|analyze|instrument|profile|compare FILE.cu ...   (cli_commands.py)
+    gmprof parse|analyze|instrument|profile FILE.cu ...           (cli_commands.py)
+    gmprof compare FILE.cu ...                                    (cli_compare.py)
     gmprof advise FILE.cu|samples/NAME ...                        (cli_advise.py)
     gmprof report|diff RUN.json ...                              (cli_report.py)
     gmprof check EXPECT.toml                                     (cli_check.py)
@@ -28,7 +29,7 @@ import sys
 import threading
 import traceback
 
-from . import bench, cli_advise, cli_cache, cli_check, cli_commands, cli_report, timing
+from . import bench, cli_advise, cli_cache, cli_check, cli_commands, cli_compare, cli_report, timing
 from .argparser import Parser
 from .frontend.nesting import deep_recursion
 from .program import cli as program_cli
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gmprof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     cli_commands.register(sub)
+    cli_compare.register(sub)
     cli_advise.register(sub)  # after profile: advise takes its arguments
     cli_report.register(sub)
     cli_check.register(sub)

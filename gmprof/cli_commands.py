@@ -1,4 +1,4 @@
-"""The subcommands parse, analyze, instrument, profile and compare (argument parsing and
+"""The subcommands parse, analyze, instrument and profile (argument parsing and
 output only; `bench` is gmprof/bench.py, the entry point gmprof/cli.py).
 
 Every option's range is checked by gmprof.options (a bad value is argparse's usage error, status
@@ -18,7 +18,6 @@ from . import options as O, timing
 from .errors import EXIT_CHECK_FAILED, GmprofError, OptionError
 from .passes.pipeline import ANALYSIS_STAGES, STAGES, Pipeline
 from .passes.tallies import TALLIES, WarpRequests, check as tally_check
-from .report.accuracy import accuracy_loss
 from .runtime.launch_input import missing_kernel
 from .selection import LaunchSelection
 from .streams import program_output_to_stderr
@@ -111,6 +110,9 @@ def _mode_options(p) -> None:
     p.add_argument("--sampler", default="rng", choices=("rng", "paper"),
                    help="how --sampling picks accesses: a random draw per access (rng) or the "
                         "paper's counter-based scheme (paper)")
+    p.add_argument("--sampling-seed", type=O.cli_type(O.count, "--sampling-seed"), default=0,
+                   metavar="N", help="the sampler's seed (another seed keeps other accesses; "
+                                     "default 0)")
 
 
 def _check_options(p) -> None:
@@ -131,6 +133,7 @@ def _mode(args):
     try:
         mode = Mode.parse(args.mode, threshold=args.threshold, counter_bits=args.counter_bits,
                           enhanced=args.enhanced, sampling=args.sampling, sampler=args.sampler,
+                          sampling_seed=getattr(args, "sampling_seed", 0),
                           profile=args.profile, warps=getattr(args, "access_stats", False),
                           tallies=[t.name for t in TALLIES if getattr(args, t.dest, False)
                                    and not isinstance(t, WarpRequests)])
@@ -402,75 +405,6 @@ def _profile_sample(args, directory: Path, mode) -> int:
     return checks or (0 if run.ok else args.error_exitcode)
 
 
-# -- compare ------------------------------------------------------------------------------
-
-PAPER_MODES = ("basic", "SA", "SA-NA", "SA-NA-SM", "SA-NA-SM-TH", "default")
-
-
-def cmd_compare(args) -> int:
-    from rich.text import Text
-
-    from .api import profiler
-    from .argspec import parse_dim3
-    from .frontend.program import parse_define_option
-    from .mode import Mode
-
-    grid, block = parse_dim3(args.grid, "grid"), parse_dim3(args.block, "block")
-    rates = args.sampling
-    defines = dict(parse_define_option(d) for d in args.defines)
-    prof = profiler(args.file, defines, args.include_dirs, args.backend, arch=args.arch)
-    facts = prof.kernel_facts(args.kernel)
-    params = [getattr(p, "name", None) for p in facts.function.params]
-    named = _named_args(args, params, facts.name, np.random.default_rng(args.seed))
-    reports = []
-
-    def run(mode):
-        fresh = [v.copy() if isinstance(v, np.ndarray) else v for v in
-                 (named[p] for p in params)]
-        rep = prof.launch(args.kernel, grid, block, fresh, args.shared_mem, mode=mode,
-                          repeat=args.repeat, timeout=_timeout(args))
-        reports.append(rep)
-        return rep
-
-    reference = run(Mode.parse("basic", profile=args.profile))
-    rows_ = [("basic (exact reference)", reference, 0.0)]
-    for name in PAPER_MODES[1:]:
-        th = args.threshold if name.endswith("TH") else None
-        mode = Mode.parse(name, threshold=th, profile=args.profile)
-        rep = run(mode)
-        rows_.append((mode.name, rep, accuracy_loss(rep, reference)))
-    for rate in rates:
-        mode = Mode.parse("basic-SM", sampling=rate, sampler=args.sampler, profile=args.profile)
-        rep = run(mode)
-        rows_.append((mode.name, rep, accuracy_loss(rep, reference)))
-    from .report.tables import NUM, WORD, Col, print_table
-
-    timed = args.repeat > 1  # a time measured once is noise: shown only as a median
-    cols = [Col("mode", WORD)] + ([Col("native", NUM), Col("instrumented", NUM),
-                                   Col("overhead", NUM)] if timed else []) + \
-        [Col("accuracy loss", NUM), Col("counters in", WORD)]
-    rows = []
-    for name, rep, loss in rows_:
-        r = rep.run
-        times = [f"{r.native_ms:.3f} ms", f"{r.instrumented_ms:.3f} ms",
-                 f"{r.overhead:.2f}x" if r.overhead is not None else "-"] if timed else []
-        rows.append([name, *times, f"{loss:.2%}", r.counters_in])
-    console = _console()
-    title = f"{args.kernel} on {prof.backend.device} ({prof.backend.name})"
-    if timed:
-        title += f", times the median of {args.repeat} runs"
-    print_table(console, title, cols, rows)
-    console.print(Text("accuracy loss: the mean relative error of the per-element counts against "
-                       "basic mode's exact ones, |count - exact| / exact averaged over the "
-                       "elements basic counted and then over arrays (the paper's 6.2; 0% is "
-                       "exact)"))
-    if not timed:
-        console.print(Text("times not shown: measured once (--repeat N, N > 1, for medians)"))
-    elif prof.backend.name == "cpu":
-        console.print(Text("times are CPU-emulated: they do not predict GPU overheads"))
-    return _failed_checks(reports, args)
-
-
 def _dump_option(p, stages) -> None:
     p.add_argument("--dump-after", choices=stages, metavar="PASS",
                    help="print the program after this pass to standard error (passes: "
@@ -527,7 +461,7 @@ def register(sub) -> None:
     p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"),
                    help="where kernels run (auto: the GPU if CuPy sees one, else the CPU backend)")
     p.add_argument("--json", action="store_true",
-                   help="print the run as one JSON document (schema gmprof.run/1: every kernel "
+                   help="print the run as one JSON document (schema gmprof.run/2: every kernel "
                         "and launch) instead of tables")
     add_output_options(p)
     p.add_argument("--out", metavar="FILE.html",
@@ -550,30 +484,3 @@ def register(sub) -> None:
     _check_options(p)
     p.set_defaults(run=cmd_profile)
 
-    p = sub.add_parser("compare", help="the paper's modes and sampling side by side")
-    add_frontend_options(p)
-    p.add_argument("--kernel", required=True,
-                   help="kernel name or name expression (matmul<16>)")
-    p.add_argument("--grid", required=True, help="X[,Y,Z]")
-    p.add_argument("--block", required=True, help="X[,Y,Z]")
-    p.add_argument("--arg", action="append", default=[], metavar="NAME=SPEC",
-                   help="as for profile: n=1024 or in=float32[1024,1024]:random")
-    p.add_argument("--shared-mem", type=O.cli_type(O.count, "--shared-mem"), default=0,
-                   help="dynamic shared memory bytes")
-    p.add_argument("--sampling", type=O.cli_type(O.rate_list, "--sampling"),
-                   default=[0.1, 0.01, 0.001], help="rates in (0, 1], comma separated")
-    p.add_argument("--sampler", default="rng", choices=("rng", "paper"),
-                   help="how sampling picks accesses (rng or the paper's scheme)")
-    p.add_argument("--threshold", type=O.cli_type(O.count, "--threshold", minimum=1,
-                                                  maximum=2 ** 32 - 1), default=255,
-                   help="the TH modes' saturation threshold")
-    p.add_argument("--profile", default="both", choices=("shm", "dm", "both"),
-                   help="profile shared memory, device memory, or both")
-    p.add_argument("--backend", default="auto", choices=("auto", "gpu", "cpu"),
-                   help="where kernels run (auto: the GPU if CuPy sees one, else the CPU backend)")
-    p.add_argument("--repeat", type=O.cli_type(O.count, "--repeat"), default=5,
-                   help="timed runs per mode (medians reported)")
-    p.add_argument("--seed", type=O.cli_type(O.count, "--seed"), default=0,
-                   help="seed of the random inputs (--arg ...:random, a sample's arrays)")
-    _check_options(p)
-    p.set_defaults(run=cmd_compare)

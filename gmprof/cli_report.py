@@ -6,7 +6,7 @@ files decoded and merged (argument parsing and output only).
     gmprof report report-*.json [--json]        (files written by programs built with gmprof nvcc)
     gmprof diff v1.json v2.json
 
-Both read gmprof.run/1 documents (`--json` of profile); `report` also reads the raw report files
+Both read gmprof.run/2 documents (`--json` of profile); `report` also reads the raw report files
 (gmprof.raw/1) that whole programs write at exit, one per process: several of them are decoded
 and merged into one run document (totals per kernel, and a per-process and per-device
 breakdown under "program"). A file that is neither is a usage error (status 2) located where it
@@ -100,7 +100,7 @@ def register(sub) -> None:
     p = sub.add_parser("report", help="print or convert a saved run (gmprof profile --json), "
                                       "or merge whole programs' report files")
     p.add_argument("files", nargs="+", metavar="FILE",
-                   help="a saved run: gmprof.run/1 JSON from `gmprof profile --json` (- for "
+                   help="a saved run: gmprof.run/2 JSON from `gmprof profile --json` (- for "
                         "standard input); or report files written by programs built with "
                         "gmprof nvcc (report-%%p.json), decoded and merged")
     p.add_argument("--source", action="store_true",
@@ -121,7 +121,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("diff", help="compare two saved runs per kernel and array "
                                     "(e.g. a kernel's v1 and v2)")
-    p.add_argument("a", help="the first saved run (gmprof.run/1 JSON)")
+    p.add_argument("a", help="the first saved run (gmprof.run/2 JSON)")
     p.add_argument("b", help="the second saved run")
     p.add_argument("--json", action="store_true",
                    help="print the comparison as JSON (schema gmprof.diff/1)")

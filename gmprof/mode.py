@@ -27,6 +27,9 @@ class Mode:
     enhanced: bool = False
     sampling: float | None = None
     sampler: str = "rng"  # 'rng' (a register generator) or 'paper' (a 0/1 sequence)
+    # the sampler's seed (each launch's is derived from it and the launch's number): the
+    # same seed keeps the same accesses; another gives another sample of the same design
+    sampling_seed: int = 0
     trace: bool = False
     profile: str = "both"  # 'shm', 'dm' or 'both'
     # False: no site is left to a formula (every site gets a hook; loop-invariant sites are
@@ -69,6 +72,7 @@ class Mode:
         # (64-bit counters are a width, not another mode: "default [64-bit]")
         if Mode(**{**self.__dict__, "ranges": True, "loop_entry": True, "warps": False,
                    "tallies": frozenset(),
+                   "sampling_seed": 0,
                    "counter_bits": 32 if self.counter_bits == 64 else self.counter_bits}) == \
                 Mode(profile=self.profile):
             base = "default"
@@ -92,7 +96,7 @@ class Mode:
 
     @staticmethod
     def parse(text: str, *, threshold=None, counter_bits=32, enhanced=False, sampling=None,
-              sampler="rng", profile="both", warps=False, tallies=()) -> "Mode":
+              sampler="rng", profile="both", warps=False, tallies=(), sampling_seed=0) -> "Mode":
         """`default`, `basic`, `trace`, or flags joined by '-' or '+': SA, NA, SM, TH
         (`SA-NA-SM-TH`, the paper's names), each at most once; None is `default`."""
         written = "default" if text is None else str(text)
@@ -143,7 +147,27 @@ class Mode:
         return Mode(sa="sa" in flags, na="na" in flags, sm="sm" in flags,
                     threshold=threshold if "th" in flags else None, counter_bits=counter_bits,
                     enhanced=enhanced, sampling=sampling, sampler=sampler, profile=profile,
-                    warps=bool(warps), tallies=frozenset(tallies))
+                    warps=bool(warps), tallies=frozenset(tallies),
+                    sampling_seed=int(sampling_seed))
+
+    def paper_sequence(self) -> tuple[int, int]:
+        """(length, ones) of the paper sampler's 0/1 sequence: a power of two long (the device
+        masks its index), holding exactly round(rate * length) ones, at least one, so that the
+        rate a run's sample has is known exactly rather than drawn."""
+        length = 1 << 16
+        return length, max(1, min(length, round((self.sampling or 0.0) * length)))
+
+    @property
+    def sample_rate(self) -> float | None:
+        """The probability that an access is kept, as the device draws it: the rng sampler
+        compares 32 random bits with rate * 2^32; the paper's reads a sequence of
+        paper_sequence() (ones / length). Sampled counts are scaled by its inverse."""
+        if self.sampling is None:
+            return None
+        if self.sampler == "paper":
+            length, ones = self.paper_sequence()
+            return ones / length
+        return min(int(self.sampling * 2 ** 32), 2 ** 32 - 1) / 2 ** 32
 
     def widened(self) -> "Mode":
         """The same mode with 64-bit counters (a launch whose 32-bit counters could pass

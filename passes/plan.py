@@ -230,7 +230,13 @@ class PlanCounters:
             plan.hook = Static()
             plan.reason = "static: counted at launch from its formula"
             return plan
-        if all(sc.tid_invariant and sc.block_convergent for sc in classes) and resolved:
+        # sampling: each thread draws for its own accesses (no thread counts for the block,
+        # no first iteration for its loop's): every kept draw is one access, and a count's
+        # interval the binomial's (report/interval.py); the paper (6.2) applies no invariant
+        # to sampling either
+        sampling = mode.sampling is not None
+        if all(sc.tid_invariant and sc.block_convergent for sc in classes) and resolved \
+                and not sampling:
             plan.mode = "BLOCK"
             plan.reason = "tid-invariant and executed by the whole block: one thread counts"
         elif all(sc.tid_invariant for sc in classes) and resolved:
@@ -244,9 +250,9 @@ class PlanCounters:
             plan.reason = "measured: " + (reasons[0] if reasons else "dynamic")
         # in enhanced mode a live-ranged array's counts must be per occurrence: a weighted
         # count in the first iteration would be charged to that iteration's live range
-        # (per-warp statistics, and other counter families, need the hook at every access:
-        # no weighted first iteration)
-        weights = [] if keeps_live_ranges or tallies.every_access(mode) else \
+        # (per-warp statistics, and other counter families, need the hook at every access: no
+        # weighted first iteration; nor sampling, whose every access is its own draw)
+        weights = [] if keeps_live_ranges or tallies.every_access(mode) or sampling else \
             self._weight_loops(site, classes)
         if not weights and self._ranges_apply(plan):
             self._range(plan, classes)

@@ -164,6 +164,8 @@ struct Launch {
   unsigned long long tally;
   unsigned int tally_words;
   unsigned int tally_reserved;
+  unsigned long long sample_sq;   // sampling: a double per site, sum of c*c - c over the kept
+                                  // draws that stood for c > 1 accesses (sample_clusters)
   Object obj[GMPROF_MAX_OBJECTS];
 };
 
@@ -372,11 +374,17 @@ __device__ __forceinline__ unsigned hash32(unsigned x) {
 // it lives in a per-thread word in device memory. Two samplers: the paper's (a per-thread
 // counter over a pre-generated random 0/1 sequence, read with __ldg) and a cheaper one (a
 // xorshift generator in a register).
+//
+// Each thread's draws are its own: the host seeds every launch differently (runtime/counters.py:
+// the same thread of two launches would otherwise keep the same accesses), and a thread's
+// stream in device functions starts elsewhere than its kernel body's (SALT), or the two
+// streams would keep their k-th accesses together. The report's confidence intervals
+// (report/interval.py) rest on this independence.
 struct Sampler {
   unsigned state;
-  __device__ __forceinline__ Sampler() {
+  __device__ __forceinline__ explicit Sampler(unsigned salt = 0u) {
     const unsigned g = linear_tid() + n_threads() * (unsigned)linear_bid();
-    state = hash32(L().seed ^ hash32(g + 0x9e3779b9u));
+    state = hash32(L().seed ^ hash32(g + 0x9e3779b9u) ^ salt);
     if (L().sampler == 1) state &= (L().sample_seq_len - 1u);
     if (!state) state = 1u;
   }
@@ -395,7 +403,7 @@ __device__ __forceinline__ bool sample_global() {
   unsigned *st = reinterpret_cast<unsigned *>(L().sample_state) +
                  (linear_tid() + n_threads() * (unsigned)linear_bid());
   unsigned v = *st;
-  if (!v) { Sampler fresh; v = fresh.state; }
+  if (!v) { Sampler fresh(0x85ebca6bu); v = fresh.state; }
   const bool take = Sampler::step(v);
   *st = v;
   return take;
@@ -681,6 +689,20 @@ __device__ __forceinline__ bool sampled(Sampler *s) {
 #endif
 }
 
+// Sampling: a kept draw that stands for C accesses at once (a loop-weighted site's first
+// iteration, a BLOCK site's thread 0 for the whole block) is a cluster: the count's variance
+// grows with C*C, not C. N draws of C each add N * (C*C - C) to the site's sum (a double: C*C
+// passes 2^64), from which the host derives the intervals (report/interval.py).
+__device__ __forceinline__ void sample_clusters(int site, unsigned c, unsigned n) {
+#if GMPROF_SAMPLING
+  if (c > 1u && L().sample_sq)
+    atomicAdd(reinterpret_cast<double *>(L().sample_sq) + site,
+              (double)n * ((double)c * (double)c - (double)c));
+#else
+  (void)site; (void)c; (void)n;
+#endif
+}
+
 // Common part: decide who counts, count the site. Returns the increment this thread adds to
 // the element's counter (0: nothing to do).
 template <int SITE, int MODE>
@@ -688,11 +710,15 @@ __device__ __forceinline__ unsigned who_counts(unsigned inc, const volatile void
   if (inc == 0u) return 0u;  // a weighted site outside its loops' first iteration
   if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
     count_site(SITE, inc);
+    sample_clusters(SITE, inc, 1u);
     return inc;
   }
   unsigned lanes;
   if (!leader<MODE>(&lanes, p, inc)) return 0u;
   add_site(SITE, (site_count_t)inc * lanes);
+  // BLOCK: thread 0's draw decided for the block; otherwise each lane counted drew for itself
+  if (MODE == BLOCK) sample_clusters(SITE, inc * lanes, 1u);
+  else sample_clusters(SITE, inc, lanes);
   return inc * lanes;
 }
 

@@ -43,7 +43,7 @@ def test_profile_writes_every_file_when_stdout_is_closed(tmp_path):
                               "--csv", "x.csv", "--out", "r.html"], tmp_path)
     assert status == 0, err
     assert_quiet(err)
-    assert json.loads((tmp_path / "run.json").read_text())["schema"] == "gmprof.run/1"
+    assert json.loads((tmp_path / "run.json").read_text())["schema"] == "gmprof.run/2"
     assert (tmp_path / "x.csv").read_text().startswith("kernel,array,")
     assert (tmp_path / "r.html").read_text().startswith("<!doctype html>")
 

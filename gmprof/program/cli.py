@@ -143,7 +143,7 @@ options:
   --profile shm|dm|both    --threshold N  --counter-bits 8|16|32  --enhanced  --sampling RATE
   --access-stats           per-warp requests of every site (bank conflicts, coalescing)
   --backend gpu|cpu        where the program runs (default: a GPU when there is one)
-  --json                   print the report as JSON (gmprof.run/1, as profile --json)
+  --json                   print the report as JSON (gmprof.run/2, as profile --json)
   --csv FILE, --html FILE  also write the report as CSV or HTML (- for standard output)
   --source                 also print each kernel's source lines with their counts
   --check                  also build and run natively; compare standard output and exit status
@@ -330,7 +330,7 @@ def _check_native(work: Path, ns, inst) -> bool:
 # -- the report -----------------------------------------------------------------------------
 
 def program_document(result, command=None) -> dict:
-    """A whole program's report as one gmprof.run/1 document (so `gmprof report FILE.json`
+    """A whole program's report as one gmprof.run/2 document (so `gmprof report FILE.json`
     re-renders it and `gmprof diff` compares it), with the program's own part under "program":
     the processes whose report files were merged, the breakdown per process, device and
     kernel, and notes about the files."""

@@ -1,6 +1,6 @@
 """A saved run document, checked against its JSON Schema before anything renders it.
 
-Stage: report (reading). Takes a parsed gmprof.run/1 document (`gmprof report`, `gmprof diff`)
+Stage: report (reading). Takes a parsed gmprof.run/2 document (`gmprof report`, `gmprof diff`)
 and returns nothing, or raises an InputError located at the first value that breaks
 gmprof/report/run.schema.json, as a JSON pointer:
 
@@ -78,7 +78,7 @@ def _message(error, path) -> str:
 
 
 def _is_count(x) -> bool:
-    return type(x) is int and x >= 0
+    return type(x) is int and 0 <= x < 1 << 63  # (an int64: run.schema.json $defs/count)
 
 
 def _is_cell(x) -> bool:

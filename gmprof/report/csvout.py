@@ -1,4 +1,4 @@
-"""The run document (gmprof.run/1) as CSV: one file for every kernel of the run.
+"""The run document (gmprof.run/2) as CSV: one file for every kernel of the run.
 
 Stage: report. Takes the document; returns CSV text with three tables separated by blank
 lines, each row naming its kernel: arrays, access sites, and (when the document carries the
@@ -19,6 +19,9 @@ ARRAY_COLUMNS = ["kernel", "array", "space", "elem_type", "shape", "counter_unit
                  "label", "threshold", "sampling", "counts_are", "accesses", "reads", "writes",
                  "min", "max", "mean", "untouched", "at_threshold", "out_of_range",
                  "static_share"]
+# sampled counts' 95% intervals (report/interval.py); blank where a count is not sampled
+INTERVAL_COUNTS = ("accesses", "reads", "writes", "max")
+ARRAY_COLUMNS += [f"{c}_{end}" for c in INTERVAL_COUNTS for end in ("low", "high")]
 SITE_COLUMNS = ["kernel", "site", "location", "text", "function", "object", "kind",
                 "executions", "how"]
 LINE_COLUMNS = ["kernel", "file", "line", "function", "reads", "writes", "executions", "how",
@@ -46,7 +49,18 @@ def _arrays(w, doc) -> None:
                         a.get("counts_are", "accesses"), a["accesses"], a["reads"],
                         a["writes"], a["min"], a["max"], f"{a['mean']:.4f}", a["untouched"],
                         a["at_threshold"], a["out_of_range"], f"{a['static_share']:.3f}",
+                        *_interval_cells(a),
                         *(csv_cells(a.get("warps")) if warps else [])])
+
+
+
+def _interval_cells(a) -> list:
+    iv = a.get("intervals") or {}
+    out = []
+    for count in INTERVAL_COUNTS:
+        e = iv.get(count)
+        out += ["", ""] if e is None else [f"{e['low']:.0f}", f"{e['high']:.0f}"]
+    return out
 
 
 def _sites(w, doc) -> None:

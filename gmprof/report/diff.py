@@ -1,7 +1,7 @@
 """Two runs side by side, per kernel and array: what changed from A to B (the paper's v1 -> v2
 case studies: em_v1's model re-read from device memory, em_v2's staged in shared memory).
 
-Stage: report. Takes two run documents (gmprof.run/1); returns a gmprof.diff/1 dict, and prints
+Stage: report. Takes two run documents (gmprof.run/2); returns a gmprof.diff/1 dict, and prints
 it as tables. Kernels and arrays are matched by name; those in one run only are listed as such.
 Counts with different labels (exact in A, sampled in B) are compared and flagged, never
 silently: a sampled count is an estimate.

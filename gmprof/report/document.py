@@ -1,4 +1,4 @@
-"""One run, one document: the gmprof.run/1 JSON that every renderer reads.
+"""One run, one document: the gmprof.run/2 JSON that every renderer reads.
 
 Stage: report. Takes the Reports of one command (one per kernel, each merged over its launches)
 and what the command knows about the run (the sample and its self-check, the command line);
@@ -22,13 +22,14 @@ import numpy as np
 from gmprof.passes.tallies import TALLIES
 
 from . import countcodec, where
+from .interval import LEVEL, describe, max_interval
 from .labels import APPROXIMATE, SAMPLED
 
 if TYPE_CHECKING:
     from .model import ArrayStats, Report
 
-SCHEMA = "gmprof.run/1"
-KERNEL_SCHEMA = "gmprof.report/1"  # one kernel's part (what to_json returned before)
+SCHEMA = "gmprof.run/2"  # /2: arrays' "intervals" (sampled counts)
+KERNEL_SCHEMA = "gmprof.report/2"  # one kernel's part (what to_json returned before)
 
 # arrays up to this many counters carry their counts as a list; larger ones packed
 # (countcodec.py: zlib'd little-endian int64 in base64), so every count is kept
@@ -115,6 +116,7 @@ def _array(a: ArrayStats, include_counts: bool | None) -> dict:
         value = t.get(a) if t.field == "arrays" else None
         if value is not None:
             entry[t.name] = _with_counts(t.to_doc(value), include_counts)
+    entry["intervals"] = intervals(a, stats)
     return entry
 
 
@@ -130,8 +132,34 @@ def _with_counts(value, include_counts: bool | None):
     return value
 
 
+def intervals(a: ArrayStats, stats: dict) -> dict | None:
+    """A sampled array's intervals (report/interval.py): its accesses, reads, writes, and the
+    per-element figures: the mean (the accesses' interval over the counters) and the max (the
+    element with the largest estimate, all of its count taken as sampled: conservative where
+    part of it is exact)."""
+    s = a.sample
+    if s is None or a.label != SAMPLED or not s.get("rate"):
+        return None
+    rate, sampler = s["rate"], s["sampler"]
+    acc = describe(s["accesses"], rate, sampler)
+    n = max(a.counters, 1)
+    mean = dict(acc, estimate=acc["estimate"] / n, low=acc["low"] / n, high=acc["high"] / n,
+                interval=acc["interval"] + "; over the counters")
+    d = s["accesses"].design_effect
+    kept_max = round(stats["max"] * rate)  # the most an element kept (all of it sampled)
+    lo, hi = max_interval(kept_max, a.counters, rate, d)
+    mx = dict(acc, estimate=float(stats["max"]), low=float(lo), high=float(hi),
+              kept=float(kept_max), exact_part=0.0,
+              interval=acc["interval"] + "; the largest count of any element: every "
+              "element's bound at once (Bonferroni), its count taken as sampled")
+    return {"rate": rate, "sampler": sampler, "level": LEVEL, "accesses": acc,
+            "reads": None if s["reads"] is None else describe(s["reads"], rate, sampler),
+            "writes": None if s["writes"] is None else describe(s["writes"], rate, sampler),
+            "max": mx, "mean": mean}
+
+
 def kernel_entry(report: Report, include_counts: bool | None = None) -> dict:
-    """One kernel's part of the document (schema gmprof.report/1 plus launches and source)."""
+    """One kernel's part of the document (schema gmprof.report/2 plus launches and source)."""
     run = report.run
     sampling = next((a.sampling for a in report.arrays if a.sampling), None)
     threshold = next((a.threshold for a in report.arrays if a.threshold is not None), None)
@@ -267,6 +295,8 @@ def loads(text: str, name: str = "<json>") -> dict:
             else None
         raise InputError(f"not JSON: {e.msg}", Location(name, e.lineno, e.colno, line)) \
             from None
+    if isinstance(doc, dict) and doc.get("schema") == "gmprof.run/1":
+        doc = _from_v1(doc)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
         raise InputError(f"not a gmprof run document (schema {SCHEMA!r} expected, found "
@@ -275,6 +305,19 @@ def loads(text: str, name: str = "<json>") -> dict:
     from .check import check
 
     check(doc, name)  # a located error for any value the schema refuses
+    return doc
+
+
+def _from_v1(doc: dict) -> dict:
+    """A gmprof.run/1 document read as /2: /1 had no intervals (none sampled had any)."""
+    doc["schema"] = SCHEMA
+    for k in doc.get("kernels") or []:
+        if isinstance(k, dict):
+            if k.get("schema") == "gmprof.report/1":
+                k["schema"] = KERNEL_SCHEMA
+            for a in k.get("arrays") or []:
+                if isinstance(a, dict):
+                    a.setdefault("intervals", None)
     return doc
 
 

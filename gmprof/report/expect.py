@@ -2,7 +2,7 @@
 
 Stage: report (reading). Takes Expectations (a target, a metric, a bound; read from a
 `gmprof check` file by expect_file.py, or made by the pytest plugin) and one run document
-(gmprof.run/1, document.py) and returns an Outcome per expectation: the value the document
+(gmprof.run/2, document.py) and returns an Outcome per expectation: the value the document
 holds and whether the bound holds. Every number comes from the document as `gmprof profile
 --json` writes it; nothing is counted again here. docs/workflows/assertions.md is the
 language's reference:

@@ -1,6 +1,6 @@
 """Reports back from a saved run: `gmprof.load("run.json")` (gmprof/api.py).
 
-Stage: report (reading). Takes a run document (gmprof.run/1, checked against its schema by
+Stage: report (reading). Takes a run document (gmprof.run/2, checked against its schema by
 document.load); returns one Report per kernel with its counts, sites, warnings, launches and
 source, so a saved run is what `gmprof.profile` returned: printed, converted (to_pandas) or
 merged the same. Counts come back from either form of `counts` (countcodec.py). A run saved
@@ -45,6 +45,7 @@ def _array(a: dict, notes: list) -> ArrayStats:
                      static_share=a["static_share"], live_ranges=live,
                      where=a["counters_where"], declared_at=a["declared_at"])
     out._owned = True
+    out.sample = _sample(a.get("intervals"))
     if counts is None:
         notes.append(f"{a['name']}: its {a['counters']:,} counts were not saved (a run saved "
                      "before gmprof kept them); its figures and heat map are the saved ones")
@@ -60,6 +61,24 @@ def _tallies(stats, entry: dict, field: str) -> None:
     for t in TALLIES:
         if t.field == field and entry.get(t.name) is not None:
             t.put(stats, t.from_doc(entry[t.name], countcodec.decode))
+
+
+def _sample(iv: dict | None) -> dict | None:
+    """ArrayStats.sample back from a document's intervals: each count's kept K, exact part E
+    and Q = K * design effect (report/interval.py), from which the same intervals follow."""
+    from .interval import Sampled
+
+    if not iv:
+        return None
+
+    def one(e):
+        if e is None:
+            return None
+        return Sampled(e["kept"], e["kept"] * e["design_effect"], e["exact_part"],
+                       not e["interval"].startswith("exact: no sampled site"))
+
+    return {"rate": iv["rate"], "sampler": iv["sampler"],
+            **{k: one(iv[k]) for k in ("accesses", "reads", "writes")}}
 
 
 def report(k: dict) -> Report:
@@ -117,7 +136,7 @@ def pick(found: list, kernel: str | None, path):
 
 
 def load(path, kernel: str | None = None):
-    """The Report(s) of a saved run (gmprof.run/1; gmprof.load also reads whole programs'
+    """The Report(s) of a saved run (gmprof.run/2; gmprof.load also reads whole programs'
     report files)."""
     from .document import load as load_document
 

@@ -1,4 +1,4 @@
-"""The run document (gmprof.run/1) as one self-contained HTML page, to explore.
+"""The run document (gmprof.run/2) as one self-contained HTML page, to explore.
 
 Stage: report. Takes the document (and, from a run in this process, its Reports: their counts
 are finer than a saved document's); returns the page's text, rendered from report.html (a

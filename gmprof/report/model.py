@@ -19,6 +19,7 @@ import numpy as np
 from gmprof.passes.tallies import TALLIES, WarpStats  # noqa: F401 (WarpStats re-exported)
 
 from . import where
+from .interval import merged_samples
 from .labels import APPROXIMATE, EXACT, SAMPLED, THRESHOLDED  # noqa: F401 (re-exported)
 
 # merging two launches' counts keeps the weaker label (a sum is exact only if both parts are)
@@ -45,6 +46,9 @@ class ArrayStats:
     live_ranges: dict | None = None  # enhanced mode: {'ranges', 'accesses', 'histogram'}
     # the counter families' values per array (passes/tallies.py), by family name
     tallies: dict = field(default_factory=dict)
+    # sampled counts: {'rate', 'sampler', 'accesses', 'reads', 'writes'}, each count an
+    # interval.Sampled (None: not split), from which report/interval.py makes its interval
+    sample: dict | None = None
     where: str = ""  # 'shared memory (SM)' / 'device memory': where its counters lived
     declared_at: str = ""
     # trace mode: who shares the elements (runtime/sharing.py), what `gmprof advise` reads
@@ -239,7 +243,7 @@ class Report:
                 f"{self.run.mode} mode on {self.run.backend}>")
 
     def to_dict(self) -> dict:
-        """The kernel's part of a run document (gmprof.report/1), every count as a list."""
+        """The kernel's part of a run document (gmprof.report/2), every count as a list."""
         from .frames import to_dict
 
         return to_dict(self)
@@ -300,9 +304,12 @@ class Report:
                 for t in TALLIES:
                     if t.field == "arrays":
                         t.merge(a, theirs)  # a copy: later merges add into it
+                a.sample = copy.deepcopy(a.sample)  # added into by later merges
                 self.arrays.append(a)
                 by_name[a.name] = a
                 continue
+            if mine.sample is not None or a.sample is not None:
+                mine.sample = merged_samples(mine, a)  # before the counts are summed
             mine._summary = mine._heat = None  # its counts change below
             if mine.counts.shape == a.counts.shape:
                 # in place: 50 launches of a 16M-element array are 50 passes, not 50 copies;

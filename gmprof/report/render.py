@@ -5,7 +5,7 @@ run document (gmprof.report.document); returns text (the CLI writes it through
 gmprof.outputs). Every renderer reads the document, so a saved JSON re-renders the same
 (`gmprof report run.json`). The JSON schema is documented in docs/report.md.
 
-    json_text([report_a, report_b])           # one gmprof.run/1 document
+    json_text([report_a, report_b])           # one gmprof.run/2 document
     render_text(report, Console(), source=True)
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ def as_document(reports, **kw) -> dict:
 
 
 def to_json(report: Report, include_counts: bool = False) -> dict:
-    """One kernel's part of a run document (schema gmprof.report/1)."""
+    """One kernel's part of a run document (schema gmprof.report/2)."""
     return kernel_entry(report, include_counts)
 
 

@@ -4,7 +4,7 @@ the access sites on each line (as Nsight Compute's source page, with gmprof's co
 Stage: report. `attach_source(report, tu)` copies the code of the report's kernel and of the
 device functions its sites lie in (from the frontend's TranslationUnit) into `report.source`,
 so a saved report re-renders without the .cu file. `line_rows(kernel)` rolls a kernel's sites
-(gmprof.run/1 JSON, see gmprof.report.document) up per line:
+(gmprof.run/2 JSON, see gmprof.report.document) up per line:
 
     __global__ void k(float *a) {          line 3:  reads 0   writes 0   executions 0
         a[threadIdx.x] = 2 * a[threadIdx.x];  line 4: reads 64 writes 64 executions 128
@@ -51,7 +51,7 @@ def attach_source(report, tu) -> None:
 def line_rows(kernel: dict) -> list[dict]:
     """Per function of a kernel's source view, its lines with the counts of the sites on them.
 
-    kernel: one entry of a gmprof.run/1 document's "kernels". Returns
+    kernel: one entry of a gmprof.run/2 document's "kernels". Returns
     [{"function", "file", "rows": [{"line", "text", "reads", "writes", "executions", "how",
     "arrays", "sites"}]}]. reads/writes: the executions of the read (write) sites on the line,
     a read-write site counting in both; executions: of every counted site on the line; how: how

@@ -1,7 +1,7 @@
 """`--print-summary per-kernel|per-gpu`: one row per kernel, or per device, instead of the
 full tables (as Nsight Compute's --print-summary).
 
-Stage: report (terminal rendering). Takes a run document (gmprof.run/1); prints a table
+Stage: report (terminal rendering). Takes a run document (gmprof.run/2); prints a table
 through tables.print_table. Counts are sums of the arrays' accesses, reads and writes; a sum
 over arrays of which one is not exact carries the weakest label (`counts` column), so a
 summary never shows as exact what is not.

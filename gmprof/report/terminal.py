@@ -1,4 +1,4 @@
-"""The run document (gmprof.run/1) as text for a terminal or a pipe.
+"""The run document (gmprof.run/2) as text for a terminal or a pipe.
 
 Stage: report. Takes the document (gmprof.report.document) and a rich Console; prints, per
 kernel, the launch, per-array counts, per-site executions and, with source=True, the source
@@ -170,6 +170,26 @@ def array_rows(kernel: dict) -> tuple[list[Col], list[list[str]]]:
     return cols, rows
 
 
+def interval_rows(kernel: dict) -> tuple[list[Col], list[list[str]]]:
+    """Sampled arrays: each count's 95% interval (report/interval.py), beside its estimate."""
+    cols = [Col("array", FOLD), Col("accesses", NUM), Col("95% interval", WORD),
+            Col("reads", WORD), Col("writes", WORD), Col("max per element", WORD),
+            Col("interval", WORD, hoist=True, hoist_as="interval: {}")]
+
+    def span(e):
+        return "-" if e is None else f"{e['low']:,.0f} .. {e['high']:,.0f}"
+
+    rows = []
+    for a in kernel["arrays"]:
+        iv = a.get("intervals")
+        if not iv:
+            continue
+        acc = iv["accesses"]
+        rows.append([a["name"], fmt_count(a["accesses"]), span(acc), span(iv["reads"]),
+                     span(iv["writes"]), span(iv["max"]), acc["interval"]])
+    return cols, rows
+
+
 def site_tables(kernel: dict) -> list[tuple[str, list[Col], list[list[str]]]]:
     """The access sites, one table per file (in the order the sites come), each titled with
     its file so a row needs only line:col: a path folded in a narrow column reads badly."""
@@ -272,6 +292,10 @@ def render(doc: dict, console, source: bool = False) -> None:
                     split_title="counts per array")
         for n in notes:
             say(n, "yellow")
+        cols, rows = interval_rows(kernel)
+        if rows:
+            print_table(console, "sampled counts: 95% intervals from the sampling design "
+                        "(docs/report.md)", cols, rows, order=(FOLD, WORD))
         for a in kernel["arrays"]:
             L = a.get("live_ranges")
             if L and L.get("ranges"):

@@ -1,7 +1,7 @@
 """Per-warp requests (--access-stats) for the outputs: an array's sum over its sites, the
 figures every output shows (per request, the ideal, the worst request) and a line of words.
 
-Stage: report. Takes the `warps` objects of a run document (gmprof.run/1: a site's, or an
+Stage: report. Takes the `warps` objects of a run document (gmprof.run/2: a site's, or an
 array's, summed by passes/tallies.py WarpRequests.finish); returns numbers, CSV cells and text, so that CSV, HTML and `gmprof
 diff` say the same thing:
 

@@ -254,7 +254,7 @@ def padded_counters(n: int, counter_t, backend_name: str = "gpu") -> int:
     return -(-max(n, 1) * size // 4) * 4 // size
 
 
-def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
+def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem, launch_number=0):
     """(the launch description, its buffers): counters allocated, zeroed, their addresses in
     the description."""
     counter_t = LY.counter_dtype(mode.counter_bits)
@@ -317,15 +317,22 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
         threads = block3[0] * block3[1] * block3[2] * grid3[0] * grid3[1] * grid3[2]
         buffers["sample_state"] = backend.zeros(threads, np.uint32)
         launch["sample_state"] = backend.address(buffers["sample_state"])
-        launch["sample_threshold"] = min(int(mode.sampling * 2 ** 32), 2 ** 32 - 1)
+        launch["sample_threshold"] = round(mode.sample_rate * 2 ** 32)
         launch["sampler"] = 1 if mode.sampler == "paper" else 0
-        launch["seed"] = 12345
-        seq_len = 1 << 16
-        rng = np.random.default_rng(2024)
-        seq = (rng.random(seq_len) < mode.sampling).astype(np.uint8)
+        # every launch its own draws (gmprof.cuh Sampler): a solver's launches, alike, would
+        # otherwise keep the same accesses each time, and their sum vary as one launch's times
+        # the launches rather than as independent samples
+        rng = np.random.default_rng([mode.sampling_seed, launch_number])
+        launch["seed"] = int(rng.integers(1, 2 ** 32))
+        # the paper's sequence: exactly `ones` ones at random places (Mode.paper_sequence)
+        seq_len, ones = mode.paper_sequence()
+        seq = np.zeros(seq_len, np.uint8)
+        seq[rng.choice(seq_len, ones, replace=False)] = 1
         buffers["sample_seq"] = backend.to_device(seq)
         launch["sample_seq"] = backend.address(buffers["sample_seq"])
         launch["sample_seq_len"] = seq_len
+        buffers["sample_sq"] = backend.zeros(max(len(plan.sites), 1), np.float64)
+        launch["sample_sq"] = backend.address(buffers["sample_sq"])
     if mode.enhanced:
         buffers["clock"] = backend.zeros(2 * CLOCK_CAPACITY, np.uint64)
         buffers["clock_count"] = backend.zeros(1, np.uint64)
@@ -476,6 +483,9 @@ def read_back(slots, buffers, backend, mode, keep_on_device: bool = False) -> di
     if "tally" in buffers:
         out["tally"] = np.array(backend.to_host(buffers["tally"]), dtype=np.uint64,
                                 copy=True).reshape(-1, T.record_words())
+    if mode.sampling is not None and "sample_sq" in buffers:
+        out["sample_sq"] = np.array(backend.to_host(buffers["sample_sq"]), dtype=np.float64,
+                                    copy=True)
     return out
 
 

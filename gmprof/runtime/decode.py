@@ -41,7 +41,8 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
     the same few: each sum is made once, and put on the GPU once)."""
     report = Report(info, warnings=list(warnings))
     # only sampled counts are scaled by 1/rate: a static formula's counts are added after
-    scale = 1.0 / mode.sampling if mode.sampling is not None and not mode.trace else None
+    # (the rate the device drew at: Mode.sample_rate)
+    scale = 1.0 / mode.sample_rate if mode.sampling is not None and not mode.trace else None
     per_slot: dict = {}
     for key, ls in slots.items():
         # read_back's arrays (device and shared counts alike) are fresh copies, ours to add
@@ -82,7 +83,7 @@ def decode(plan, kernel: str, ka, slots: dict, counters: dict, static: dict, dem
         entry[3] += entry[4].executions
     site_exec.update(static_exec)
     _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale,
-            counters.get("tally"))
+            counters.get("tally"), counters.get("sample_sq"))
     for arr in report.arrays:
         arr.evidence = evidence.get(arr.name)
     # the per-site counter families' values (passes/tallies.py)
@@ -211,7 +212,7 @@ def gathered_counts(walk, values, elem_size: int, unit: int, n_counters: int):
 
 
 def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, scale,
-            records=None) -> None:
+            records=None, sample_sq=None) -> None:
     """records: the per-element families' records (counters.read_back's 'tally')."""
     measured = measured_slots(plan, kernel, ka)
     uncounted = uncounted_slots(plan, ka)
@@ -219,10 +220,13 @@ def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, sca
     writes: dict = {}
     resolved: dict = {}  # slot -> executions of the sites that name it
     loose = []  # executed sites whose object is found at run time (OBJ < 0)
+    draws = SampleDraws(sample_sq) if scale is not None else None
     for sp in plan.sites.values():
         if sp.site not in site_exec:
             continue
         n = site_exec[sp.site]
+        if draws is not None:
+            draws.site(sp, n, sp.strategy in (HOOK, LR_START))
         if scale is not None and sp.strategy in (HOOK, LR_START):
             n = int(round(n * scale))
         if sp.slot is None:
@@ -236,6 +240,7 @@ def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, sca
             writes[sp.slot] = writes.get(sp.slot, 0) + n
     for slot, (ls, counts, oor, static_execs, static_counts) in per_slot.items():
         obj = slot.object
+        kept = int(counts.sum()) if scale is not None else 0
         if scale is not None:
             counts = where.xp(counts).rint(counts * scale).astype(np.int64)
         if static_counts is not None:
@@ -254,6 +259,9 @@ def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, sca
             declared_at=str(obj.location),
             where=("shared memory (SM)" if info.counters_in == "shared memory"
                    else "device memory") if ls.kind == LY.KIND_SHARED else "device memory")
+        if draws is not None and label == "sampled":
+            arr.sample = draws.array(slot, kept, static_counts, n_reads, n_writes,
+                                     mode.sample_rate, mode.sampler)
         total = max(int(counts.sum()), 1)
         arr.static_share = min(1.0, static_execs / total) if static_execs else 0.0
         if mode.enhanced and ls.lr_offset:
@@ -267,6 +275,57 @@ def _arrays(report, plan, kernel, ka, per_slot, site_exec, area, info, mode, sca
                     t.put(arr, t.array_value(ls, records[first:first + ls.n_counters,
                                                          T.at(t):T.at(t) + t.words], info))
         report.arrays.append(arr)
+
+
+class SampleDraws:
+    """Sampling: what each array's interval needs (report/interval.py), from the sites'
+    kept executions and their clusters' squares (gmprof.cuh sample_clusters)."""
+
+    def __init__(self, sample_sq):
+        self.sq = sample_sq
+        self.kept: dict = {}  # (slot, 'accesses'/'reads'/'writes') -> kept accesses
+        self.excess: dict = {}  # the same -> sum of C*C - C over kept clusters
+        self.exact: dict = {}  # (slot, 'reads'/'writes') -> static sites' executions
+        self.hooked: set = set()  # the (slot, kind)s some sampled site counts
+        self.loose_excess = 0.0  # sites whose array is found at run time: charged to every array
+
+    def site(self, sp, n: int, sampled: bool) -> None:
+        extra = float(self.sq[sp.site.id]) if sampled and self.sq is not None and \
+            sp.site.id < len(self.sq) else 0.0
+        if sp.slot is None:
+            self.loose_excess += extra
+            return
+        kinds = ["accesses"] + (["reads"] if sp.site.kind in ("read", "read-write") else []) \
+            + (["writes"] if sp.site.kind in ("write", "read-write") else [])
+        for kind in kinds:
+            key = (sp.slot, kind)
+            if sampled:
+                self.hooked.add(key)
+                self.kept[key] = self.kept.get(key, 0) + n
+                self.excess[key] = self.excess.get(key, 0.0) + extra
+            elif kind != "accesses":
+                self.exact[key] = self.exact.get(key, 0) + n
+
+    def array(self, slot, kept_units: int, static_counts, n_reads, n_writes, rate,
+              sampler) -> dict:
+        """The array's {'rate', 'sampler', 'accesses', 'reads', 'writes'}: Sampled each (reads
+        and writes None where not split). Counts are in counter units: an access that covers w
+        of them (a double's two shared words) is a cluster of w, so Q = w K + w^2 excess."""
+        from gmprof.report.interval import Sampled
+
+        sites = self.kept.get((slot, "accesses"), 0)
+        w = max(kept_units / sites, 1.0) if sites else 1.0
+        excess = self.excess.get((slot, "accesses"), 0.0) + self.loose_excess
+        exact = int(static_counts.counts.sum()) if static_counts is not None else 0
+        out = {"rate": rate, "sampler": sampler,
+               "accesses": Sampled(kept_units, w * kept_units + w * w * excess, exact)}
+        for kind, total in (("reads", n_reads), ("writes", n_writes)):
+            k = self.kept.get((slot, kind), 0)
+            out[kind] = None if total is None else \
+                Sampled(k, k + self.excess.get((slot, kind), 0.0) + self.loose_excess,
+                        self.exact.get((slot, kind), 0),
+                        (slot, kind) in self.hooked or bool(self.loose_excess))
+        return out
 
 
 def _split(slot, counts, oor, label, n_reads, n_writes, resolved, loose, ka, report):

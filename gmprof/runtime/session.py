@@ -17,6 +17,7 @@ counts, the trace); `launch()` returns just the Report.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from gmprof import timing
@@ -73,11 +74,13 @@ class Profiler:
         # launches (kernel, grid, block) whose 32-bit counters could pass 2^32: their next
         # launches start with 64-bit counters (a solver repeats its launches)
         self._wide: set = set()
+        self._launches = 0  # profiled launches: each samples with its own seed (counters.py)
 
     def plan(self, mode: Mode, demoted: frozenset = frozenset(), for_launch=False):
         """for_launch: a launch's plan (gathers.py twins without hooks, decided with the
         launch's arrays); False: a plan any launch can use (what whole programs compile)."""
-        key = (mode, demoted, for_launch)
+        # (the sampler's seed is the launch's, not the plan's: one plan and module for all)
+        key = (dataclasses.replace(mode, sampling_seed=0), demoted, for_launch)
         if key not in self._plans:
             with timing.phase("plan"):
                 self._plans[key] = self.pipeline.plan(self.program, mode, demoted,
@@ -105,6 +108,7 @@ class Profiler:
         otherwise every count is a numpy array."""
         opts = run_options(mode, repeat, warmup, timeout)
         mode = opts.mode
+        self._launches += 1
         backend = self.backend
         li = launch_input(self.program, backend, name_expression, grid, block, args,
                           shared_mem)
@@ -195,7 +199,7 @@ class Profiler:
 
         # 3. buffers and the launch description
         launch, buffers = C.describe(backend, plan, slots, area, mode, li.grid, li.block,
-                                     shared_mem)
+                                     shared_mem, self._launches)
 
         def read_counters():
             with timing.phase("read back"):

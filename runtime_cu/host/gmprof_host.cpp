@@ -73,6 +73,7 @@ struct Launch {
   unsigned long long warp_stats;  // per-warp access statistics (gmprof.cuh GMPROF_WARPS)
   unsigned long long tally;  // per-element records (gmprof.cuh, passes/tallies.py; unused here)
   unsigned tally_words, tally_reserved;
+  unsigned long long sample_sq;   // sampling's clusters (gmprof.cuh sample_clusters; unused)
   Object obj[kMaxObjects];
 };
 

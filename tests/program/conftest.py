@@ -35,12 +35,12 @@ def gmprof(*args, cwd=None, check=True, **extra) -> subprocess.CompletedProcess:
 
 
 def report_json(directory, *files) -> dict:
-    """`gmprof report --json FILES` read back: the run document (gmprof.run/1) with its kernels
+    """`gmprof report --json FILES` read back: the run document (gmprof.run/2) with its kernels
     keyed by name expression, and the program's part (processes, breakdown) at the top."""
     import json
 
     doc = json.loads(gmprof("report", "--json", *files, cwd=directory).stdout)
-    assert doc["schema"] == "gmprof.run/1"
+    assert doc["schema"] == "gmprof.run/2"
     return {"kernels": {k["kernel"]: k for k in doc["kernels"]}, **doc["program"], "doc": doc}
 
 

@@ -243,7 +243,7 @@ int main() {
 
 def test_run_selection_output_and_saved_json(tmp_path, need_gxx):
     """gmprof run's -k/-s/-c pick launches as Nsight Compute's do; -o names the kept report
-    files (%q{ENV}, %p); --json prints a gmprof.run/1 document that gmprof report re-renders."""
+    files (%q{ENV}, %p); --json prints a gmprof.run/2 document that gmprof report re-renders."""
     src = tmp_path / "two.cu"
     src.write_text(TWO_KERNELS)
     # inc launches 3 times (32 threads), dbl 3 times (16 threads): skip 1, count 1 of dbl
@@ -253,7 +253,7 @@ def test_run_selection_output_and_saved_json(tmp_path, need_gxx):
     # (the first 16 elements are doubled after each increment), a[31] = 31 + 3
     assert "14 34" in p.stderr
     doc = json.loads(p.stdout)
-    assert doc["schema"] == "gmprof.run/1" and [k["kernel"] for k in doc["kernels"]] == ["dbl"]
+    assert doc["schema"] == "gmprof.run/2" and [k["kernel"] for k in doc["kernels"]] == ["dbl"]
     a = doc["kernels"][0]["arrays"][0]
     assert (a["reads"], a["writes"], doc["kernels"][0]["run"]["launches"]) == (16, 16, 1)
     assert doc["program"]["processes"][0]["launches"] == 6

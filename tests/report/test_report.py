@@ -46,9 +46,9 @@ def test_merge_sums_counts_and_executions():
 def test_json_csv_html():
     r = make_report()
     data = json.loads(json_text(r, include_counts=True))
-    assert data["schema"] == "gmprof.run/1"
+    assert data["schema"] == "gmprof.run/2"
     (kernel,) = data["kernels"]
-    assert kernel["schema"] == "gmprof.report/1" == to_json(r)["schema"]
+    assert kernel["schema"] == "gmprof.report/2" == to_json(r)["schema"]
     (arr,) = kernel["arrays"]
     assert arr["counts"] == [0, 1, 2, 5] and arr["label"] == "exact"
     assert kernel["run"]["overhead"] == pytest.approx(0.5)

@@ -66,7 +66,7 @@ def test_report_converts_to_html_csv_and_json(saved, capsys, tmp_path):
     ("[1, 2]", "not a gmprof run document"),
     ("{\"schema\": \"gmprof.report/1\"}", "not a gmprof run document"),
     # the first value the JSON Schema refuses (tests/report/test_damaged_runs.py has more)
-    ("{\"schema\": \"gmprof.run/1\", \"kernels\": [{\"arrays\": 3}]}",
+    ("{\"schema\": \"gmprof.run/2\", \"kernels\": [{\"arrays\": 3}]}",
      "run.json: error: 'gmprof' is a required property"),
 ])
 def test_a_file_that_is_not_a_saved_run_is_a_usage_error(tmp_path, monkeypatch, capsys,

@@ -58,7 +58,7 @@ def em_run(tmp_path_factory):
 
 def test_json_is_one_document_with_every_kernel_and_launch(em_run):
     doc = json.loads(em_run["json"])  # raises on two concatenated documents
-    assert doc["schema"] == "gmprof.run/1"
+    assert doc["schema"] == "gmprof.run/2"
     want = driver_launches(SAMPLE)
     assert {k["kernel"]: len(k["launches"]) for k in doc["kernels"]} == dict(want)
     for k in doc["kernels"]:
