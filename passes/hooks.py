@@ -251,6 +251,20 @@ class DmTwin(DmRange):
         return super().call(sp, rw)
 
 
+def warp_call(sp, rw) -> tuple[str, str] | None:
+    """--access-stats: (head, tail) of the per-access call that measures the warp's request
+    of a site whose own kind does not see each access (counted once per loop entry): the
+    counts keep their kind, the statistics are measured (gmprof.cuh warp_dm / warp_sm); None
+    where the kind's own call measures them (dm, sm: per access)."""
+    if not rw.plan.mode.warps or sp.hook.loop is None:
+        return None
+    site = sp.site
+    if sp.slot is not None and sp.slot.kind == "shared":
+        return (f"::gmprof::warp_sm<{site.id}>(",
+                f", (const void *)({rw.shared_base(site, sp.slot)}))")
+    return f"::gmprof::warp_dm<{site.id}>(", ")"
+
+
 def per_access(slot) -> Hook:
     """The per-access hook for a site counting into slot (None: found at run time)."""
     return Sm() if slot is not None and slot.kind == "shared" else Dm()

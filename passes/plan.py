@@ -242,7 +242,8 @@ class PlanCounters:
             plan.reason = "measured: " + (reasons[0] if reasons else "dynamic")
         # in enhanced mode a live-ranged array's counts must be per occurrence: a weighted
         # count in the first iteration would be charged to that iteration's live range
-        # (per-warp statistics need the hook at every access: no weighted first iteration)
+        # (per-warp statistics need the hook at every access: no weighted first iteration;
+        # a range's or a spread's count keeps its kind, beside a per-access warp_dm/warp_sm)
         weights = [] if keeps_live_ranges or mode.warps else self._weight_loops(site, classes)
         if not weights and self._ranges_apply(plan):
             self._range(plan, classes)
@@ -263,7 +264,7 @@ class PlanCounters:
         shared_ok = plan.slot is not None and plan.slot.kind == "shared" and plan.mode == "BLOCK"
         return (plan.slot is not None and (plan.slot.kind == "device" or shared_ok)
                 and plan.lr_end_of is None
-                and m.ranges and not m.warps and not m.trace and not m.na and m.sampling is None
+                and m.ranges and not m.trace and not m.na and m.sampling is None
                 and m.threshold is None and m.counter_bits >= 32
                 and all(not sc.static or plan.site.id in self.demoted for sc in plan.classes))
 

@@ -100,8 +100,9 @@ typedef unsigned long long site_count_t;
 
 // Object kinds, as the host writes them in Object::kind.
 enum { KIND_NONE = 0, KIND_DEVICE = 1, KIND_SHARED = 2 };
-// Launch::flags
-enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2 };
+// Launch::flags; flags >> FLAG_WS_ROWS_SHIFT: the sites (0 .. rows - 1) whose per-warp
+// statistics (GMPROF_WARPS) the block's area holds, at its end, flushed at block exit
+enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2, FLAG_WS_ROWS_SHIFT = 8 };
 // The leading words of the block's counter area (before the sites' and objects' counters).
 // Each site's count takes SITE_WORDS 32-bit words (a site_count_t, 8-byte aligned: the area
 // starts 16-byte aligned and the host keeps area_words even).
@@ -129,7 +130,9 @@ struct Object {
 //   [0, AREA_HEADER)                      header (exited threads, logical clock)
 //   [AREA_HEADER, + SITE_WORDS * n_sites) per-site execution counts (site_count_t each)
 //   [.., + obj_words)                     shared objects' counters (counter_t each, packed)
-//   [lr_offset, area_words)               enhanced mode: live-range statistics per array
+//   [lr_offset, ..)                       enhanced mode: live-range statistics per array
+//   [area_words - 2 * WS_STRIDE * rows, area_words)  GMPROF_WARPS in SM mode: the per-warp
+//                                         statistics of sites 0 .. rows - 1 (u64 each)
 struct Launch {
   unsigned int flags;
   unsigned int area_words;        // words in one block's area
@@ -581,17 +584,39 @@ __device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, 
 // of 4 bytes; lanes reading one word share it (broadcast); an access of 8 bytes is served a
 // half-warp at a time and of 16 bytes a quarter-warp at a time, each phase needing as many
 // wavefronts as its most used bank has distinct words; other sizes as their 4-byte words, one
-// request each. One lane adds the request to the site's statistics (u64 atomics in device
-// memory: this is an analysis mode, not the cheap one).
-#if GMPROF_WARPS
+// request each. One lane adds the request to the site's statistics: in the block's area (SM
+// mode: shared-memory atomics, contended by the block's warps alone; flushed at block exit as
+// the counts are), else in device memory (u64 atomics on the same few addresses for the whole
+// grid: what made --access-stats 40-240x on an H100).
 enum { WS_REQUESTS = 0, WS_UNITS = 1, WS_IDEAL = 2, WS_LINES = 3, WS_HIST = 4, WS_BINS = 32,
        WS_STRIDE = WS_HIST + WS_BINS };
 
+// The sites whose statistics the block's area holds (0: none, all in device memory).
+__device__ __forceinline__ unsigned warp_rows() {
+#if GMPROF_SM && !GMPROF_TRACE
+  return L().flags >> FLAG_WS_ROWS_SHIFT;
+#else
+  return 0u;
+#endif
+}
+
+#if GMPROF_WARPS
+// Where a site's statistics go: its row in the block's area, or in device memory (null: none).
+__device__ __forceinline__ unsigned long long *warp_row(int site) {
+  const unsigned rows = warp_rows();
+  if ((unsigned)site < rows)
+    return reinterpret_cast<unsigned long long *>(area_words() + L().area_words) -
+           (unsigned long long)(rows - (unsigned)site) * WS_STRIDE;
+  return L().warp_stats ? reinterpret_cast<unsigned long long *>(L().warp_stats) +
+                              (unsigned long long)site * WS_STRIDE
+                        : nullptr;
+}
+
 __device__ __forceinline__ void warp_record(int site, unsigned mask, unsigned units,
                                             unsigned ideal, unsigned lines) {
-  if (lane_id() != (unsigned)(__ffs(mask) - 1) || !L().warp_stats) return;
-  unsigned long long *w = reinterpret_cast<unsigned long long *>(L().warp_stats) +
-                          (unsigned long long)site * WS_STRIDE;
+  if (lane_id() != (unsigned)(__ffs(mask) - 1)) return;
+  unsigned long long *w = warp_row(site);
+  if (!w) return;
   atomicAdd(w + WS_REQUESTS, 1ull);
   atomicAdd(w + WS_UNITS, (unsigned long long)units);
   atomicAdd(w + WS_IDEAL, (unsigned long long)ideal);
@@ -760,7 +785,8 @@ GMPROF_OUTLINE void count_unresolved(int shared_obj, long long shared_off, const
 
 // Device memory, or (OBJ < 0: a pointer gmprof could not resolve) whatever the address holds: a
 // shared array (counted as sm would), a device object, or local memory (not profiled).
-template <int SITE, int OBJ, int MODE, class T>
+// STATS false: the warp's request is measured elsewhere (warp_dm, beside a loop kind's call).
+template <int SITE, int OBJ, int MODE, class T, bool STATS = true>
 __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) {
   long long shared_off = 0;
   const int shared_obj = OBJ < 0 ? find_shared_object(p, &shared_off) : -1;
@@ -771,8 +797,10 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
 #else
   if (!sampled(s)) return p;
 #if GMPROF_WARPS
-  if (shared_obj >= 0) warp_shared<SITE>(shared_off, (unsigned)sizeof(T));
-  else warp_device<SITE>(p, (unsigned)sizeof(T));
+  if (STATS) {
+    if (shared_obj >= 0) warp_shared<SITE>(shared_off, (unsigned)sizeof(T));
+    else warp_device<SITE>(p, (unsigned)sizeof(T));
+  }
 #endif
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
@@ -908,7 +936,7 @@ __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
 template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
 __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
 #if !GMPROF_TRACE
-  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE>(p, 1u);
+  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE, T, false>(p, 1u);
 #endif
   return dm_walk<SITE, OBJ, POBJ, MODE>(p, idx, n, d);
 }
@@ -924,6 +952,31 @@ __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
   if (L().obj[OBJ].reserved[0] & 2u) return p;
 #endif
   return dm_range<SITE, OBJ, MODE>(p, n, d);
+}
+
+// --access-stats of a site whose count is made once per loop entry (a range, a spread, a
+// gather and its twin): the warp's request at each access, nothing counted (the counts keep
+// their kind). warp_dm: a device access (or a shared one through a pointer gmprof could not
+// resolve, found by address); warp_sm: an access of a shared array that starts at BASE.
+template <int SITE, class T>
+__device__ __forceinline__ T *warp_dm(T *p) {
+#if GMPROF_WARPS && !GMPROF_TRACE
+  long long off = 0;
+  if (find_shared_object(p, &off) >= 0) warp_shared<SITE>(off, (unsigned)sizeof(T));
+  else if (in_global(p)) warp_device<SITE>(p, (unsigned)sizeof(T));
+#endif
+  return p;
+}
+
+template <int SITE, class T>
+__device__ __forceinline__ T *warp_sm(T *p, const volatile void *base) {
+#if GMPROF_WARPS && !GMPROF_TRACE
+  warp_shared<SITE>((long long)((const volatile char *)p - (const volatile char *)base),
+                    (unsigned)sizeof(T));
+#else
+  (void)base;
+#endif
+  return p;
 }
 
 // Shared memory: BASE is the array's first byte (the declared array, in scope at the site).
@@ -1107,15 +1160,28 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
                 (replicas > 1 ? (unsigned long long)((unsigned)linear_bid() % replicas) *
                                     L().area_words
                               : 0ull);
-  // per-site counts (64-bit), then the live-range statistics (32-bit words)
+  // per-site counts (64-bit), then the live-range statistics (32-bit words), then the
+  // per-warp statistics (64-bit, into their one copy in device memory)
   site_count_t *sites = reinterpret_cast<site_count_t *>(a + AREA_HEADER);
   site_count_t *gsites = reinterpret_cast<site_count_t *>(g + AREA_HEADER);
   for (unsigned i = first; i < L().n_sites; i += stride) {
     const site_count_t v = *(volatile site_count_t *)(sites + i);
     if (v) atomicAdd(gsites + i, v);
   }
+  const unsigned ws_words = 2u * WS_STRIDE * warp_rows();
+#if GMPROF_WARPS
+  if (ws_words && L().warp_stats) {
+    const unsigned long long *ws =
+        reinterpret_cast<const unsigned long long *>(a + L().area_words - ws_words);
+    unsigned long long *gws = reinterpret_cast<unsigned long long *>(L().warp_stats);
+    for (unsigned i = first; i < ws_words / 2u; i += stride) {
+      const unsigned long long v = ((const volatile unsigned long long *)ws)[i];
+      if (v) atomicAdd(gws + i, v);
+    }
+  }
+#endif
   if (L().lr_offset)
-    for (unsigned i = L().lr_offset + first; i < L().area_words; i += stride) {
+    for (unsigned i = L().lr_offset + first; i < L().area_words - ws_words; i += stride) {
       unsigned v = *(volatile unsigned *)(a + i);
       if (v) atomicAdd(g + i, v);
     }

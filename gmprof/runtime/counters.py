@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gmprof.errors import GmprofError
-from gmprof.passes.hooks import DmGather, DmTwin
+from gmprof.passes.hooks import HOOK, LR_START, DmGather, DmTwin
 from gmprof.report import where
 
 from . import layout as LY
@@ -61,6 +61,7 @@ class Area:
     sm: bool = False
     why: str = ""
     replicas: int = 1
+    ws_rows: int = 0  # --access-stats: sites whose warp statistics are at the area's end (SM)
 
 
 def layout_slots(program, plan, li, native) -> dict:
@@ -207,7 +208,14 @@ def area(plan, slots, mode) -> Area:
         if words == lr_offset:
             lr_offset = 0
         words += words & 1  # copies of the area stay 8-byte aligned
-    return Area(words, offset, lr_offset)
+    rows = 0
+    if mode.warps:
+        # the measured sites' warp statistics, u64 rows indexed by site id (up to the last)
+        rows = 1 + max((sp.site.id for sp in plan.sites.values()
+                        if sp.strategy in (HOOK, LR_START)), default=-1)
+        words += words & 1
+        words += 2 * LY.WS_STRIDE * rows
+    return Area(words, offset, lr_offset, ws_rows=rows)
 
 
 def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_blocks: int,
@@ -215,9 +223,14 @@ def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_bloc
     """SM when the mode asks for it and the area fits beside the kernel's shared memory.
     counted=False: the kernel updates no counter (Plan.counts_on_device): no shared memory
     is taken from it; the area stays in device memory, zero."""
+    sm = mode.sm and not mode.trace
+    if a.ws_rows and (not sm or static_smem + ((shared_mem + 15) & ~15) + a.words * 4 >
+                      backend.max_shared_per_block):
+        # the warp statistics go to device memory instead (one atomic a request and value)
+        a.words -= 2 * LY.WS_STRIDE * a.ws_rows
+        a.ws_rows = 0
     area_bytes = a.words * 4
     need = static_smem + ((shared_mem + 15) & ~15) + area_bytes
-    sm = mode.sm and not mode.trace
     why = "SM mode: the block's counters live in shared memory" if sm else \
         "device memory (" + ("trace mode" if mode.trace else "no SM in this mode") + ")"
     if not counted:
@@ -264,7 +277,8 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
         area_global[start:start + a.obj_counters] = origin
     unknown_oor = backend.zeros(1, np.uint64)
     launch = LY.new_launch()
-    launch["flags"] = LY.FLAG_WARP_UNIFORM_OK if block3[0] % 32 == 0 else 0
+    launch["flags"] = (LY.FLAG_WARP_UNIFORM_OK if block3[0] % 32 == 0 else 0) | \
+        ((a.ws_rows << LY.FLAG_WS_ROWS_SHIFT) if a.sm else 0)
     launch["area_words"] = a.words
     launch["dyn_user_bytes"] = shared_mem
     launch["n_sites"] = len(plan.sites)

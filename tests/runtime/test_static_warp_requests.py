@@ -32,6 +32,18 @@ __global__ void looped(float *out, const float *x) {
     out[t] = s[2 * t];
 }
 
+__global__ void gather(float *out, const float *x, const int *idx) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    out[g] = x[idx[g]];
+}
+
+__global__ void walk(float *out, const float *x, const int *lo) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int j = lo[g]; j < lo[g] + 4; j++) s += x[j];
+    out[g] = s;
+}
+
 __global__ void edges(float *out, const float *x) {
     int g = blockIdx.x * 64 + threadIdx.x;
     if (g > 0 && g < 130) out[g] = x[g - 1];
@@ -95,6 +107,36 @@ def test_edge_blocks_of_a_grid(prof, mode):
     assert stats(report, "out[g]") == (5, 17, 17, 5)
     if mode == "default":
         assert next(s for s in report.sites if s.text == "out[g]").warps.how == "static"
+
+
+@pytest.mark.parametrize("mode", ["default", "basic"])
+def test_measured_requests_of_many_blocks(prof, mode):
+    # default: the statistics in each block's area (shared memory), flushed at its exit;
+    # basic: straight into device memory
+    idx = (np.arange(256) % 4 * 32).astype(np.int32)
+    x = np.arange(128, dtype=np.float32)
+    out = np.zeros(256, np.float32)
+    report = prof.launch("gather", 4, 64, [out, x, idx], mode=Mode.parse(mode, warps=True))
+    np.testing.assert_array_equal(out, x[idx])
+    # 8 warps; each lane reads one of x[0], x[32], x[64], x[96]: bytes 0, 128, 256, 384,
+    # 4 sectors and 4 lines a request; 4 distinct floats, 16 bytes: ideal 1
+    assert stats(report, "x[idx[g]]") == (8, 32, 8, 32)
+    assert next(s for s in report.sites if s.text == "x[idx[g]]").warps.how == "measured"
+
+
+@pytest.mark.parametrize("mode", ["default", "basic"])
+def test_a_range_site_keeps_its_count_and_measures_its_requests(prof, mode):
+    lo = (8 * np.arange(128)).astype(np.int32)
+    x = np.ones(8 * 128 + 4, np.float32)
+    out = np.zeros(128, np.float32)
+    report = prof.launch("walk", 2, 64, [out, x, lo], mode=Mode.parse(mode, warps=True))
+    site = next(s for s in report.sites if s.text == "x[j]")
+    if mode == "default":
+        assert "range" in site.strategy  # counted once per entry of the loop, as in default mode
+    assert site.executions == 128 * 4
+    # 4 warps x 4 iterations; at iteration k lane g reads x[8 g + k], bytes 32 g + 4 k: a
+    # sector each (32), 32 x 32 bytes over 8 lines; 32 floats, 128 bytes: ideal 4
+    assert stats(report, "x[j]") == (16, 16 * 32, 16 * 4, 16 * 8)
 
 
 def test_a_base_off_the_128_byte_grid():
