@@ -652,6 +652,36 @@ __device__ __forceinline__ unsigned wavefronts(unsigned mask, unsigned long long
   return most[0] + most[1] + most[2] + most[3];
 }
 
+// The cheap path, without a match (slow on an H100): the common request's lanes' keys rise
+// (or fall) in lane order (a stride, a broadcast, a tile's row). *prev: the key of the next
+// lower lane of mask (its own for the lowest); returns 1 rising, -1 falling, 0 neither.
+__device__ __forceinline__ int monotone(unsigned mask, unsigned long long key,
+                                        unsigned long long *prev) {
+  const unsigned below = mask & ((1u << lane_id()) - 1u);
+  *prev = __shfl_sync(mask, key, below ? 31 - __clz(below) : (int)lane_id());
+  if (__all_sync(mask, *prev <= key)) return 1;
+  return __all_sync(mask, *prev >= key) ? -1 : 0;
+}
+
+// Whether no bank holds two distinct words of one phase (32 / k lanes): the words rise or
+// fall in lane order and each phase's first and last are less than 32 words apart. Then every
+// phase with lanes is one wavefront, for each of a lane's k words.
+__device__ __forceinline__ bool narrow_phases(unsigned mask, unsigned long long w, unsigned k) {
+  unsigned long long prev;
+  const int dir = monotone(mask, w, &prev);
+  if (!dir) return false;
+  const unsigned per = 32u / k;
+  bool ok = true;
+  for (unsigned ph = 0; ph < k; ++ph) {
+    const unsigned pm = mask & (per == 32u ? 0xffffffffu : ((1u << per) - 1u) << (ph * per));
+    if (!pm) continue;
+    const unsigned long long lo = __shfl_sync(mask, w, __ffs(pm) - 1);
+    const unsigned long long hi = __shfl_sync(mask, w, 31 - __clz(pm));
+    ok = ok && (dir > 0 ? hi - lo : lo - hi) < 32ull;
+  }
+  return ok;
+}
+
 template <int SITE>
 __device__ __forceinline__ void warp_shared(long long off, unsigned size) {
   const unsigned mask = __activemask();
@@ -660,13 +690,17 @@ __device__ __forceinline__ void warp_shared(long long off, unsigned size) {
   // (decided for the whole warp: the collectives below need every lane of mask)
   if ((size == 8u || size == 16u) && __all_sync(mask, (off & (long long)(size - 1u)) == 0)) {
     const unsigned k = size >> 2;
-    units = wavefronts(mask, w, k);
     // phases that have lanes
     for (unsigned p = 0; p < k; ++p)
       ideal += (mask >> (p * (32u / k))) & ((1u << (32u / k)) - 1u) ? 1u : 0u;
+    units = narrow_phases(mask, w, k) ? ideal : wavefronts(mask, w, k);
   } else {
     const unsigned k = size <= 4u ? 1u : (size + 3u) >> 2;
-    for (unsigned j = 0; j < k; ++j) units += wavefronts(mask, w + j, 1u);
+    if (narrow_phases(mask, w, 1u)) {
+      units = k;
+    } else {
+      for (unsigned j = 0; j < k; ++j) units += wavefronts(mask, w + j, 1u);
+    }
     ideal = k;
   }
   warp_record(SITE, mask, units, ideal, 0u);
@@ -676,11 +710,22 @@ template <int SITE>
 __device__ __forceinline__ void warp_device(const volatile void *p, unsigned size) {
   const unsigned mask = __activemask();
   const unsigned long long a = (unsigned long long)p;
+  unsigned sectors, lines, addresses;
+  unsigned long long prev;
+  if (monotone(mask, a, &prev)) {
+    // sorted: a key is new where it differs from the lower lane's (and at the lowest lane)
+    const bool lowest = lane_id() == (unsigned)(__ffs(mask) - 1);
+    sectors = __popc(__ballot_sync(mask, lowest || (prev >> 5) != (a >> 5)));
+    lines = __popc(__ballot_sync(mask, lowest || (prev >> 7) != (a >> 7)));
+    addresses = __popc(__ballot_sync(mask, lowest || prev != a));
+  } else {
+    sectors = distinct(mask, a >> 5);
+    lines = distinct(mask, a >> 7);
+    addresses = distinct(mask, a);
+  }
   // typed accesses are aligned to their size: one sector each up to 32 bytes
-  const unsigned per = size > 32u ? (size + 31u) >> 5 : 1u;
-  const unsigned sectors = distinct(mask, a >> 5) * per;
-  const unsigned lines = distinct(mask, a >> 7) * (size > 128u ? (size + 127u) >> 7 : 1u);
-  const unsigned addresses = distinct(mask, a);
+  sectors *= size > 32u ? (size + 31u) >> 5 : 1u;
+  lines *= size > 128u ? (size + 127u) >> 7 : 1u;
   const unsigned ideal = (unsigned)(((unsigned long long)addresses * size + 31u) >> 5);
   warp_record(SITE, mask, sectors, ideal ? ideal : 1u, lines);
 }

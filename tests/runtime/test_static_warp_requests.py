@@ -44,6 +44,14 @@ __global__ void walk(float *out, const float *x, const int *lo) {
     out[g] = s;
 }
 
+__global__ void indexed(float *out, const float *x, const int *idx) {
+    __shared__ float s[1024];
+    int t = threadIdx.x;
+    for (int i = t; i < 1024; i += 32) s[i] = 1.0f;
+    __syncthreads();
+    out[t] = x[idx[t]] + s[idx[t]];
+}
+
 __global__ void edges(float *out, const float *x) {
     int g = blockIdx.x * 64 + threadIdx.x;
     if (g > 0 && g < 130) out[g] = x[g - 1];
@@ -137,6 +145,27 @@ def test_a_range_site_keeps_its_count_and_measures_its_requests(prof, mode):
     # 4 warps x 4 iterations; at iteration k lane g reads x[8 g + k], bytes 32 g + 4 k: a
     # sector each (32), 32 x 32 bytes over 8 lines; 32 floats, 128 bytes: ideal 4
     assert stats(report, "x[j]") == (16, 16 * 32, 16 * 4, 16 * 8)
+
+
+@pytest.mark.parametrize("pattern", ["rising", "falling", "broadcast", "runs", "random"])
+def test_measured_requests_of_any_lane_order(prof, pattern):
+    # the hooks' cheap path (lanes' addresses rising or falling in lane order) and their
+    # matches (any order) against numpy's distinct counts of one warp's request
+    rng = np.random.default_rng(7)
+    lanes = np.arange(32)
+    idx = {"rising": 3 * lanes, "falling": 1000 - 5 * lanes, "broadcast": np.full(32, 17),
+           "runs": lanes // 4 * 40, "random": rng.integers(0, 1024, 32)}[pattern]
+    idx = idx.astype(np.int32)
+    x = np.zeros(1024, np.float32)
+    out = np.zeros(32, np.float32)
+    report = prof.launch("indexed", 1, 32, [out, x, idx], mode=Mode.parse("default",
+                                                                         warps=True))
+    a = 4 * idx.astype(np.int64)  # byte offsets (the arrays start 256-byte aligned)
+    distinct = np.unique(a)
+    assert stats(report, "x[idx[t]]") == (1, len(np.unique(a // 32)),
+                                         -(-len(distinct) * 4 // 32), len(np.unique(a // 128)))
+    words = np.unique(a // 4)
+    assert stats(report, "s[idx[t]]") == (1, int(np.bincount(words % 32).max()), 1, 0)
 
 
 def test_a_base_off_the_128_byte_grid():
