@@ -262,7 +262,7 @@ def warp_call(sp, rw) -> tuple[str, str] | None:
     if sp.slot is not None and sp.slot.kind == "shared":
         return (f"::gmprof::warp_sm<{site.id}>(",
                 f", (const void *)({rw.shared_base(site, sp.slot)}))")
-    return f"::gmprof::warp_dm<{site.id}>(", ")"
+    return f"::gmprof::warp_dm<{site.id}, {_obj(sp)}>(", ")"
 
 
 def per_access(slot) -> Hook:

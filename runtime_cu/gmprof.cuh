@@ -652,33 +652,30 @@ __device__ __forceinline__ unsigned wavefronts(unsigned mask, unsigned long long
   return most[0] + most[1] + most[2] + most[3];
 }
 
-// The cheap path, without a match (slow on an H100): the common request's lanes' keys rise
-// (or fall) in lane order (a stride, a broadcast, a tile's row). *prev: the key of the next
-// lower lane of mask (its own for the lowest); returns 1 rising, -1 falling, 0 neither.
-__device__ __forceinline__ int monotone(unsigned mask, unsigned long long key,
-                                        unsigned long long *prev) {
+// The cheap paths, without a match (slow on an H100): the key of the next lower lane of mask
+// (its own for the lowest), one shuffle.
+__device__ __forceinline__ unsigned long long lower_lane_key(unsigned mask,
+                                                             unsigned long long key) {
   const unsigned below = mask & ((1u << lane_id()) - 1u);
-  *prev = __shfl_sync(mask, key, below ? 31 - __clz(below) : (int)lane_id());
-  if (__all_sync(mask, *prev <= key)) return 1;
-  return __all_sync(mask, *prev >= key) ? -1 : 0;
+  return __shfl_sync(mask, key, below ? 31 - __clz(below) : (int)lane_id());
 }
 
-// Whether no bank holds two distinct words of one phase (32 / k lanes): the words rise or
-// fall in lane order and each phase's first and last are less than 32 words apart. Then every
-// phase with lanes is one wavefront, for each of a lane's k words.
+// Whether no bank holds two distinct words of one phase (32 / k lanes): the steps between
+// each lane's word and the lower lane's of its phase add up to less than 32 in every phase,
+// so any two of its words are less than 32 apart. Then every phase with lanes is one
+// wavefront, for each of a lane's k words (a stride, a broadcast, a row: the common case).
+// One reduction: each phase's sum in its own 32 / k bits (at most (32 / k - 1) x 32 < 2^(32/k)).
 __device__ __forceinline__ bool narrow_phases(unsigned mask, unsigned long long w, unsigned k) {
-  unsigned long long prev;
-  const int dir = monotone(mask, w, &prev);
-  if (!dir) return false;
-  const unsigned per = 32u / k;
+  const unsigned long long prev = lower_lane_key(mask, w);
+  const unsigned per = 32u / k, lane = lane_id();
+  const unsigned below = mask & ((1u << lane) - 1u);
+  const bool same_phase = below && (31u - (unsigned)__clz(below)) / per == lane / per;
+  const unsigned long long step = w > prev ? w - prev : prev - w;
+  const unsigned part = same_phase ? (step < 32ull ? (unsigned)step : 32u) : 0u;
+  const unsigned sums = __reduce_add_sync(mask, part << ((lane / per) * per));
   bool ok = true;
-  for (unsigned ph = 0; ph < k; ++ph) {
-    const unsigned pm = mask & (per == 32u ? 0xffffffffu : ((1u << per) - 1u) << (ph * per));
-    if (!pm) continue;
-    const unsigned long long lo = __shfl_sync(mask, w, __ffs(pm) - 1);
-    const unsigned long long hi = __shfl_sync(mask, w, 31 - __clz(pm));
-    ok = ok && (dir > 0 ? hi - lo : lo - hi) < 32ull;
-  }
+  for (unsigned ph = 0; ph < k; ++ph)
+    ok = ok && ((per == 32u ? sums : (sums >> (ph * per)) & ((1u << per) - 1u)) < 32u);
   return ok;
 }
 
@@ -711,13 +708,20 @@ __device__ __forceinline__ void warp_device(const volatile void *p, unsigned siz
   const unsigned mask = __activemask();
   const unsigned long long a = (unsigned long long)p;
   unsigned sectors, lines, addresses;
-  unsigned long long prev;
-  if (monotone(mask, a, &prev)) {
-    // sorted: a key is new where it differs from the lower lane's (and at the lowest lane)
-    const bool lowest = lane_id() == (unsigned)(__ffs(mask) - 1);
-    sectors = __popc(__ballot_sync(mask, lowest || (prev >> 5) != (a >> 5)));
-    lines = __popc(__ballot_sync(mask, lowest || (prev >> 7) != (a >> 7)));
-    addresses = __popc(__ballot_sync(mask, lowest || prev != a));
+  // addresses rising or falling in lane order (a stride, a broadcast): a key is new where it
+  // differs from the lower lane's (and at the lowest lane); the three counts in one
+  // reduction, 8 bits each, with the two directions' failures in bits 24 and 25
+  const unsigned long long prev = lower_lane_key(mask, a);
+  const bool lowest = lane_id() == (unsigned)(__ffs(mask) - 1);
+  const unsigned sums = __reduce_add_sync(
+      mask, (lowest || (prev >> 5) != (a >> 5) ? 1u : 0u) |
+                (lowest || (prev >> 7) != (a >> 7) ? 1u << 8 : 0u) |
+                (lowest || prev != a ? 1u << 16 : 0u));
+  const unsigned order = __reduce_or_sync(mask, (prev > a ? 1u : 0u) | (prev < a ? 2u : 0u));
+  if (order != 3u) {
+    sectors = sums & 0xffu;
+    lines = (sums >> 8) & 0xffu;
+    addresses = (sums >> 16) & 0xffu;
   } else {
     sectors = distinct(mask, a >> 5);
     lines = distinct(mask, a >> 7);
@@ -1001,13 +1005,15 @@ __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
 
 // --access-stats of a site whose count is made once per loop entry (a range, a spread, a
 // gather and its twin): the warp's request at each access, nothing counted (the counts keep
-// their kind). warp_dm: a device access (or a shared one through a pointer gmprof could not
-// resolve, found by address); warp_sm: an access of a shared array that starts at BASE.
-template <int SITE, class T>
+// their kind). warp_dm: a device access of object OBJ (OBJ < 0: a pointer gmprof could not
+// resolve, which may hold a shared array's address, found by address as dm does); warp_sm: an
+// access of a shared array that starts at BASE.
+template <int SITE, int OBJ, class T>
 __device__ __forceinline__ T *warp_dm(T *p) {
 #if GMPROF_WARPS && !GMPROF_TRACE
   long long off = 0;
-  if (find_shared_object(p, &off) >= 0) warp_shared<SITE>(off, (unsigned)sizeof(T));
+  if (OBJ >= 0) warp_device<SITE>(p, (unsigned)sizeof(T));
+  else if (find_shared_object(p, &off) >= 0) warp_shared<SITE>(off, (unsigned)sizeof(T));
   else if (in_global(p)) warp_device<SITE>(p, (unsigned)sizeof(T));
 #endif
   return p;
