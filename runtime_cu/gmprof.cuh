@@ -100,8 +100,9 @@ typedef unsigned long long site_count_t;
 
 // Object kinds, as the host writes them in Object::kind.
 enum { KIND_NONE = 0, KIND_DEVICE = 1, KIND_SHARED = 2 };
-// Launch::flags; flags >> FLAG_WS_ROWS_SHIFT: the sites (0 .. rows - 1) whose per-warp
-// statistics (GMPROF_WARPS) the block's area holds, at its end, flushed at block exit
+// Launch::flags; flags >> FLAG_WS_ROWS_SHIFT: rows of per-warp statistics (GMPROF_WARPS) the
+// block's area holds, at its end, one per measured site, flushed at block exit (the
+// warp_stats buffer says which site each row is, warp_row below)
 enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2, FLAG_WS_ROWS_SHIFT = 8 };
 // The leading words of the block's counter area (before the sites' and objects' counters).
 // Each site's count takes SITE_WORDS 32-bit words (a site_count_t, 8-byte aligned: the area
@@ -132,7 +133,7 @@ struct Object {
 //   [.., + obj_words)                     shared objects' counters (counter_t each, packed)
 //   [lr_offset, ..)                       enhanced mode: live-range statistics per array
 //   [area_words - 2 * WS_STRIDE * rows, area_words)  GMPROF_WARPS in SM mode: the per-warp
-//                                         statistics of sites 0 .. rows - 1 (u64 each)
+//                                         statistics of the measured sites (u64 each)
 struct Launch {
   unsigned int flags;
   unsigned int area_words;        // words in one block's area
@@ -156,7 +157,7 @@ struct Launch {
   unsigned long long clock_log;   // enhanced: (block, array, clock, kind) records
   unsigned long long clock_capacity;
   unsigned long long clock_count; // address of a u64 counter of clock records
-  unsigned long long warp_stats;  // GMPROF_WARPS: WS_STRIDE u64 per site (warp_shared below)
+  unsigned long long warp_stats;  // GMPROF_WARPS: WS_STRIDE u64 per site (warp_row below)
   Object obj[GMPROF_MAX_OBJECTS];
 };
 
@@ -601,15 +602,22 @@ __device__ __forceinline__ unsigned warp_rows() {
 }
 
 #if GMPROF_WARPS
-// Where a site's statistics go: its row in the block's area, or in device memory (null: none).
+// Where a site's statistics go. The warp_stats buffer (u64): a row per site (n_sites rows),
+// then, with area rows, one row per area row (the blocks' flushed sums) and the u32 area row
+// of each site (>= rows: none, its own row in device memory).
 __device__ __forceinline__ unsigned long long *warp_row(int site) {
+  unsigned long long *ws = reinterpret_cast<unsigned long long *>(L().warp_stats);
+  if (!ws) return nullptr;
   const unsigned rows = warp_rows();
-  if ((unsigned)site < rows)
-    return reinterpret_cast<unsigned long long *>(area_words() + L().area_words) -
-           (unsigned long long)(rows - (unsigned)site) * WS_STRIDE;
-  return L().warp_stats ? reinterpret_cast<unsigned long long *>(L().warp_stats) +
-                              (unsigned long long)site * WS_STRIDE
-                        : nullptr;
+  if (rows) {
+    const unsigned *row_of = reinterpret_cast<const unsigned *>(
+        ws + (unsigned long long)(L().n_sites + rows) * WS_STRIDE);
+    const unsigned r = __ldg(row_of + site);
+    if (r < rows)
+      return reinterpret_cast<unsigned long long *>(area_words() + L().area_words) -
+             (unsigned long long)(rows - r) * WS_STRIDE;
+  }
+  return ws + (unsigned long long)site * WS_STRIDE;
 }
 
 __device__ __forceinline__ void warp_record(int site, unsigned mask, unsigned units,
@@ -1224,7 +1232,8 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
   if (ws_words && L().warp_stats) {
     const unsigned long long *ws =
         reinterpret_cast<const unsigned long long *>(a + L().area_words - ws_words);
-    unsigned long long *gws = reinterpret_cast<unsigned long long *>(L().warp_stats);
+    unsigned long long *gws = reinterpret_cast<unsigned long long *>(L().warp_stats) +
+                              (unsigned long long)L().n_sites * WS_STRIDE;
     for (unsigned i = first; i < ws_words / 2u; i += stride) {
       const unsigned long long v = ((const volatile unsigned long long *)ws)[i];
       if (v) atomicAdd(gws + i, v);

@@ -61,7 +61,8 @@ class Area:
     sm: bool = False
     why: str = ""
     replicas: int = 1
-    ws_rows: int = 0  # --access-stats: sites whose warp statistics are at the area's end (SM)
+    ws_rows: int = 0  # --access-stats: rows of warp statistics at the area's end (SM)
+    ws_sites: tuple = ()  # the site id of each row
 
 
 def layout_slots(program, plan, li, native) -> dict:
@@ -208,14 +209,14 @@ def area(plan, slots, mode) -> Area:
         if words == lr_offset:
             lr_offset = 0
         words += words & 1  # copies of the area stay 8-byte aligned
-    rows = 0
+    measured = ()
     if mode.warps:
-        # the measured sites' warp statistics, u64 rows indexed by site id (up to the last)
-        rows = 1 + max((sp.site.id for sp in plan.sites.values()
-                        if sp.strategy in (HOOK, LR_START)), default=-1)
+        # a row of u64 warp statistics for each measured site
+        measured = tuple(sorted(sp.site.id for sp in plan.sites.values()
+                                if sp.strategy in (HOOK, LR_START)))
         words += words & 1
-        words += 2 * LY.WS_STRIDE * rows
-    return Area(words, offset, lr_offset, ws_rows=rows)
+        words += 2 * LY.WS_STRIDE * len(measured)
+    return Area(words, offset, lr_offset, ws_rows=len(measured), ws_sites=measured)
 
 
 def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_blocks: int,
@@ -228,7 +229,7 @@ def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_bloc
                       backend.max_shared_per_block):
         # the warp statistics go to device memory instead (one atomic a request and value)
         a.words -= 2 * LY.WS_STRIDE * a.ws_rows
-        a.ws_rows = 0
+        a.ws_rows, a.ws_sites = 0, ()
     area_bytes = a.words * 4
     need = static_smem + ((shared_mem + 15) & ~15) + area_bytes
     why = "SM mode: the block's counters live in shared memory" if sm else \
@@ -344,8 +345,16 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem):
         launch["clock_capacity"] = CLOCK_CAPACITY
         launch["clock_count"] = backend.address(buffers["clock_count"])
     if mode.warps:
-        buffers["warp_stats"] = backend.zeros(max(len(plan.sites), 1) * LY.WS_STRIDE, np.uint64)
-        launch["warp_stats"] = backend.address(buffers["warp_stats"])
+        n, rows = max(len(plan.sites), 1), a.ws_rows if a.sm else 0
+        ws = backend.zeros((n + rows) * LY.WS_STRIDE + (-(-n // 2) if rows else 0), np.uint64)
+        if rows:
+            # each site's area row (0xffffffff: none), two u32 to a u64, little-endian
+            row_of = np.full(2 * -(-n // 2), 0xFFFFFFFF, np.uint32)
+            row_of[list(a.ws_sites)] = np.arange(rows, dtype=np.uint32)
+            ws[(n + rows) * LY.WS_STRIDE:] = backend.to_device(row_of.view(np.uint64))
+        buffers["warp_stats"] = ws
+        buffers["warp_sites"] = a.ws_sites[:rows]
+        launch["warp_stats"] = backend.address(ws)
     return launch, buffers
 
 
@@ -450,8 +459,12 @@ def read_back(slots, buffers, backend, mode, keep_on_device: bool = False) -> di
         n = int(backend.to_host(buffers["clock_count"])[0])
         out["clock_total"] = n
     if mode.warps:
-        out["warp_stats"] = np.array(backend.to_host(buffers["warp_stats"]), dtype=np.uint64,
-                                     copy=True).reshape(-1, LY.WS_STRIDE)
+        raw = np.array(backend.to_host(buffers["warp_stats"]), dtype=np.uint64, copy=True)
+        sites, n = list(buffers["warp_sites"]), max(n_sites, 1)
+        rows = raw[:(n + len(sites)) * LY.WS_STRIDE].reshape(-1, LY.WS_STRIDE)
+        per_site = rows[:n].copy()
+        per_site[sites] += rows[n:]  # the blocks' area rows, flushed (gmprof.cuh flush)
+        out["warp_stats"] = per_site
     return out
 
 
