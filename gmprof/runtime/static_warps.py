@@ -34,7 +34,7 @@ import numpy as np
 from gmprof.passes import symbolic as S
 
 from . import static_enumerate as E
-from .static_blocks import _decided, _join, _side
+from .static_blocks import _join, decided_blocks, split
 from .static_gridstride import virtual_blocks
 from .static_points import Points, bases, eval_constraint, lin
 from .warp_requests import BINS, device_request, requests, shared_request
@@ -174,12 +174,9 @@ def _request_ids(pts, n: int, grid, block, loop_ids, with_block: bool):
     return ids.reshape(-1), linear % 32
 
 
-def _points(addr_terms, const, loops, constraint, grid, block, size, shared, blocks=None):
-    """The requests of the enumerated points of `blocks` (None: the grid)."""
-    used = set(_TIDS | _BIDS) | bases(addr_terms) | bases(E.constraint_vars(constraint))
-    e = E.Enumeration(loops, used, grid, block, blocks, constraint)
-    total = _NONE
-    loop_ids = [k for k, _ in loops]
+def _kept(e, constraint):
+    """(points, how many) of each chunk of the enumeration where the constraint holds, within
+    its budget."""
     for pts in e.chunks():
         mask = eval_constraint(constraint, pts)
         n = len(next(iter(pts.values())))
@@ -189,6 +186,16 @@ def _points(addr_terms, const, loops, constraint, grid, block, size, shared, blo
         e.executions += n
         if e.executions > E.ENUMERATION_BUDGET:
             raise S.Unknown(f"more than {E.ENUMERATION_BUDGET} executions to enumerate")
+        yield pts, n
+
+
+def _points(addr_terms, const, loops, constraint, grid, block, size, shared, blocks=None):
+    """The requests of the enumerated points of `blocks` (None: the grid)."""
+    used = set(_TIDS | _BIDS) | bases(addr_terms) | bases(E.constraint_vars(constraint))
+    e = E.Enumeration(loops, used, grid, block, blocks, constraint)
+    total = _NONE
+    loop_ids = [k for k, _ in loops]
+    for pts, n in _kept(e, constraint):
         if not n:
             continue
         addr = np.broadcast_to(const + lin(addr_terms, pts), (n,))
@@ -200,73 +207,34 @@ def _points(addr_terms, const, loops, constraint, grid, block, size, shared, blo
 def _by_block_class(addr_terms, const, loops, constraint, grid, block, size, shared):
     """The requests by classes of blocks (static_blocks.py's split), or None where the formula
     does not split into a block part and a thread-and-loop part."""
-    n_blocks = grid[0] * grid[1] * grid[2]
-    address = _side(addr_terms)
-    if address is None:
+    parts = split(addr_terms, loops, constraint)
+    if parts is None:
         return None
-    for _, (_, it, _, bt, _, _) in loops:
-        if (bases(it) | bases(bt)) & _BIDS:
-            return None
-    block_cs, inner_cs, mixed = [], [], []
-    for c in E.conjuncts(constraint):
-        vs = bases(E.constraint_vars(c))
-        if not vs & _BIDS:
-            inner_cs.append(c)
-        elif vs <= _BIDS:
-            block_cs.append(c)
-        elif c[0] == "cmp":
-            parts = _side(c[2])
-            if parts is None:
-                return None
-            mixed.append((c[1], parts[0], parts[1], c[3]))
-        else:
-            return None
-    a_b, a_i = address
+    (a_b, a_i), block_cs, inner_cs, mixed = parts
     # one block's requests where the thread-only conditions hold
     inner = _join(inner_cs)
     e = E.Enumeration(loops, set(_TIDS) | bases(a_i) | bases(E.constraint_vars(inner)) |
                       set().union(*(bases(ci) for _, _, ci, _ in mixed)),
                       (1, 1, 1), block, None, inner)
     loop_ids = [k for k, _ in loops]
-    ids_p, lane_p, addr_p, c_p, offset = [], [], [], [[] for _ in mixed], 0
-    for pts in e.chunks():
-        mask = eval_constraint(inner, pts)
-        n = len(next(iter(pts.values())))
-        if mask is not None:
-            pts = Points({v: np.broadcast_to(a, (n,))[mask] for v, a in pts.items()})
-            n = int(mask.sum())
-        e.executions += n
-        if e.executions > E.ENUMERATION_BUDGET:
-            raise S.Unknown(f"more than {E.ENUMERATION_BUDGET} executions in one block")
-        if not n:
-            continue
-        ids, lane = _request_ids(pts, n, grid, block, loop_ids, False)
-        ids_p.append(ids + offset)  # (a chunk holds whole threads: requests may span chunks)
-        offset += int(ids.max()) + 1
-        lane_p.append(lane)
-        addr_p.append(np.broadcast_to(np.int64(0) + lin(a_i, pts), (n,)))
-        for k, (_, _, ci, _) in enumerate(mixed):
-            c_p[k].append(np.broadcast_to(np.int64(0) + lin(ci, pts), (n,)))
-    if not ids_p:
+    chunks = [(pts, n) for pts, n in _kept(e, inner) if n]
+    if not chunks:
         return _NONE
-    if len(ids_p) > 1:
+    if len(chunks) > 1:
         return None  # one block's points over several chunks: enumerate the grid instead
-    ids, lane, rel = ids_p[0], lane_p[0], addr_p[0]
-    spans = [(int(p[0].min()), int(p[0].max())) for p in c_p]
+    pts, n = chunks[0]
+    ids, lane = _request_ids(pts, n, grid, block, loop_ids, False)
+    rel = np.broadcast_to(np.int64(0) + lin(a_i, pts), (n,))
+    spans = []
+    for _, _, ci, _ in mixed:
+        c = np.broadcast_to(np.int64(0) + lin(ci, pts), (n,))
+        spans.append((int(c.min()), int(c.max())))
     residues = np.zeros(128, np.int64)  # full blocks by (const + A_B(b)) mod 128
     undecided = []
+    n_blocks = grid[0] * grid[1] * grid[2]
     for b0 in range(0, n_blocks, E.CHUNK):
         bids = np.arange(b0, min(n_blocks, b0 + E.CHUNK), dtype=np.int64)
-        bpts = Points({"bid.x": bids % grid[0], "bid.y": (bids // grid[0]) % grid[1],
-                       "bid.z": bids // (grid[0] * grid[1])})
-        full = eval_constraint(_join(block_cs), bpts)
-        full = np.ones(len(bids), bool) if full is None else full
-        empty = ~full
-        for (op, cb, _, c0), (lo, hi) in zip(mixed, spans):
-            vb = np.broadcast_to(c0 + lin(cb, bpts), bids.shape)
-            always, never = _decided(op, vb + lo, vb + hi, lo == hi)
-            full &= always
-            empty |= never
+        full, empty, bpts = decided_blocks(bids, grid, block_cs, mixed, spans)
         undecided.append(bids[~full & ~empty])
         at = np.broadcast_to(const + lin(a_b, bpts), bids.shape)[full] % 128
         residues += np.bincount(at, minlength=128)
