@@ -43,8 +43,7 @@ class Mode:
     # per-warp access statistics (--access-stats): shared wavefronts and device sectors per
     # request of every site (static sites from their formulas at the launch, the others
     # measured per access; a site counted once per loop entry keeps that count and gets a
-    # per-access measuring call beside it; sites weighted by their loops' trips are counted
-    # per access instead, since their hook would measure at the loop's entry)
+    # per-access measuring call beside it, passes/hooks.warp_call)
     warps: bool = False
 
     @property

@@ -242,9 +242,9 @@ class PlanCounters:
             plan.reason = "measured: " + (reasons[0] if reasons else "dynamic")
         # in enhanced mode a live-ranged array's counts must be per occurrence: a weighted
         # count in the first iteration would be charged to that iteration's live range
-        # (per-warp statistics need the hook at every access: no weighted first iteration;
-        # a range's or a spread's count keeps its kind, beside a per-access warp_dm/warp_sm)
-        weights = [] if keeps_live_ranges or mode.warps else self._weight_loops(site, classes)
+        # (with --access-stats a count made once per loop entry keeps its kind, beside a
+        # per-access warp_dm/warp_sm call: hooks.warp_call)
+        weights = [] if keeps_live_ranges else self._weight_loops(site, classes)
         if not weights and self._ranges_apply(plan):
             self._range(plan, classes)
         if weights:

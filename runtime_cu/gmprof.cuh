@@ -842,8 +842,9 @@ GMPROF_OUTLINE void count_unresolved(int shared_obj, long long shared_off, const
 
 // Device memory, or (OBJ < 0: a pointer gmprof could not resolve) whatever the address holds: a
 // shared array (counted as sm would), a device object, or local memory (not profiled).
-// STATS false: the warp's request is measured elsewhere (warp_dm, beside a loop kind's call).
-template <int SITE, int OBJ, int MODE, class T, bool STATS = true>
+// STATS false: the warp's request is measured elsewhere (warp_dm, beside a count made once
+// per loop entry).
+template <int SITE, int OBJ, int MODE, bool STATS = true, class T>
 __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) {
   long long shared_off = 0;
   const int shared_obj = OBJ < 0 ? find_shared_object(p, &shared_off) : -1;
@@ -993,7 +994,7 @@ __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
 template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
 __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
 #if !GMPROF_TRACE
-  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE, T, false>(p, 1u);
+  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE, false>(p, 1u);
 #endif
   return dm_walk<SITE, OBJ, POBJ, MODE>(p, idx, n, d);
 }
@@ -1012,8 +1013,8 @@ __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
 }
 
 // --access-stats of a site whose count is made once per loop entry (a range, a spread, a
-// gather and its twin): the warp's request at each access, nothing counted (the counts keep
-// their kind). warp_dm: a device access of object OBJ (OBJ < 0: a pointer gmprof could not
+// gather and its twin, a site weighted by its loop's trips counted before the loop): the
+// warp's request at each access, nothing counted (the counts keep their kind). warp_dm: a device access of object OBJ (OBJ < 0: a pointer gmprof could not
 // resolve, which may hold a shared array's address, found by address as dm does); warp_sm: an
 // access of a shared array that starts at BASE.
 template <int SITE, int OBJ, class T>
@@ -1039,7 +1040,8 @@ __device__ __forceinline__ T *warp_sm(T *p, const volatile void *base) {
 }
 
 // Shared memory: BASE is the array's first byte (the declared array, in scope at the site).
-template <int SITE, int OBJ, int MODE, class T>
+// STATS false: as dm's.
+template <int SITE, int OBJ, int MODE, bool STATS = true, class T>
 __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc = 1u,
                                  Sampler *s = nullptr) {
 #if GMPROF_TRACE
@@ -1048,8 +1050,9 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
 #else
   if (!sampled(s)) return p;
 #if GMPROF_WARPS
-  warp_shared<SITE>((long long)((const volatile char *)p - (const volatile char *)base),
-                    (unsigned)sizeof(T));
+  if (STATS)
+    warp_shared<SITE>((long long)((const volatile char *)p - (const volatile char *)base),
+                      (unsigned)sizeof(T));
 #endif
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;

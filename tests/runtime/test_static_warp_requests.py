@@ -52,6 +52,17 @@ __global__ void indexed(float *out, const float *x, const int *idx) {
     out[t] = x[idx[t]] + s[idx[t]];
 }
 
+__global__ void invariant(float *out, const float *x, const int *idx, int n) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = 1.0f;
+    s[t + 32] = 2.0f;
+    __syncthreads();
+    float acc = 0.0f;
+    for (int k = 0; k < n; k++) acc += x[idx[t]] * (float)k + s[idx[t] % 64];
+    out[t] = acc;
+}
+
 __global__ void edges(float *out, const float *x) {
     int g = blockIdx.x * 64 + threadIdx.x;
     if (g > 0 && g < 130) out[g] = x[g - 1];
@@ -166,6 +177,25 @@ def test_measured_requests_of_any_lane_order(prof, pattern):
                                          -(-len(distinct) * 4 // 32), len(np.unique(a // 128)))
     words = np.unique(a // 4)
     assert stats(report, "s[idx[t]]") == (1, int(np.bincount(words % 32).max()), 1, 0)
+
+
+@pytest.mark.parametrize("mode", ["default", "basic"])
+def test_a_site_weighted_by_its_loop_measures_every_request(prof, mode):
+    # x[idx[t]] and s[idx[t] % 64] do not change in the loop over k: default mode counts them
+    # once, weighted by the loop's 3 trips; their requests are the 3 iterations' all the same
+    idx = (np.arange(32) % 2 * 32).astype(np.int32)  # floats 0 and 32: bytes 0 and 128
+    x = np.zeros(64, np.float32)
+    out = np.zeros(32, np.float32)
+    report = prof.launch("invariant", 1, 32, [out, x, idx, np.int32(3)],
+                         mode=Mode.parse(mode, warps=True))
+    site = next(s for s in report.sites if s.text == "x[idx[t]]")
+    if mode == "default":
+        assert "trip count" in site.strategy
+    assert site.executions == 3 * 32
+    # a request: two floats, 128 bytes apart: 2 sectors, 2 lines, 8 bytes ideal 1 sector
+    assert stats(report, "x[idx[t]]") == (3, 6, 3, 6)
+    # shared: words 0 and 32, both bank 0: 2 wavefronts a request
+    assert stats(report, "s[idx[t] % 64]") == (3, 6, 3, 0)
 
 
 def test_a_base_off_the_128_byte_grid():
