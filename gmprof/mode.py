@@ -44,8 +44,9 @@ class Mode:
     # iteration (to measure what the placement saves).
     loop_entry: bool = True
     # per-warp access statistics (--access-stats): shared wavefronts and device sectors per
-    # request of every site (static sites from their formulas, the others measured per access:
-    # no range, spread or once-per-loop counting, whose hooks see no warp's request)
+    # request of every site (static sites from their formulas at the launch, the others
+    # measured per access; a site counted once per loop entry keeps that count and gets a
+    # per-access measuring call beside it, passes/hooks.warp_call)
     warps: bool = False
     # the other counter families on (gmprof/passes/tallies.py, by name: `sharing`), each
     # compiled in by its macro GMPROF_<NAME>

@@ -109,7 +109,7 @@ class Dm(Hook):
             # an unresolved pointer may point into a shared array: the hook finds it by
             # address among the registered bases
             rw.needs_shared_bases = True
-        return (f"::gmprof::dm<{site.id}, {_obj(sp)}, ::gmprof::{sp.mode}>(",
+        return (f"::gmprof::dm<{site.id}, {_obj(sp)}, ::gmprof::{sp.mode}{_no_stats(sp, rw)}>(",
                 f", {rw.inc(sp)}, {rw.sampler(site)})")
 
 
@@ -119,7 +119,7 @@ class Sm(Hook):
 
     def call(self, sp, rw):
         site = sp.site
-        return (f"::gmprof::sm<{site.id}, {_obj(sp)}, ::gmprof::{sp.mode}>(",
+        return (f"::gmprof::sm<{site.id}, {_obj(sp)}, ::gmprof::{sp.mode}{_no_stats(sp, rw)}>(",
                 f", (const void *)({rw.shared_base(site, sp.slot)}), {rw.inc(sp)}, "
                 f"{rw.sampler(site)})")
 
@@ -249,6 +249,33 @@ class DmTwin(DmRange):
         if rw.plan.for_launch:
             return None  # the gather's walk counts it: alike at this launch
         return super().call(sp, rw)
+
+
+def _at_entry(sp, rw) -> bool:
+    """Whether a per-access kind's call is made once before the loop it is weighted by (the
+    rewriter's choice: Plan.entry), where it sees no warp's request."""
+    return len(sp.weight_loops) == 1 and sp.weight_loops[0] in rw.plan.entry
+
+
+def _no_stats(sp, rw) -> str:
+    """The template argument that keeps dm/sm from measuring at a loop's entry (warp_call
+    measures at the access instead)."""
+    return ", false" if rw.plan.mode.warps and _at_entry(sp, rw) else ""
+
+
+def warp_call(sp, rw) -> tuple[str, str] | None:
+    """--access-stats: (head, tail) of the per-access call that measures the warp's request
+    of a site whose own kind does not see each access (counted once per loop entry, or
+    weighted and counted before the loop): the counts keep their kind, the statistics are
+    measured (gmprof.cuh warp_dm / warp_sm); None where the kind's own call measures them
+    (dm, sm at the access, a weighted one in every iteration)."""
+    if not rw.plan.mode.warps or (sp.hook.loop is None and not _at_entry(sp, rw)):
+        return None
+    site = sp.site
+    if sp.slot is not None and sp.slot.kind == "shared":
+        return (f"::gmprof::warp_sm<{site.id}>(",
+                f", (const void *)({rw.shared_base(site, sp.slot)}))")
+    return f"::gmprof::warp_dm<{site.id}, {_obj(sp)}>(", ")"
 
 
 def per_access(slot) -> Hook:

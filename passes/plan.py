@@ -250,8 +250,9 @@ class PlanCounters:
             plan.reason = "measured: " + (reasons[0] if reasons else "dynamic")
         # in enhanced mode a live-ranged array's counts must be per occurrence: a weighted
         # count in the first iteration would be charged to that iteration's live range
-        # (per-warp statistics, and other counter families, need the hook at every access: no
-        # weighted first iteration; nor sampling, whose every access is its own draw)
+        # (--sharing needs the hook at every access: no weighted first iteration; nor sampling,
+        # whose every access is its own draw. With --access-stats a count made once per loop
+        # entry keeps its kind, beside a per-access warp_dm/warp_sm call: hooks.warp_call)
         weights = [] if keeps_live_ranges or tallies.every_access(mode) or sampling else \
             self._weight_loops(site, classes)
         if not weights and self._ranges_apply(plan):

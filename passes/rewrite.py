@@ -33,6 +33,7 @@ from pycparser import c_ast
 from gmprof.frontend import cxx_ast as X
 
 from .patches import PREFIX, SUFFIX, Patch
+from .hooks import warp_call
 from .plan import HOOK, LR_START, Plan
 from .pragmas import before_pragma_text, before_pragmas
 
@@ -135,6 +136,9 @@ class InstrumentSource:
     def _site(self, sp) -> None:
         site = sp.site
         slot = sp.slot
+        stats = warp_call(sp, self)  # --access-stats of a site counted per loop entry
+        if stats is not None:
+            self._at_access(sp, *stats)
         call = sp.hook.call(sp, self)  # the counter kind's call (hooks.py)
         if call is None:
             return  # counted by another site's hook (a gather's twin at this launch)
@@ -157,13 +161,21 @@ class InstrumentSource:
                 f"&({X.span(target).text})"
             self.entry_calls.setdefault(entry_loop, []).append(f"{head}{pointer}{tail};")
             return
+        self._at_access(sp, head, tail, end_prefix, end_suffix)
+
+    def _at_access(self, sp, head, tail, end_prefix="", end_suffix="") -> None:
+        """The call at the access: before its statement where it runs exactly once with it,
+        else around the address."""
+        site, slot = sp.site, sp.slot
+        target = site.member if (site.member is not None and
+                                 (slot is None or slot.kind == "shared")) else site.node
         hoist = self._hoist_point(site)
         if hoist is not None:
             statement, span, braces = hoist
             address = X.span(target).text
             pointer = address if site.form == "pointer" else f"&({address})"
             call = f"{head}{pointer}{tail};"
-            if sp.lr_end_of is not None:
+            if end_prefix:
                 call = f"::gmprof::lr_clock({sp.lr_end_of.index}, 1); " + call
             self.hoisted.setdefault(statement, (span, braces, []))[2].append(call)
             return

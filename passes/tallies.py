@@ -75,6 +75,18 @@ class Tally:
     def check_launch(self, grid, block) -> str | None:
         return None
 
+    # -- storage and read-back (per-site families; runtime/counters.py calls these with its
+    # backend, the launch's Area and its Launch record) -----------------------------------
+    def storage(self, backend, plan, area, launch, buffers) -> None:
+        """Allocate the family's per-site buffer (zeroed) and point its Launch field at it."""
+        buffers[self.name] = backend.zeros(max(len(plan.sites), 1) * self.words, np.uint64)
+        launch[self.launch_field] = backend.address(buffers[self.name])
+
+    def read_back(self, backend, buffers, n_sites: int):
+        """The family's words after the launch: one row of `words` u64 per site."""
+        return np.array(backend.to_host(buffers[self.name]), dtype=np.uint64,
+                        copy=True).reshape(-1, self.words)
+
     # -- decoding --------------------------------------------------------------------------
     def site_values(self, plan, counters, info) -> dict:
         """site -> value (per-site families)."""
@@ -191,8 +203,37 @@ class WarpRequests(Tally):
         "allOf": [{"$ref": "#/$defs/warps"}, {"required": ["lines", "histogram", "how"]}]
     }
 
+    # a count made once per loop entry (a range, a weighted first iteration) keeps its kind,
+    # with a per-access warp_dm/warp_sm call beside it (hooks.warp_call); static sites stay
+    # static, their requests computed at the launch (runtime/static_warps.py)
+    every_access = False
+
     def on(self, mode) -> bool:
         return bool(getattr(mode, "warps", False))  # (Mode's own flag: it came first)
+
+    def storage(self, backend, plan, area, launch, buffers) -> None:
+        """A row per site, then (counters in shared memory) the rows the blocks flush from
+        their counter areas (gmprof.cuh flush: the measured sites' statistics are summed in
+        the block's area, `area.ws_rows` rows for the sites `area.ws_sites`), then each
+        site's area row (0xffffffff: none), two u32 to a u64, little-endian."""
+        n, rows = max(len(plan.sites), 1), area.ws_rows if area.sm else 0
+        ws = backend.zeros((n + rows) * WS_STRIDE + (-(-n // 2) if rows else 0), np.uint64)
+        if rows:
+            row_of = np.full(2 * -(-n // 2), 0xFFFFFFFF, np.uint32)
+            row_of[list(area.ws_sites)] = np.arange(rows, dtype=np.uint32)
+            ws[(n + rows) * WS_STRIDE:] = backend.to_device(row_of.view(np.uint64))
+        buffers[self.name] = ws
+        buffers[self.name + "_sites"] = area.ws_sites[:rows]
+        launch[self.launch_field] = backend.address(ws)
+
+    def read_back(self, backend, buffers, n_sites: int):
+        """Per site: its row plus the blocks' flushed area row."""
+        raw = np.array(backend.to_host(buffers[self.name]), dtype=np.uint64, copy=True)
+        sites, n = list(buffers[self.name + "_sites"]), max(n_sites, 1)
+        rows = raw[:(n + len(sites)) * WS_STRIDE].reshape(-1, WS_STRIDE)
+        per_site = rows[:n].copy()
+        per_site[sites] += rows[n:]
+        return per_site
 
     def get(self, stats):
         return stats.warps

@@ -104,8 +104,10 @@ typedef unsigned long long site_count_t;
 
 // Object kinds, as the host writes them in Object::kind.
 enum { KIND_NONE = 0, KIND_DEVICE = 1, KIND_SHARED = 2 };
-// Launch::flags
-enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2 };
+// Launch::flags; flags >> FLAG_WS_ROWS_SHIFT: rows of per-warp statistics (GMPROF_WARPS) the
+// block's area holds, at its end, one per measured site, flushed at block exit (the
+// warp_stats buffer says which site each row is, warp_row below)
+enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2, FLAG_WS_ROWS_SHIFT = 8 };
 // The leading words of the block's counter area (before the sites' and objects' counters).
 // Each site's count takes SITE_WORDS 32-bit words (a site_count_t, 8-byte aligned: the area
 // starts 16-byte aligned and the host keeps area_words even).
@@ -134,7 +136,9 @@ struct Object {
 //   [0, AREA_HEADER)                      header (exited threads, logical clock)
 //   [AREA_HEADER, + SITE_WORDS * n_sites) per-site execution counts (site_count_t each)
 //   [.., + obj_words)                     shared objects' counters (counter_t each, packed)
-//   [lr_offset, area_words)               enhanced mode: live-range statistics per array
+//   [lr_offset, ..)                       enhanced mode: live-range statistics per array
+//   [area_words - 2 * WS_STRIDE * rows, area_words)  GMPROF_WARPS in SM mode: the per-warp
+//                                         statistics of the measured sites (u64 each)
 struct Launch {
   unsigned int flags;
   unsigned int area_words;        // words in one block's area
@@ -158,7 +162,7 @@ struct Launch {
   unsigned long long clock_log;   // enhanced: (block, array, clock, kind) records
   unsigned long long clock_capacity;
   unsigned long long clock_count; // address of a u64 counter of clock records
-  unsigned long long warp_stats;  // GMPROF_WARPS: WS_STRIDE u64 per site (warp_shared below)
+  unsigned long long warp_stats;  // GMPROF_WARPS: WS_STRIDE u64 per site (warp_row below)
   // the counter families' per-element records (gmprof/passes/tallies.py): tally_words u64 an
   // element, object k's first record at Object::reserved[1]; 0: no family per element is on
   unsigned long long tally;
@@ -599,17 +603,46 @@ __device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, 
 // of 4 bytes; lanes reading one word share it (broadcast); an access of 8 bytes is served a
 // half-warp at a time and of 16 bytes a quarter-warp at a time, each phase needing as many
 // wavefronts as its most used bank has distinct words; other sizes as their 4-byte words, one
-// request each. One lane adds the request to the site's statistics (u64 atomics in device
-// memory: this is an analysis mode, not the cheap one).
-#if GMPROF_WARPS
+// request each. One lane adds the request to the site's statistics: in the block's area (SM
+// mode: shared-memory atomics, contended by the block's warps alone; flushed at block exit as
+// the counts are), else in device memory (u64 atomics on the same few addresses for the whole
+// grid: what made --access-stats 40-240x on an H100).
 enum { WS_REQUESTS = 0, WS_UNITS = 1, WS_IDEAL = 2, WS_LINES = 3, WS_HIST = 4, WS_BINS = 32,
        WS_STRIDE = WS_HIST + WS_BINS };
 
+// The sites whose statistics the block's area holds (0: none, all in device memory).
+__device__ __forceinline__ unsigned warp_rows() {
+#if GMPROF_SM && !GMPROF_TRACE
+  return L().flags >> FLAG_WS_ROWS_SHIFT;
+#else
+  return 0u;
+#endif
+}
+
+#if GMPROF_WARPS
+// Where a site's statistics go. The warp_stats buffer (u64): a row per site (n_sites rows),
+// then, with area rows, one row per area row (the blocks' flushed sums) and the u32 area row
+// of each site (>= rows: none, its own row in device memory).
+__device__ __forceinline__ unsigned long long *warp_row(int site) {
+  unsigned long long *ws = reinterpret_cast<unsigned long long *>(L().warp_stats);
+  if (!ws) return nullptr;
+  const unsigned rows = warp_rows();
+  if (rows) {
+    const unsigned *row_of = reinterpret_cast<const unsigned *>(
+        ws + (unsigned long long)(L().n_sites + rows) * WS_STRIDE);
+    const unsigned r = __ldg(row_of + site);
+    if (r < rows)
+      return reinterpret_cast<unsigned long long *>(area_words() + L().area_words) -
+             (unsigned long long)(rows - r) * WS_STRIDE;
+  }
+  return ws + (unsigned long long)site * WS_STRIDE;
+}
+
 __device__ __forceinline__ void warp_record(int site, unsigned mask, unsigned units,
                                             unsigned ideal, unsigned lines) {
-  if (lane_id() != (unsigned)(__ffs(mask) - 1) || !L().warp_stats) return;
-  unsigned long long *w = reinterpret_cast<unsigned long long *>(L().warp_stats) +
-                          (unsigned long long)site * WS_STRIDE;
+  if (lane_id() != (unsigned)(__ffs(mask) - 1)) return;
+  unsigned long long *w = warp_row(site);
+  if (!w) return;
   atomicAdd(w + WS_REQUESTS, 1ull);
   atomicAdd(w + WS_UNITS, (unsigned long long)units);
   atomicAdd(w + WS_IDEAL, (unsigned long long)ideal);
@@ -645,6 +678,33 @@ __device__ __forceinline__ unsigned wavefronts(unsigned mask, unsigned long long
   return most[0] + most[1] + most[2] + most[3];
 }
 
+// The cheap paths, without a match (slow on an H100): the key of the next lower lane of mask
+// (its own for the lowest), one shuffle.
+__device__ __forceinline__ unsigned long long lower_lane_key(unsigned mask,
+                                                             unsigned long long key) {
+  const unsigned below = mask & ((1u << lane_id()) - 1u);
+  return __shfl_sync(mask, key, below ? 31 - __clz(below) : (int)lane_id());
+}
+
+// Whether no bank holds two distinct words of one phase (32 / k lanes): the steps between
+// each lane's word and the lower lane's of its phase add up to less than 32 in every phase,
+// so any two of its words are less than 32 apart. Then every phase with lanes is one
+// wavefront, for each of a lane's k words (a stride, a broadcast, a row: the common case).
+// One reduction: each phase's sum in its own 32 / k bits (at most (32 / k - 1) x 32 < 2^(32/k)).
+__device__ __forceinline__ bool narrow_phases(unsigned mask, unsigned long long w, unsigned k) {
+  const unsigned long long prev = lower_lane_key(mask, w);
+  const unsigned per = 32u / k, lane = lane_id();
+  const unsigned below = mask & ((1u << lane) - 1u);
+  const bool same_phase = below && (31u - (unsigned)__clz(below)) / per == lane / per;
+  const unsigned long long step = w > prev ? w - prev : prev - w;
+  const unsigned part = same_phase ? (step < 32ull ? (unsigned)step : 32u) : 0u;
+  const unsigned sums = __reduce_add_sync(mask, part << ((lane / per) * per));
+  bool ok = true;
+  for (unsigned ph = 0; ph < k; ++ph)
+    ok = ok && ((per == 32u ? sums : (sums >> (ph * per)) & ((1u << per) - 1u)) < 32u);
+  return ok;
+}
+
 template <int SITE>
 __device__ __forceinline__ void warp_shared(long long off, unsigned size) {
   const unsigned mask = __activemask();
@@ -653,13 +713,17 @@ __device__ __forceinline__ void warp_shared(long long off, unsigned size) {
   // (decided for the whole warp: the collectives below need every lane of mask)
   if ((size == 8u || size == 16u) && __all_sync(mask, (off & (long long)(size - 1u)) == 0)) {
     const unsigned k = size >> 2;
-    units = wavefronts(mask, w, k);
     // phases that have lanes
     for (unsigned p = 0; p < k; ++p)
       ideal += (mask >> (p * (32u / k))) & ((1u << (32u / k)) - 1u) ? 1u : 0u;
+    units = narrow_phases(mask, w, k) ? ideal : wavefronts(mask, w, k);
   } else {
     const unsigned k = size <= 4u ? 1u : (size + 3u) >> 2;
-    for (unsigned j = 0; j < k; ++j) units += wavefronts(mask, w + j, 1u);
+    if (narrow_phases(mask, w, 1u)) {
+      units = k;
+    } else {
+      for (unsigned j = 0; j < k; ++j) units += wavefronts(mask, w + j, 1u);
+    }
     ideal = k;
   }
   warp_record(SITE, mask, units, ideal, 0u);
@@ -669,11 +733,29 @@ template <int SITE>
 __device__ __forceinline__ void warp_device(const volatile void *p, unsigned size) {
   const unsigned mask = __activemask();
   const unsigned long long a = (unsigned long long)p;
+  unsigned sectors, lines, addresses;
+  // addresses rising or falling in lane order (a stride, a broadcast): a key is new where it
+  // differs from the lower lane's (and at the lowest lane); the three counts in one
+  // reduction, 8 bits each, with the two directions' failures in bits 24 and 25
+  const unsigned long long prev = lower_lane_key(mask, a);
+  const bool lowest = lane_id() == (unsigned)(__ffs(mask) - 1);
+  const unsigned sums = __reduce_add_sync(
+      mask, (lowest || (prev >> 5) != (a >> 5) ? 1u : 0u) |
+                (lowest || (prev >> 7) != (a >> 7) ? 1u << 8 : 0u) |
+                (lowest || prev != a ? 1u << 16 : 0u));
+  const unsigned order = __reduce_or_sync(mask, (prev > a ? 1u : 0u) | (prev < a ? 2u : 0u));
+  if (order != 3u) {
+    sectors = sums & 0xffu;
+    lines = (sums >> 8) & 0xffu;
+    addresses = (sums >> 16) & 0xffu;
+  } else {
+    sectors = distinct(mask, a >> 5);
+    lines = distinct(mask, a >> 7);
+    addresses = distinct(mask, a);
+  }
   // typed accesses are aligned to their size: one sector each up to 32 bytes
-  const unsigned per = size > 32u ? (size + 31u) >> 5 : 1u;
-  const unsigned sectors = distinct(mask, a >> 5) * per;
-  const unsigned lines = distinct(mask, a >> 7) * (size > 128u ? (size + 127u) >> 7 : 1u);
-  const unsigned addresses = distinct(mask, a);
+  sectors *= size > 32u ? (size + 31u) >> 5 : 1u;
+  lines *= size > 128u ? (size + 127u) >> 7 : 1u;
   const unsigned ideal = (unsigned)(((unsigned long long)addresses * size + 31u) >> 5);
   warp_record(SITE, mask, sectors, ideal ? ideal : 1u, lines);
 }
@@ -844,7 +926,9 @@ __device__ __forceinline__ void share(const volatile void *p, unsigned bytes) {
 
 // Device memory, or (OBJ < 0: a pointer gmprof could not resolve) whatever the address holds: a
 // shared array (counted as sm would), a device object, or local memory (not profiled).
-template <int SITE, int OBJ, int MODE, class T>
+// STATS false: the warp's request is measured elsewhere (warp_dm, beside a count made once
+// per loop entry).
+template <int SITE, int OBJ, int MODE, bool STATS = true, class T>
 __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) {
   long long shared_off = 0;
   const int shared_obj = OBJ < 0 ? find_shared_object(p, &shared_off) : -1;
@@ -858,8 +942,10 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
 #endif
   if (!sampled(s)) return p;
 #if GMPROF_WARPS
-  if (shared_obj >= 0) warp_shared<SITE>(shared_off, (unsigned)sizeof(T));
-  else warp_device<SITE>(p, (unsigned)sizeof(T));
+  if (STATS) {
+    if (shared_obj >= 0) warp_shared<SITE>(shared_off, (unsigned)sizeof(T));
+    else warp_device<SITE>(p, (unsigned)sizeof(T));
+  }
 #endif
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
@@ -995,7 +1081,7 @@ __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
 template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
 __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
 #if !GMPROF_TRACE
-  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE>(p, 1u);
+  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE, false>(p, 1u);
 #endif
   return dm_walk<SITE, OBJ, POBJ, MODE>(p, idx, n, d);
 }
@@ -1013,8 +1099,36 @@ __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
   return dm_range<SITE, OBJ, MODE>(p, n, d);
 }
 
+// --access-stats of a site whose count is made once per loop entry (a range, a spread, a
+// gather and its twin, a site weighted by its loop's trips counted before the loop): the
+// warp's request at each access, nothing counted (the counts keep their kind). warp_dm: a device access of object OBJ (OBJ < 0: a pointer gmprof could not
+// resolve, which may hold a shared array's address, found by address as dm does); warp_sm: an
+// access of a shared array that starts at BASE.
+template <int SITE, int OBJ, class T>
+__device__ __forceinline__ T *warp_dm(T *p) {
+#if GMPROF_WARPS && !GMPROF_TRACE
+  long long off = 0;
+  if (OBJ >= 0) warp_device<SITE>(p, (unsigned)sizeof(T));
+  else if (find_shared_object(p, &off) >= 0) warp_shared<SITE>(off, (unsigned)sizeof(T));
+  else if (in_global(p)) warp_device<SITE>(p, (unsigned)sizeof(T));
+#endif
+  return p;
+}
+
+template <int SITE, class T>
+__device__ __forceinline__ T *warp_sm(T *p, const volatile void *base) {
+#if GMPROF_WARPS && !GMPROF_TRACE
+  warp_shared<SITE>((long long)((const volatile char *)p - (const volatile char *)base),
+                    (unsigned)sizeof(T));
+#else
+  (void)base;
+#endif
+  return p;
+}
+
 // Shared memory: BASE is the array's first byte (the declared array, in scope at the site).
-template <int SITE, int OBJ, int MODE, class T>
+// STATS false: as dm's.
+template <int SITE, int OBJ, int MODE, bool STATS = true, class T>
 __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc = 1u,
                                  Sampler *s = nullptr) {
 #if GMPROF_TRACE
@@ -1023,8 +1137,9 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
 #else
   if (!sampled(s)) return p;
 #if GMPROF_WARPS
-  warp_shared<SITE>((long long)((const volatile char *)p - (const volatile char *)base),
-                    (unsigned)sizeof(T));
+  if (STATS)
+    warp_shared<SITE>((long long)((const volatile char *)p - (const volatile char *)base),
+                      (unsigned)sizeof(T));
 #endif
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
@@ -1194,15 +1309,29 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
                 (replicas > 1 ? (unsigned long long)((unsigned)linear_bid() % replicas) *
                                     L().area_words
                               : 0ull);
-  // per-site counts (64-bit), then the live-range statistics (32-bit words)
+  // per-site counts (64-bit), then the live-range statistics (32-bit words), then the
+  // per-warp statistics (64-bit, into their one copy in device memory)
   site_count_t *sites = reinterpret_cast<site_count_t *>(a + AREA_HEADER);
   site_count_t *gsites = reinterpret_cast<site_count_t *>(g + AREA_HEADER);
   for (unsigned i = first; i < L().n_sites; i += stride) {
     const site_count_t v = *(volatile site_count_t *)(sites + i);
     if (v) atomicAdd(gsites + i, v);
   }
+  const unsigned ws_words = 2u * WS_STRIDE * warp_rows();
+#if GMPROF_WARPS
+  if (ws_words && L().warp_stats) {
+    const unsigned long long *ws =
+        reinterpret_cast<const unsigned long long *>(a + L().area_words - ws_words);
+    unsigned long long *gws = reinterpret_cast<unsigned long long *>(L().warp_stats) +
+                              (unsigned long long)L().n_sites * WS_STRIDE;
+    for (unsigned i = first; i < ws_words / 2u; i += stride) {
+      const unsigned long long v = ((const volatile unsigned long long *)ws)[i];
+      if (v) atomicAdd(gws + i, v);
+    }
+  }
+#endif
   if (L().lr_offset)
-    for (unsigned i = L().lr_offset + first; i < L().area_words; i += stride) {
+    for (unsigned i = L().lr_offset + first; i < L().area_words - ws_words; i += stride) {
       unsigned v = *(volatile unsigned *)(a + i);
       if (v) atomicAdd(g + i, v);
     }

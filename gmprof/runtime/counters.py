@@ -19,7 +19,7 @@ import numpy as np
 
 from gmprof.errors import GmprofError
 from gmprof.passes import tallies as T
-from gmprof.passes.hooks import DmGather, DmTwin
+from gmprof.passes.hooks import HOOK, LR_START, DmGather, DmTwin
 from gmprof.report import where
 
 from . import layout as LY
@@ -64,6 +64,8 @@ class Area:
     sm: bool = False
     why: str = ""
     replicas: int = 1
+    ws_rows: int = 0  # --access-stats: rows of warp statistics at the area's end (SM)
+    ws_sites: tuple = ()  # the site id of each row
 
 
 def layout_slots(program, plan, li, native) -> dict:
@@ -210,7 +212,14 @@ def area(plan, slots, mode) -> Area:
         if words == lr_offset:
             lr_offset = 0
         words += words & 1  # copies of the area stay 8-byte aligned
-    return Area(words, offset, lr_offset)
+    measured = ()
+    if mode.warps:
+        # a row of u64 warp statistics for each measured site
+        measured = tuple(sorted(sp.site.id for sp in plan.sites.values()
+                                if sp.strategy in (HOOK, LR_START)))
+        words += words & 1
+        words += 2 * T.WS_STRIDE * len(measured)
+    return Area(words, offset, lr_offset, ws_rows=len(measured), ws_sites=measured)
 
 
 def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_blocks: int,
@@ -218,9 +227,14 @@ def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_bloc
     """SM when the mode asks for it and the area fits beside the kernel's shared memory.
     counted=False: the kernel updates no counter (Plan.counts_on_device): no shared memory
     is taken from it; the area stays in device memory, zero."""
+    sm = mode.sm and not mode.trace
+    if a.ws_rows and (not sm or static_smem + ((shared_mem + 15) & ~15) + a.words * 4 >
+                      backend.max_shared_per_block):
+        # the warp statistics go to device memory instead (one atomic a request and value)
+        a.words -= 2 * T.WS_STRIDE * a.ws_rows
+        a.ws_rows, a.ws_sites = 0, ()
     area_bytes = a.words * 4
     need = static_smem + ((shared_mem + 15) & ~15) + area_bytes
-    sm = mode.sm and not mode.trace
     why = "SM mode: the block's counters live in shared memory" if sm else \
         "device memory (" + ("trace mode" if mode.trace else "no SM in this mode") + ")"
     if not counted:
@@ -267,7 +281,8 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem, lau
         area_global[start:start + a.obj_counters] = origin
     unknown_oor = backend.zeros(1, np.uint64)
     launch = LY.new_launch()
-    launch["flags"] = LY.FLAG_WARP_UNIFORM_OK if block3[0] % 32 == 0 else 0
+    launch["flags"] = (LY.FLAG_WARP_UNIFORM_OK if block3[0] % 32 == 0 else 0) | \
+        ((a.ws_rows << LY.FLAG_WS_ROWS_SHIFT) if a.sm else 0)
     launch["area_words"] = a.words
     launch["dyn_user_bytes"] = shared_mem
     launch["n_sites"] = len(plan.sites)
@@ -339,11 +354,11 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem, lau
         launch["clock_log"] = backend.address(buffers["clock"])
         launch["clock_capacity"] = CLOCK_CAPACITY
         launch["clock_count"] = backend.address(buffers["clock_count"])
-    _tallies(backend, plan, slots, mode, launch, buffers, grid3, block3)
+    _tallies(backend, plan, slots, mode, launch, buffers, grid3, block3, a)
     return launch, buffers
 
 
-def _tallies(backend, plan, slots, mode, launch, buffers, grid3, block3) -> None:
+def _tallies(backend, plan, slots, mode, launch, buffers, grid3, block3, a) -> None:
     """The counter families' storage (passes/tallies.py): a per-site family's buffer at its
     Launch field; the per-element families' records (every per-element family's words, one
     record per counter of each slot of their spaces) at Launch::tally, each object's first
@@ -355,8 +370,7 @@ def _tallies(backend, plan, slots, mode, launch, buffers, grid3, block3) -> None
         if why:
             raise GmprofError(why, kind="launch")
         if t.per == "site":
-            buffers[t.name] = backend.zeros(max(len(plan.sites), 1) * t.words, np.uint64)
-            launch[t.launch_field] = backend.address(buffers[t.name])
+            t.storage(backend, plan, a, launch, buffers)
     spaces = {space for t in on if t.per == "element" for space in t.spaces}
     if not spaces:
         return
@@ -478,8 +492,7 @@ def read_back(slots, buffers, backend, mode, keep_on_device: bool = False) -> di
     # the counter families' words (passes/tallies.py): per site, and the per-element records
     for t in T.active(mode):
         if t.per == "site":
-            out[t.name] = np.array(backend.to_host(buffers[t.name]), dtype=np.uint64,
-                                   copy=True).reshape(-1, t.words)
+            out[t.name] = t.read_back(backend, buffers, n_sites)
     if "tally" in buffers:
         out["tally"] = np.array(backend.to_host(buffers["tally"]), dtype=np.uint64,
                                 copy=True).reshape(-1, T.record_words())

@@ -20,6 +20,10 @@ LR_STRIDE = 2 + LR_BINS
 
 KIND_NONE, KIND_DEVICE, KIND_SHARED = 0, 1, 2  # Object.kind
 FLAG_WARP_UNIFORM_OK, FLAG_AREA_SHARED = 1, 2  # Launch.flags
+# Launch.flags >> 8: rows of per-warp statistics at the end of the block's area (SM mode), one
+# per measured site, flushed at block exit into the warp_stats buffer after its per-site rows
+# (then each site's u32 row number: gmprof.cuh warp_row)
+FLAG_WS_ROWS_SHIFT = 8
 # a whole program's object table (gmprof_host.h ObjectDesc.kind): what a slot is at a launch
 OBJ_PARAM, OBJ_GLOBAL, OBJ_SHARED, OBJ_SHARED_DYNAMIC = 1, 2, 3, 4
 TRACE_CAPACITY = 1 << 22  # trace records (4 x u64 each) a launch keeps

@@ -147,7 +147,9 @@ class Profiler:
             self._wide.add(wide_key)
             mode = mode.widened()
         if runs.counters is not None and static.warps:
-            runs.counters["static_warps"] = static.warps
+            runs.counters["static_warps"] = self._static.at_bases(
+                static, lambda sc: _device_base(plan, slots, self.program.kernels[li.kernel],
+                                                sc))
         info = RunInfo(name_expression, backend.name, backend.device, mode.name, li.grid,
                        li.block, shared_mem)
         info.outputs_identical = not runs.differ
@@ -224,6 +226,19 @@ class Profiler:
         module = self.modules.module(None, [name_expression])
         with timing.phase("launch, copy, compare"):
             return run_native(self.backend, module, li, timeout)
+
+
+def _device_base(plan, slots, ka, sc) -> int | None:
+    """Where a static site's device array started in the instrumented run (None: a shared
+    array, or not known)."""
+    target, _ = ka.targets.get(sc, (None, None))
+    slot = plan.slot_of(target or sc.site.object)
+    if slot is None or slot.kind != "device":
+        return None
+    for ls in slots.values():
+        if ls.slot is slot and ls.base:
+            return int(ls.base)
+    return None
 
 
 __all__ = ["Profiler", "LaunchResult"]

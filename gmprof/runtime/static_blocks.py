@@ -49,12 +49,9 @@ def _side(terms: dict) -> tuple[dict, dict] | None:
     return b, i
 
 
-def count_by_block_class(addr_terms, addr_const, loops, constraint, grid, block, n_units,
-                         unit, access_size, per_word, touched, nbytes=None):
-    """(counts, out of range, executions), or None when the formula does not split."""
-    n_blocks = int(grid[0]) * int(grid[1]) * int(grid[2])
-    if n_blocks <= 1:
-        return None
+def split(addr_terms, loops, constraint):
+    """((A_B, A_I), block-only conditions, thread-and-loop-only conditions, mixed conditions
+    as (op, c_B, c_I, constant)), or None when the formula does not split."""
     address = _side(addr_terms)
     if address is None:
         return None
@@ -75,9 +72,37 @@ def count_by_block_class(addr_terms, addr_const, loops, constraint, grid, block,
             mixed.append((c[1], parts[0], parts[1], c[3]))
         else:
             return None
-    if not mixed and not address[0]:
+    return address, block_cs, inner_cs, mixed
+
+
+def decided_blocks(ids, grid, block_cs, mixed, spans):
+    """(blocks where every condition holds at every point, blocks where one holds at none,
+    their block points) of the linear block ids, given each mixed condition's c_I span."""
+    bpts = Points({"bid.x": ids % grid[0], "bid.y": (ids // grid[0]) % grid[1],
+                   "bid.z": ids // (grid[0] * grid[1])})
+    full = eval_constraint(_join(block_cs), bpts)
+    full = np.ones(len(ids), bool) if full is None else full
+    empty = ~full
+    for (op, cb, _, const), (lo, hi) in zip(mixed, spans):
+        vb = np.broadcast_to(const + lin(cb, bpts), ids.shape)
+        always, never = _decided(op, vb + lo, vb + hi, lo == hi)
+        full &= always
+        empty |= never
+    return full, empty, bpts
+
+
+def count_by_block_class(addr_terms, addr_const, loops, constraint, grid, block, n_units,
+                         unit, access_size, per_word, touched, nbytes=None):
+    """(counts, out of range, executions), or None when the formula does not split."""
+    n_blocks = int(grid[0]) * int(grid[1]) * int(grid[2])
+    if n_blocks <= 1:
+        return None
+    parts = split(addr_terms, loops, constraint)
+    if parts is None:
+        return None
+    (a_b, a_i), block_cs, inner_cs, mixed = parts
+    if not mixed and not a_b:
         return None  # nothing to gain: the caller factors out unused block indices
-    a_b, a_i = address
 
     # one block's points where the I-only conditions hold: their I-addresses and the I-parts
     # of the mixed conditions
@@ -110,16 +135,7 @@ def count_by_block_class(addr_terms, addr_const, loops, constraint, grid, block,
     per_chunk = E.CHUNK
     for b0 in range(0, n_blocks, per_chunk):
         ids = np.arange(b0, min(n_blocks, b0 + per_chunk), dtype=np.int64)
-        bpts = Points({"bid.x": ids % grid[0], "bid.y": (ids // grid[0]) % grid[1],
-                       "bid.z": ids // (grid[0] * grid[1])})
-        full = eval_constraint(_join(block_cs), bpts)
-        full = np.ones(len(ids), bool) if full is None else full
-        empty = ~full
-        for (op, cb, _, const), (lo, hi) in zip(mixed, spans):
-            vb = np.broadcast_to(const + lin(cb, bpts), ids.shape)
-            always, never = _decided(op, vb + lo, vb + hi, lo == hi)
-            full &= always
-            empty |= never
+        full, empty, bpts = decided_blocks(ids, grid, block_cs, mixed, spans)
         undecided.append(ids[~full & ~empty])
         if full.any():
             off = np.broadcast_to(addr_const + lin(a_b, bpts), ids.shape)[full]
@@ -249,4 +265,4 @@ def _join(cs):
     return out
 
 
-__all__ = ["count_by_block_class"]
+__all__ = ["count_by_block_class", "decided_blocks", "split"]

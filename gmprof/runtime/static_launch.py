@@ -30,6 +30,8 @@ class StaticSites:
     counts: dict  # SiteClass -> StaticCount
     demoted: frozenset  # site ids counted on the device at this launch
     warps: dict = None  # SiteClass -> per-warp statistics (static_warps.py), --access-stats
+    # SiteClass -> (prepared formula, executions): the statistics again at another base
+    warp_inputs: dict = None
 
 
 class StaticLaunchCounts:
@@ -38,6 +40,7 @@ class StaticLaunchCounts:
     def __init__(self, program):
         self.program = program
         self._cache: dict = {}
+        self._warps: dict = {}  # (cache key, base mod 128) -> statistics or None
 
     def evaluate(self, plan, li, global_size, warps: bool = False) -> StaticSites:
         """global_size(name) -> bytes of a file-scope variable (from the native module).
@@ -47,6 +50,7 @@ class StaticLaunchCounts:
         env = li.env
         counts: dict = {}
         warp: dict = {}
+        warp_inputs: dict = {}
         demoted = set()
         for sc in ka.classes:
             sp = plan.sites.get(sc.site)
@@ -62,16 +66,41 @@ class StaticLaunchCounts:
                         inputs, lambda: count_prepared(inputs)))
                 inputs, counts[sc] = self._cache[key]
                 if warps:
-                    stats = warp_stats(inputs, int(counts[sc].executions))
+                    # (at base 0: a run's copies of the arrays are 256-byte aligned, as
+                    # cudaMalloc's; at_bases redoes a site whose array starts elsewhere)
+                    executions = int(counts[sc].executions)
+                    stats = self._warp_stats(key, inputs, executions, 0)
                     if stats is None:
-                        raise S.Unknown("its warps' requests differ between executions")
+                        raise S.Unknown("its warps' requests are past the enumeration budget")
                     warp[sc] = stats
+                    warp_inputs[sc] = (key, inputs, executions)
             except S.Unknown:
                 demoted.add(sc.site.id)
         # a site demoted in one context is counted by its hook in all
         counts = {sc: c for sc, c in counts.items() if sc.site.id not in demoted}
         warp = {sc: w for sc, w in warp.items() if sc.site.id not in demoted}
-        return StaticSites(counts, frozenset(demoted), warp)
+        return StaticSites(counts, frozenset(demoted), warp, warp_inputs)
+
+    def _warp_stats(self, key, inputs, executions: int, base: int):
+        wkey = (key, base % 128)
+        if wkey not in self._warps:
+            self._warps[wkey] = warp_stats(inputs, executions, base)
+        return self._warps[wkey]
+
+    def at_bases(self, static: StaticSites, base_of) -> dict:
+        """The static sites' warp statistics with each device array where the instrumented
+        run had it: base_of(SiteClass) -> its array's first byte, or None (a shared array, or
+        the base assumed). A site whose statistics cannot be had at that base (past the
+        enumeration budget, where its base-0 ones were not) is left without them."""
+        out = {}
+        for sc, stats in (static.warps or {}).items():
+            base = base_of(sc)
+            if base is not None and base % 128:
+                key, inputs, executions = static.warp_inputs[sc]
+                stats = self._warp_stats(key, inputs, executions, int(base))
+            if stats is not None:
+                out[sc] = stats
+        return out
 
     def _count(self, ka, sc, li, global_size):
         """One static site's StaticCount at the launch (bench/static_sites.py reads it)."""

@@ -12,6 +12,10 @@ shared memory  32 banks of 4 bytes (every architecture since Kepler). Lanes that
                each a request of its own. ideal: one wavefront a phase with lanes (a word each).
 device memory  the distinct 32-byte sectors and 128-byte lines the lanes' accesses touch;
                ideal: the sectors the distinct bytes would fill if they were contiguous.
+
+shared_request and device_request cost one request; requests() costs many at once (numpy, one
+pass, for the static sites' enumerated requests): the same model, checked against the two on
+random requests by tests/runtime/test_static_warp_requests.py.
 """
 from __future__ import annotations
 
@@ -56,4 +60,80 @@ def device_request(addresses: np.ndarray, size: int) -> tuple[int, int, int]:
     return sectors, max(ideal, 1), lines
 
 
-__all__ = ["device_request", "shared_request"]
+BINS = 32  # the histogram of units a request: 1, 2, ..., 31, 32 or more
+
+
+def requests(group: np.ndarray, lane: np.ndarray, addr: np.ndarray, size: int,
+             shared: bool) -> tuple[int, int, int, int, list]:
+    """(requests, units, ideal, lines, histogram) of many requests at once: access k belongs
+    to request group[k] (0 .. n-1, every one used), made by lane lane[k] (0..31, its warp's
+    lane) at addr[k] (shared: the byte offset in the array; device: the byte address)."""
+    group = np.asarray(group, np.int64)
+    n = int(group.max()) + 1 if len(group) else 0
+    if n == 0:
+        return 0, 0, 0, 0, [0] * BINS
+    a = np.asarray(addr, np.int64)
+    if shared:
+        units, ideal = _shared_requests(group, np.asarray(lane, np.int64), a, size, n)
+        lines = 0
+    else:
+        per = -(-size // 32) if size > 32 else 1
+        units = _distinct(group, a >> 5, n) * per
+        lines = int(_distinct(group, a >> 7, n).sum()) * (-(-size // 128) if size > 128 else 1)
+        ideal = np.maximum(-(-_distinct(group, a, n) * size // 32), 1)
+    hist = np.bincount(np.clip(units, 1, BINS) - 1, minlength=BINS)
+    return n, int(units.sum()), int(np.sum(ideal)), lines, [int(h) for h in hist]
+
+
+def _distinct(group, key, n) -> np.ndarray:
+    """Per group, how many distinct keys its accesses have."""
+    order = np.lexsort((key, group))
+    g, k = group[order], key[order]
+    new = np.ones(len(g), bool)
+    new[1:] = (g[1:] != g[:-1]) | (k[1:] != k[:-1])
+    return np.bincount(g[new], minlength=n)
+
+
+def _most_per_bank(sub, word, n) -> np.ndarray:
+    """Per sub-request (0 .. n-1), the most distinct words any one bank holds."""
+    order = np.lexsort((word, sub))
+    s, w = sub[order], word[order]
+    new = np.ones(len(s), bool)
+    new[1:] = (s[1:] != s[:-1]) | (w[1:] != w[:-1])
+    s, bank = s[new], w[new] % 32
+    per_bank = np.bincount(s * 32 + bank, minlength=n * 32).reshape(n, 32)
+    return per_bank.max(axis=1)
+
+
+def _shared_requests(group, lane, off, size, n):
+    """(wavefronts, ideal) per request: 8- and 16-byte accesses whose lanes are all aligned
+    in phases of 32 / k lanes (k = size / 4 words each, a phase's wavefronts the most of any
+    of its words' banks); the rest word by word, each a request of its own (shared_request)."""
+    if size in (8, 16):
+        k = size // 4
+        aligned = np.bincount(group, weights=(off % size != 0), minlength=n) == 0
+    else:
+        k = 1 if size <= 4 else -(-size // 4)
+        aligned = np.zeros(n, bool)
+    units = np.zeros(n, np.int64)
+    ideal = np.where(aligned, 0, k).astype(np.int64)
+    a = aligned[group]
+    if a.any():
+        g, ln, o = group[a], lane[a], off[a]
+        phase = ln // (32 // k)
+        sub = g * k + phase
+        most = np.zeros(n * k, np.int64)
+        for j in range(k):
+            most = np.maximum(most, _most_per_bank(sub, o // 4 + j, n * k))
+        units += most.reshape(n, k).sum(axis=1)
+        has = np.zeros(n * k, bool)
+        has[sub] = True
+        ideal += has.reshape(n, k).sum(axis=1)
+    if (~a).any():
+        g, o = group[~a], off[~a]
+        for j in range(k):
+            units += _most_per_bank(g, o // 4 + j, n)
+    return units, ideal
+
+
+__all__ = ["BINS", "device_request", "requests", "shared_request"]

@@ -56,6 +56,7 @@ def test_enums_are_read():
 CUH = {"GMPROF_MAX_OBJECTS": LY.MAX_OBJECTS, "KIND_NONE": LY.KIND_NONE,
        "KIND_DEVICE": LY.KIND_DEVICE, "KIND_SHARED": LY.KIND_SHARED,
        "FLAG_WARP_UNIFORM_OK": LY.FLAG_WARP_UNIFORM_OK, "FLAG_AREA_SHARED": LY.FLAG_AREA_SHARED,
+       "FLAG_WS_ROWS_SHIFT": LY.FLAG_WS_ROWS_SHIFT,
        "AREA_HEADER": LY.AREA_HEADER, "SITE_WORDS": LY.SITE_WORDS, "LR_BINS": LY.LR_BINS,
        "LR_STRIDE": LY.LR_STRIDE}
 # the counter families' constants (declared with their storage in passes/tallies.py)
