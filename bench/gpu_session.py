@@ -50,6 +50,20 @@ STEPS = {
                       580),
     "whole": ("bench/whole_programs.py", [PY, "bench/whole_programs.py", "--out",
                                           "{out}/whole"], 540),
+    # issue 27: default mode with and without --access-stats, the paper's six at large size
+    "stats": ("bench/stats_overhead.sh", ["sh", "bench/stats_overhead.sh"], 420),
+    # issue 26: counts and overheads unchanged, before (a checkout in .before) and after
+    "ba_oracle": ("bench/before_after.sh", ["bash", "bench/before_after.sh", ".before", "oracle",
+                                            "{out}/before_after"], 540),
+    "ba_overheads": ("bench/before_after.sh", ["bash", "bench/before_after.sh", ".before",
+                                               "overheads", "{out}/before_after"], 540),
+    # issue 28: the v1 -> v2 advice table with GPU times, and the sampling intervals' coverage
+    "advice": ("bench/advice_pairs.py", [PY, "bench/advice_pairs.py", "--backend", "gpu",
+                                         "--markdown"], 300),
+    "sampling": ("bench/sampling_coverage.py", [PY, "bench/sampling_coverage.py", "--backend",
+                                                "gpu", "--seeds", "20"], 420),
+    "ncu": ("bench/ncu_access.py", [PY, "bench/ncu_access.py", "--out", "{out}/ncu_access.md"],
+            300),
 }
 __doc__ += "".join(f"  {k}: {' '.join(v[1][1:])}\n" for k, v in STEPS.items())
 
