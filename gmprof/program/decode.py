@@ -158,10 +158,11 @@ def _distinct(launches: list) -> list:
     seen: dict = {}
     for launch in launches:
         key = _launch_key(launch)
+        times = int(launch.get("repeat", 1))  # a graph's launch ran once per replay
         if key in seen:
-            seen[key][1] += 1
+            seen[key][1] += times
         else:
-            seen[key] = [launch, 1]
+            seen[key] = [launch, times]
     return [tuple(v) for v in seen.values()]
 
 
@@ -251,7 +252,7 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     counters["clock_total"] = int(group.get("clock_records", 0))
     info = RunInfo(kernel_expr, backend, device, mode.name, tuple(first["grid"]),
                    tuple(first["block"]), int(first["shared_mem"]),
-                   launches=len(group["launches"]))
+                   launches=sum(int(x.get("repeat", 1)) for x in group["launches"]))
     info.instrumented_ms = float(sum(launch.get("ms", 0.0) for launch in group["launches"]))
     info.counters_in = "shared memory" if group["sm"] else "device memory"
     info.counters_why = group["why"]
@@ -264,12 +265,16 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     # static sites'): the launches that failed the check (the summed counters are one Report)
     report.launch_runs = []
     for x in group["launches"]:
-        oor = int(x.get("oor", 0)) + static_oor[_launch_key(x)]
+        oor = int(x.get("oor", 0)) + static_oor[_launch_key(x)] * int(x.get("repeat", 1))
         report.launch_runs.append(
             {"grid": list(x["grid"]), "block": list(x["block"]),
              "shared_mem": int(x["shared_mem"]), "native_ms": None,
              "instrumented_ms": x.get("ms"), "timing_repeats": 1, "outputs_identical": None,
              "index": x.get("index"), "out_of_range": oor, "failed_check": oor > 0})
+        if int(x.get("repeat", 1)) != 1:
+            # a launch captured into a graph: its counts and out-of-range accesses are those of
+            # every replay together
+            report.launch_runs[-1]["repeat"] = int(x["repeat"])
     for a in report.arrays:
         rec = next((o for o in objects if plan.slots[o["slot"]].name == a.name), None)
         if rec is not None and rec["kind"] == OBJ_PARAM and not rec["known"]:

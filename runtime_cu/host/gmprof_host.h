@@ -231,6 +231,17 @@ inline DeducedConfig launch_deduced(dim3 grid, dim3 block, size_t shared_mem = 0
   return DeducedConfig{Config{grid, block, shared_mem, stream, nullptr, false}};
 }
 
+// cudaDeviceReset: gmprof's counters live on the device; they are read back first.
+cudaError_t device_reset();
+inline cudaError_t thread_exit() { return device_reset(); }
+
+// cudaGraphLaunch and cudaGraphAddKernelNode (graphs replay profiled launches: each replay is
+// counted, see gmprof_host.cpp)
+cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
+                                  const cudaGraphNode_t *deps, size_t n_deps,
+                                  const cudaKernelNodeParams *params);
+
 // ---------------------------------------------------------------- tables
 
 template <class T>
