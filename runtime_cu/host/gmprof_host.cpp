@@ -808,6 +808,10 @@ bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
   const size_t clock_bytes = enhanced ? (2 * kClockCapacity + 1) * 8 : 0;
   g.scratch_bytes = g.area_bytes + n_oor * 8 + 8 + clock_bytes;
   g.n_totals = (size_t)g.area_words + g.obj_counters + n_oor + 1;
+  // GMPROF_TEST_TOTALS_ORIGIN=N (tests): each device object's totals start at N, as the Python
+  // runtime's test builds start counters near 2^32 (runtime/widen.py counter_origin)
+  const char *origin_env = getenv("GMPROF_TEST_TOTALS_ORIGIN");
+  const unsigned long long origin = origin_env ? strtoull(origin_env, nullptr, 0) : 0;
   g.scratch = static_cast<char *>(zeroed(s, g.scratch_bytes));
   g.totals = static_cast<unsigned long long *>(zeroed(s, g.n_totals * 8));
   bool ok = g.scratch && g.totals;
@@ -823,6 +827,14 @@ bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
     o.shadow = shadow_buffer(s, s.shadows[sk], (size_t)o.n * csize);
     o.total = static_cast<unsigned long long *>(zeroed(s, (size_t)o.n * 8));
     ok = o.shadow && o.total;
+    if (ok && origin) {
+      // tests only: the totals start near 2^32, so that a few launches carry them past it
+      std::vector<unsigned long long> start(o.n, origin);
+      cudaStream_t side = side_stream(s);
+      ok = cudaMemcpyAsync(o.total, start.data(), o.n * 8, cudaMemcpyHostToDevice, side) ==
+               cudaSuccess &&
+           cudaStreamSynchronize(side) == cudaSuccess;
+    }
   }
   ++s.timing.setups;
   s.timing.setup += now_s() - t0;
