@@ -181,10 +181,13 @@ struct ModState {
   const Desc *current = nullptr;  // what the module's description holds (null: unknown)
   bool graphs = false;            // a graph holds a fill of it: fill before every launch
   std::map<cudaStream_t, User> users;
+  cudaEvent_t fill_ev = nullptr;  // after the latest fill (outside captures), on fill_stream
+  cudaStream_t fill_stream = nullptr;
 };
 
 // a launch whose time is not yet read (its events complete later)
 struct Pending {
+  int device;
   Group *g;
   size_t rec;
   cudaEvent_t e0, e1;
@@ -225,10 +228,11 @@ struct State {
   std::vector<std::string> group_order;
   std::map<std::string, Shadow> shadows;
   std::map<std::pair<const void *, int>, FuncInfo> funcs;
-  std::map<const ModuleDesc *, ModState> mods;
+  // per module and device (each device has its own copy of a module's description)
+  std::map<std::pair<const ModuleDesc *, int>, ModState> mods;
   std::vector<Pending> pending;
-  std::vector<cudaEvent_t> event_pool;
-  cudaStream_t side = nullptr;  // gmprof's own stream: zeroing and uploads, never captured
+  std::map<int, std::vector<cudaEvent_t>> pools;  // events, per device
+  std::map<int, cudaStream_t> sides;  // gmprof's own stream per device: zeroing, uploads
   std::map<int, std::string> device_names;
   std::vector<std::string> notes;
   bool registered_exit = false;
@@ -613,12 +617,20 @@ struct Relaxed {
   }
 };
 
+int current_device() {
+  int d = 0;
+  if (cudaGetDevice(&d) != cudaSuccess) cudaGetLastError();
+  return d;
+}
+
+// gmprof's own stream on the current device (never captured)
 cudaStream_t side_stream(State &s) {
-  if (!s.side && cudaStreamCreateWithFlags(&s.side, cudaStreamNonBlocking) != cudaSuccess) {
+  cudaStream_t &side = s.sides[current_device()];
+  if (!side && cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) {
     cudaGetLastError();
-    s.side = nullptr;
+    side = nullptr;
   }
-  return s.side;
+  return side;
 }
 
 // A zeroed device buffer of gmprof's own (null: no memory; the error is not the program's).
@@ -762,10 +774,12 @@ bool capture_of(cudaStream_t stream, unsigned long long *id, bool *unknown) {
   return status != cudaStreamCaptureStatusNone;
 }
 
+// an event of the current device (events and streams of one device go together)
 cudaEvent_t pooled_event(State &s) {
-  if (!s.event_pool.empty()) {
-    cudaEvent_t e = s.event_pool.back();
-    s.event_pool.pop_back();
+  std::vector<cudaEvent_t> &pool = s.pools[current_device()];
+  if (!pool.empty()) {
+    cudaEvent_t e = pool.back();
+    pool.pop_back();
     return e;
   }
   cudaEvent_t e = nullptr;
@@ -792,8 +806,8 @@ void reap_times(State &s, bool wait) {
     else cudaGetLastError();
   }
   for (size_t i = 0; i < done; ++i) {
-    s.event_pool.push_back(s.pending[i].e0);
-    s.event_pool.push_back(s.pending[i].e1);
+    s.pools[s.pending[i].device].push_back(s.pending[i].e0);
+    s.pools[s.pending[i].device].push_back(s.pending[i].e1);
   }
   s.pending.erase(s.pending.begin(), s.pending.begin() + done);
 }
@@ -945,8 +959,14 @@ Desc *desc_for(State &s, Group &g, const KernelDesc *d, const Config &c, unsigne
 // read the current one.
 cudaError_t fill_for(State &s, const ModuleDesc *m, const Desc &D, cudaStream_t stream,
                      bool captured, unsigned long long capture) {
-  ModState &ms = s.mods[m];
-  if (!captured && !ms.graphs && ms.current == &D) return cudaSuccess;
+  ModState &ms = s.mods[std::make_pair(m, current_device())];
+  if (!captured && !ms.graphs && ms.current == &D) {
+    // it holds this description, or will once the fill enqueued on another stream has run
+    if (ms.fill_stream != stream && ms.fill_ev &&
+        cudaStreamWaitEvent(stream, ms.fill_ev, 0) != cudaSuccess)
+      cudaGetLastError();
+    return cudaSuccess;
+  }
   const double t0 = now_s();
   for (auto &u : ms.users) {
     if (u.first == stream || u.second.capture != capture) continue;
@@ -955,13 +975,18 @@ cudaError_t fill_for(State &s, const ModuleDesc *m, const Desc &D, cudaStream_t 
   }
   for (auto it = ms.users.begin(); it != ms.users.end();) {
     if (it->first != stream) {
-      if (it->second.ev) s.event_pool.push_back(it->second.ev);
+      if (it->second.ev) s.pools[current_device()].push_back(it->second.ev);
       it = ms.users.erase(it);
     } else {
       ++it;
     }
   }
   cudaError_t err = m->fill(D.dev, sizeof(Launch), stream);
+  if (!captured) {
+    if (!ms.fill_ev) ms.fill_ev = pooled_event(s);
+    if (ms.fill_ev && cudaEventRecord(ms.fill_ev, stream) != cudaSuccess) cudaGetLastError();
+    ms.fill_stream = stream;
+  }
   ms.current = captured ? nullptr : &D;
   if (captured) ms.graphs = true;
   ++s.timing.fills;
@@ -970,7 +995,7 @@ cudaError_t fill_for(State &s, const ModuleDesc *m, const Desc &D, cudaStream_t 
 }
 
 void note_user(State &s, const ModuleDesc *m, cudaStream_t stream, unsigned long long capture) {
-  User &u = s.mods[m].users[stream];
+  User &u = s.mods[std::make_pair(m, current_device())].users[stream];
   if (!u.ev) u.ev = pooled_event(s);
   u.capture = capture;
   if (u.ev && cudaEventRecord(u.ev, stream) != cudaSuccess) cudaGetLastError();
@@ -1191,8 +1216,8 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     // the instrumented copy (more registers, its counters in shared memory) leaves fewer
     // blocks resident than the grid needs: the launch runs as it was, unprofiled
     cudaGetLastError();
-    if (e0) s.event_pool.push_back(e0);
-    if (e1) s.event_pool.push_back(e1);
+    if (e0) s.pools[device].push_back(e0);
+    if (e1) s.pools[device].push_back(e1);
     return unprofiled(s, d, c, args, typed, std::string("a cooperative launch of ") + d->name +
                       " ran unprofiled: its instrumented copy cannot have the whole grid "
                       "resident at once");
@@ -1201,8 +1226,8 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   const double t1 = now_s();
   s.timing.launch += t1 - t0;
   if (err != cudaSuccess) {
-    if (e0) s.event_pool.push_back(e0);
-    if (e1) s.event_pool.push_back(e1);
+    if (e0) s.pools[device].push_back(e0);
+    if (e1) s.pools[device].push_back(e1);
     return failed(s, d, c, err);
   }
   note_user(s, m, c.stream, capture);
@@ -1239,7 +1264,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   rec.log = log;
   rec.captured = captured;
   g.launches.push_back(rec);
-  if (e0 && e1) s.pending.push_back(Pending{&g, g.launches.size() - 1, e0, e1});
+  if (e0 && e1) s.pending.push_back(Pending{device, &g, g.launches.size() - 1, e0, e1});
   if (s.pending.size() >= 256) reap_times(s, false);
   if (s.sync_each && !captured) {
     // GMPROF_SYNC=1: wait for each launch, so that a fault names its launch
@@ -1272,7 +1297,17 @@ void harvest_at_exit() {
 void harvest(State &s, bool release) {
   if (s.group_order.empty()) return;
   double t0 = now_s();
-  cudaError_t e = cudaDeviceSynchronize();
+  // every device with counters (a device's synchronise waits for its own work only)
+  const int home = current_device();
+  cudaError_t e = cudaSuccess;
+  std::map<int, bool> devices;
+  for (auto &kv : s.groups) devices[kv.second.device] = true;
+  for (auto &dv : devices) {
+    if (dv.first != home && cudaSetDevice(dv.first) != cudaSuccess) continue;
+    cudaError_t ed = cudaDeviceSynchronize();
+    if (e == cudaSuccess) e = ed;
+  }
+  if (cudaSetDevice(home) != cudaSuccess) cudaGetLastError();
   s.timing.sync += now_s() - t0;
 #if !defined(GMPROF_CPU)
   if (e != cudaSuccess) {
@@ -1303,6 +1338,7 @@ void harvest(State &s, bool release) {
   for (const std::string &key : s.group_order) {
     Group &g = s.groups[key];
     if (!g.scratch) continue;
+    if (cudaSetDevice(g.device) != cudaSuccess) cudaGetLastError();
     t0 = now_s();
     std::vector<unsigned long long> tot(g.n_totals);
     bool ok = read_device(tot.data(), g.totals, g.n_totals * 8);
@@ -1322,7 +1358,14 @@ void harvest(State &s, bool release) {
     s.timing.kernels[g.kernel->name].copied += copied;
     const double t1 = now_s();
     s.timing.readback += t1 - t0;
-    if (!ok) continue;
+    if (!ok) {
+      // (a cudaDeviceReset that gmprof did not see, in a file it did not translate, freed them)
+      s.notes.push_back(std::string("the counters of ") + g.kernel->name + " could not be read "
+                        "back from the device: its launches are left out of the report");
+      g.launches.clear();
+      g.scratch = nullptr;
+      continue;
+    }
     for (unsigned w = 0; w < g.area_words; ++w) g.area[w] += tot[w];
     for (unsigned i = 0; i < g.obj_counters; ++i) g.shared[i] += tot[g.area_words + i];
     const size_t oor0 = (size_t)g.area_words + g.obj_counters;
@@ -1372,16 +1415,21 @@ void harvest(State &s, bool release) {
       cudaGetLastError();
     }
   }
+  if (cudaSetDevice(home) != cudaSuccess) cudaGetLastError();
   if (release) {
     for (auto &sh : s.shadows) cudaFree(sh.second.ptr);
     s.shadows.clear();
-    for (auto &ms : s.mods)
+    for (auto &ms : s.mods) {
       for (auto &u : ms.second.users) cudaEventDestroy(u.second.ev);
+      if (ms.second.fill_ev) cudaEventDestroy(ms.second.fill_ev);
+    }
     s.mods.clear();
-    for (cudaEvent_t ev : s.event_pool) cudaEventDestroy(ev);
-    s.event_pool.clear();
-    if (s.side) cudaStreamDestroy(s.side);
-    s.side = nullptr;
+    for (auto &pool : s.pools)
+      for (cudaEvent_t ev : pool.second) cudaEventDestroy(ev);
+    s.pools.clear();
+    for (auto &side : s.sides)
+      if (side.second) cudaStreamDestroy(side.second);
+    s.sides.clear();
     s.funcs.clear();
     cudaGetLastError();
   }
@@ -1470,8 +1518,9 @@ cudaError_t device_reset() {
 cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream) {
   State &s = state();
   std::lock_guard<std::mutex> guard(s.lock);
+  const int device = current_device();
   for (auto &kv : s.mods) {
-    if (!kv.second.graphs) continue;
+    if (!kv.second.graphs || kv.first.second != device) continue;
     for (auto &u : kv.second.users)
       if (u.first != stream && u.second.capture == 0 &&
           cudaStreamWaitEvent(stream, u.second.ev, 0) != cudaSuccess)
@@ -1479,16 +1528,16 @@ cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream) {
   }
   cudaError_t err = cudaGraphLaunch(exec, stream);
   for (auto &kv : s.mods) {
-    if (!kv.second.graphs) continue;
+    if (!kv.second.graphs || kv.first.second != device) continue;
     for (auto it = kv.second.users.begin(); it != kv.second.users.end();) {
       if (it->first != stream && it->second.capture == 0) {
-        s.event_pool.push_back(it->second.ev);
+        s.pools[device].push_back(it->second.ev);
         it = kv.second.users.erase(it);
       } else {
         ++it;
       }
     }
-    note_user(s, kv.first, stream, 0);
+    note_user(s, kv.first.first, stream, 0);
     kv.second.current = nullptr;
   }
   return err;

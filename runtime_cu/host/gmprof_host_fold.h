@@ -21,7 +21,7 @@
 #if defined(GMPROF_CPU)
 #define GMPROF_FOLD_HD
 #else
-#define GMPROF_FOLD_HD __host__ __device__
+#define GMPROF_FOLD_HD __device__
 #endif
 
 namespace gmprof_host {
@@ -47,7 +47,11 @@ struct FoldJob {
   FoldObj obj[kMaxFoldObjects];
 };
 
+// Takes a counter's value and leaves zero. On a GPU atomically: a launch of the same group on
+// another stream may be counting into the same buffers at that moment (its increments land
+// before the exchange, in this fold, or after it, in its own), so no increment is lost.
 GMPROF_FOLD_HD inline unsigned long long take(unsigned char *p, unsigned csize) {
+#if defined(GMPROF_CPU)
   unsigned long long v;
   if (csize == 1) {
     v = *p;
@@ -66,6 +70,47 @@ GMPROF_FOLD_HD inline unsigned long long take(unsigned char *p, unsigned csize) 
     if (v) *q = 0;
   }
   return v;
+#else
+  if (csize == 8) {
+    unsigned long long *q = reinterpret_cast<unsigned long long *>(p);
+    return *q ? atomicExch(q, 0ull) : 0ull;
+  }
+  if (csize == 4) {
+    unsigned *q = reinterpret_cast<unsigned *>(p);
+    return *q ? atomicExch(q, 0u) : 0u;
+  }
+  // 8- and 16-bit counters: a compare-and-swap on the aligned word that holds them
+  unsigned *word = reinterpret_cast<unsigned *>((unsigned long long)p & ~3ull);
+  const unsigned shift = (unsigned)((unsigned long long)p & 3ull) * 8;
+  const unsigned mask = (csize == 1 ? 0xffu : 0xffffu) << shift;
+  unsigned old = *(volatile unsigned *)word;
+  while (old & mask) {
+    const unsigned prev = atomicCAS(word, old, old & ~mask);
+    if (prev == old) break;
+    old = prev;
+  }
+  return (old & mask) >> shift;
+#endif
+}
+
+// A u32 word of the area (header, live ranges, half of a site's u64), taken the same way.
+GMPROF_FOLD_HD inline unsigned take_word(unsigned *w) {
+#if defined(GMPROF_CPU)
+  const unsigned v = *w;
+  *w = 0;
+  return v;
+#else
+  return *w ? atomicExch(w, 0u) : 0u;
+#endif
+}
+
+// Adds to a total (atomically on a GPU: folds of one group on two streams may run together).
+GMPROF_FOLD_HD inline void add_total(unsigned long long *t, unsigned long long v) {
+#if defined(GMPROF_CPU)
+  *t += v;
+#else
+  atomicAdd(t, v);
+#endif
 }
 
 // The part of the fold done by thread `tid` of `stride` (every index once over all threads).
@@ -82,15 +127,20 @@ GMPROF_FOLD_HD inline void fold_range(const FoldJob &j, unsigned long long tid,
     for (unsigned r = 0; r < j.replicas; ++r) {
       unsigned *a = area + (unsigned long long)r * j.words + w;
       if (site) {
-        s += (unsigned long long)a[0] | ((unsigned long long)a[1] << 32);
-        a[0] = 0;
-        a[1] = 0;
+        // the u64 count whole: its two halves taken apart would lose a carry in flight
+#if defined(GMPROF_CPU)
+        unsigned long long *c = reinterpret_cast<unsigned long long *>(a);
+        s += *c;
+        *c = 0;
+#else
+        unsigned long long *c = reinterpret_cast<unsigned long long *>(a);
+        s += *c ? atomicExch(c, 0ull) : 0ull;
+#endif
       } else {
-        s += a[0];
-        a[0] = 0;
+        s += take_word(a);
       }
     }
-    if (s) tot[w] += s;
+    if (s) add_total(tot + w, s);
   }
   // the shared objects' counters at their width: summed over the copies, saturated per launch
   for (unsigned long long i = tid; i < j.n_shared; i += stride) {
@@ -101,21 +151,19 @@ GMPROF_FOLD_HD inline void fold_range(const FoldJob &j, unsigned long long tid,
       s += take(base + i * j.csize, j.csize);
     }
     if (j.threshold && s > j.threshold) s = j.threshold;
-    if (s) tot[j.words + i] += s;
+    if (s) add_total(tot + j.words + i, s);
   }
   if (tid == 0) {
     unsigned long long *oor = reinterpret_cast<unsigned long long *>(j.oor);
     unsigned long long sum = 0;
     for (unsigned i = 0; i < j.n_oor; ++i) {
-      sum += oor[i];
-      tot[j.words + j.n_shared + i] += oor[i];
-      oor[i] = 0;
+      const unsigned long long v = take(reinterpret_cast<unsigned char *>(oor + i), 8);
+      sum += v;
+      if (v) add_total(tot + j.words + j.n_shared + i, v);
     }
-    if (j.clock) {
-      unsigned long long *c = reinterpret_cast<unsigned long long *>(j.clock);
-      tot[j.words + j.n_shared + j.n_oor] += *c;
-      *c = 0;
-    }
+    if (j.clock)
+      add_total(tot + j.words + j.n_shared + j.n_oor,
+                take(reinterpret_cast<unsigned char *>(j.clock), 8));
     unsigned long long *log = reinterpret_cast<unsigned long long *>(j.log);
     log[0] += sum;
     log[1] += 1;
@@ -127,7 +175,7 @@ GMPROF_FOLD_HD inline void fold_range(const FoldJob &j, unsigned long long tid,
     unsigned long long *t = reinterpret_cast<unsigned long long *>(o.total);
     for (unsigned long long i = tid; i < o.n; i += stride) {
       const unsigned long long v = take(sh + i * j.csize, j.csize);
-      if (v) t[i] += v;
+      if (v) add_total(t + i, v);
     }
   }
 }
