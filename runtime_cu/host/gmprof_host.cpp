@@ -1047,6 +1047,10 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     ++s.captured[d->name];
     return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name, d);
   }
+  // inside a capture, gmprof's own calls (events, allocations on its side stream) must not be
+  // refused as unsafe: relaxed mode for this thread until the launch is enqueued; what goes on
+  // the capturing stream (the fill, the kernel, the fold) is captured all the same
+  std::unique_ptr<Relaxed> relaxed(captured ? new Relaxed() : nullptr);
   int device = 0;
   cudaGetDevice(&device);
   if (!s.device_names.count(device)) {
