@@ -835,7 +835,10 @@ bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
     o.total = nullptr;
     if (!(o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) || !o.n || d->objects[i].static_only)
       continue;
-    std::string sk = std::to_string(o.slot) + ":" + std::to_string(o.base) + ":" +
+    // shared by the groups of one module (a launch of another group waits for the launches
+    // and folds before it, fill_for), never between modules, whose launches may overlap
+    std::string sk = std::string(g.module->id) + ":" + std::to_string(o.slot) + ":" +
+                     std::to_string(o.base) + ":" +
                      std::to_string(o.bytes) + ":" + std::to_string(o.unit) + ":" +
                      std::to_string(csize);
     o.shadow = shadow_buffer(s, s.shadows[sk], (size_t)o.n * csize);
@@ -1234,7 +1237,6 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     if (e1) s.pools[device].push_back(e1);
     return failed(s, d, c, err);
   }
-  note_user(s, m, c.stream, capture);
   // the fold: this launch's counters into the group's totals, on its stream
   fold::FoldJob *job = &D->job;
   job->log = (unsigned long long)(uintptr_t)log;
@@ -1246,6 +1248,8 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
 #endif
   cudaError_t ferr = fold::enqueue(job, c.stream);
   if (ferr != cudaSuccess) cudaGetLastError();
+  // after the fold: a launch of another group that shares these counters waits for both
+  note_user(s, m, c.stream, capture);
   KernelTiming &kt = s.timing.kernels[d->name];
   unsigned long long folded = (unsigned long long)g.area_words * 4 * replicas;
   for (unsigned i = 0; i < job->n_objects; ++i) folded += job->obj[i].n * csize;
