@@ -64,7 +64,7 @@ namespace {
 enum { kMaxObjects = 64, kAreaHeader = 2, kSiteWords = 2, kLrStride = 14, kMaxReplicas = 32 };
 enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2 };
 enum { KIND_DEVICE = 1, KIND_SHARED = 2 };
-enum { kClockCapacity = 1 << 16, kLogChunk = 4096 };
+enum { kClockCapacity = 1 << 16, kLogChunk = 4096, kMergeAfter = 1000 };
 
 struct Object {
   unsigned long long base, bytes, counters, oor;
@@ -162,6 +162,7 @@ struct Group {
   std::vector<unsigned long long *> logs;  // chunks of kLogChunk [oor, runs] pairs
   size_t log_used = 0;
   std::deque<fold::FoldJob> kept_jobs;     // CPU backend: jobs a graph replays later
+  std::map<std::string, size_t> alike;     // shape and arguments -> its record (not captured)
 };
 
 struct Shadow {
@@ -525,7 +526,8 @@ void write_report() {
       fprintf(f, "%s\n  {\"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"shared_mem\": %zu, "
               "\"ms\": %.6f, \"index\": %lld, \"oor\": %llu, \"params\": %s",
               first_launch ? "" : ",", l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-              l.block[2], l.shared_mem, l.ms, l.index, l.oor, l.params.c_str());
+              l.block[2], l.shared_mem, l.captured ? l.ms : l.ms * (double)l.runs, l.index, l.oor,
+              l.params.c_str());
       if (l.runs != 1) fprintf(f, ", \"repeat\": %llu", l.runs);  // a graph's launch, replayed
       fprintf(f, "}");
       first_launch = false;
@@ -1202,7 +1204,22 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     return unprofiled(s, d, c, args, typed, std::string("launches of ") + d->name +
                       " ran unprofiled: no device memory for their counters");
   Desc *D = desc_for(s, g, d, c, csize, replicas);
-  unsigned long long *log = D ? log_slot(s, g) : nullptr;
+  // past kMergeAfter records, a launch like an earlier one (shape, shared memory, arguments)
+  // adds to that one's record (its runs and accesses out of range: `repeat` in the report),
+  // so that a program's millions of launches keep a report of bounded size
+  std::string params = params_json(d, args);
+  std::string alike_key;
+  size_t merged = (size_t)-1;
+  if (!captured) {
+    alike_key = std::to_string(c.grid.x) + "," + std::to_string(c.grid.y) + "," +
+                std::to_string(c.grid.z) + "," + std::to_string(c.block.x) + "," +
+                std::to_string(c.block.y) + "," + std::to_string(c.block.z) + "," +
+                std::to_string(c.shared_mem) + params;
+    auto al = g.alike.find(alike_key);
+    if (al != g.alike.end() && g.launches.size() >= kMergeAfter) merged = al->second;
+  }
+  unsigned long long *log =
+      !D ? nullptr : merged != (size_t)-1 ? g.launches[merged].log : log_slot(s, g);
   if (!D || !log)
     return unprofiled(s, d, c, args, typed, std::string("launches of ") + d->name +
                       " ran unprofiled: no device memory for their counters");
@@ -1210,7 +1227,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   if (err != cudaSuccess) return failed(s, d, c, err);
   double t0 = now_s();
   cudaEvent_t e0 = nullptr, e1 = nullptr;
-  if (!captured) {
+  if (!captured && merged == (size_t)-1) {
     e0 = pooled_event(s);
     e1 = pooled_event(s);
     if (e0) cudaEventRecord(e0, c.stream);
@@ -1257,6 +1274,16 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   s.timing.folded += folded;
   const double t2 = now_s();
   s.timing.fold += t2 - t1;
+  if (merged != (size_t)-1) {
+    if (s.sync_each) {
+      cudaError_t e = cudaStreamSynchronize(c.stream);
+      if (e != cudaSuccess) return failed(s, d, c, e);
+    }
+    if (!captured) ++s.profiled;
+    ++kt.launches;
+    kt.seconds += now_s() - t_start;
+    return cudaSuccess;
+  }
   LaunchRec rec;
   rec.grid[0] = c.grid.x;
   rec.grid[1] = c.grid.y;
@@ -1268,10 +1295,11 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   rec.ms = 0;
   rec.index = s.seen - 1;
   rec.oor = 0;  // the fold logs it; the static sites' are added when the file is decoded
-  rec.params = params_json(d, args);
+  rec.params = params;
   rec.log = log;
   rec.captured = captured;
   g.launches.push_back(rec);
+  if (!captured) g.alike.emplace(alike_key, g.launches.size() - 1);
   if (e0 && e1) s.pending.push_back(Pending{device, &g, g.launches.size() - 1, e0, e1});
   if (s.pending.size() >= 256) reap_times(s, false);
   if (s.sync_each && !captured) {
@@ -1281,6 +1309,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     s.timing.sync += now_s() - ts;
     if (e != cudaSuccess) {
       g.launches.pop_back();
+      g.alike.erase(alike_key);
       if (!s.pending.empty() && s.pending.back().g == &g) s.pending.pop_back();
       return failed(s, d, c, e);
     }

@@ -48,8 +48,9 @@ def _kernel(doc, name):
 # default: a[i]'s sites are counted from their formulas at each launch; basic: every site on
 # the device, into per-element counters that each launch's fold adds up
 @pytest.mark.parametrize("mode", ["default", "basic"])
-def test_a_thousand_launches_sum_exactly(tmp_path, need_gxx, mode):
-    launches = 1000
+def test_many_launches_sum_exactly(tmp_path, need_gxx, mode):
+    # 1200: past 1,000 records a launch like an earlier one adds to its record (`repeat`)
+    launches = 1200
     (tmp_path / "many.cu").write_text(MANY.replace("LAUNCHES", str(launches)))
     p = gmprof("run", "--json", "--mode", mode, "many.cu", cwd=tmp_path, GMPROF_TIMING=1)
     # every launch adds 1 to each of the 64 elements
@@ -62,6 +63,10 @@ def test_a_thousand_launches_sum_exactly(tmp_path, need_gxx, mode):
     assert (a["reads"], a["writes"]) == (64 * launches, 64 * launches)
     assert a["counts"] == [2 * launches] * 64
     assert doc["program"]["failed_launches"] == []
+    # 1000 records: the first 1000 launches; the last 200 added to the first two (one per shape)
+    runs = kernel["launches"]
+    assert len(runs) == 1000
+    assert [r.get("repeat", 1) for r in runs[:3]] == [101, 101, 1]
     # GMPROF_TIMING=1: the runtime's phases and the kernel's line on standard error
     assert "gmprof timing: host runtime seconds: map" in p.stderr
     assert f"gmprof timing: kernel add: {launches} launch(es)" in p.stderr
