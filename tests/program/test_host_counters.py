@@ -88,3 +88,36 @@ def test_totals_pass_two_to_the_32_exactly(tmp_path, need_gxx):
     assert arrays["a"]["counts"] == [origin + 2 * 10] * 64 == [2 ** 32] * 64
     # reads and writes come from the sites' 64-bit execution counts, not from the totals
     assert (arrays["a"]["reads"], arrays["a"]["writes"]) == (640, 640)
+
+
+RESET = r"""
+#include <cstdio>
+__global__ void add(int *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] + 1;
+}
+int main() {
+  const int n = 64;
+  int *a;
+  for (int round = 0; round < 2; ++round) {
+    cudaMalloc(&a, n * sizeof(int));
+    cudaMemset(a, 0, n * sizeof(int));
+    for (int k = 0; k < 3 - round; ++k) add<<<2, 32>>>(a, n);
+    int h[n];
+    cudaMemcpy(h, a, sizeof h, cudaMemcpyDeviceToHost);
+    printf("round %d: a[0] %d\n", round, h[0]);
+    cudaDeviceReset();  // gmprof reads its counters back first (it rewrites the call)
+  }
+  return 0;
+}
+"""
+
+
+def test_device_reset_keeps_the_counts_before_it(tmp_path, need_gxx):
+    (tmp_path / "reset.cu").write_text(RESET)
+    p = gmprof("run", "--json", "--mode", "basic", "reset.cu", cwd=tmp_path)
+    assert "round 0: a[0] 3" in p.stderr and "round 1: a[0] 2" in p.stderr
+    kernel, arrays = _kernel(json.loads(p.stdout), "add")
+    # 3 launches before the reset and 2 after, each reading and writing a's 64 elements once
+    assert kernel["run"]["launches"] == 5
+    assert (arrays["a"]["reads"], arrays["a"]["writes"]) == (5 * 64, 5 * 64)
