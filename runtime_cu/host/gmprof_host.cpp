@@ -7,19 +7,22 @@
 //   groups of selected launches with one layout (kernel, allocations, where the block's counters
 //   live): per launch its shape and parameter bytes (what the static formulas need), its number
 //   in the process and the out-of-range accesses its counters caught (which launches failed
-//   the check; the static sites' are found when the file is decoded); per group
-//   the counters read back after each launch and summed (per-site executions, shared words,
-//   device elements, out-of-range counts).
+//   the check; the static sites' are found when the file is decoded); per group the counters'
+//   64-bit totals (per-site executions, shared words, device elements, out-of-range counts).
 //
-// Selected launches are serialised (one lock) and synchronous: the runtime fills the module's
-// launch description, launches on the user's stream, waits for that stream and reads back. So
-// two streams never race on a description, and the counters of a launch are its own.
+// Nothing waits for the device per launch (issue 25: scan paid about 11 ms a launch on an H100
+// when the runtime synchronised, zeroed and copied back whole allocations' counters and summed
+// them on the host at every launch). A group's
+// counter buffers and totals live on the device; the runtime fills the module's description
+// (from a device copy, only when it changes, after the other streams' launches that read the
+// old one), launches on the user's stream, and enqueues a fold of the launch's counters into the
+// totals behind it (gmprof_host_fold.h). The totals are read back once, at exit or before
+// cudaDeviceReset. A launch made while its stream captures into a graph is captured with its
+// fill and fold, so that each replay counts.
 //
-// Built by nvcc/g++ for the GPU, and by g++ against gmprof's CUDA runtime emulation for the CPU
-// backend (GMPROF_CPU).
+// Built by nvcc (as CUDA: the fold is a kernel) for the GPU, and by g++ against gmprof's CUDA
+// runtime emulation for the CPU backend (GMPROF_CPU).
 #include "gmprof_host.h"
-
-#include <functional>
 #include "gmprof_host_fold.h"
 
 #include <dlfcn.h>
@@ -30,8 +33,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>

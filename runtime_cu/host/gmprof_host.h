@@ -6,8 +6,9 @@
 // objects each launch profiles, how to fill the unit's launch description) that registers itself
 // before main(). At each launch the runtime (gmprof_host.cpp) decides whether the launch is
 // selected (kernel name, launches skipped and counted); a selected launch of an instrumented
-// kernel runs the instrumented copy with its counters laid out, and its counters are read back
-// and summed per group of launches with the same layout; everything else runs the original
+// kernel runs the instrumented copy with its counters laid out, and its counters are folded on
+// the device into the totals of its group of launches with the same layout (read back once, at
+// exit); everything else runs the original
 // kernel as it was. At exit the raw records go to the report file, which gmprof decodes in
 // Python with the decoder `gmprof profile` uses.
 //
