@@ -1039,12 +1039,6 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   const KernelDesc *d = k.desc;
   const ModuleDesc *m = k.module;
   const unsigned csize = (unsigned)m->counter_bits / 8;
-  if (!s.harvest_registered) {
-    // after the CUDA runtime's own exit handler, so that it runs before it: the counters are
-    // read while the context lives
-    s.harvest_registered = true;
-    atexit(harvest_at_exit);
-  }
   if (m->launch_bytes != sizeof(Launch))
     return unprofiled(s, d, c, args, typed, "gmprof's launch description differs between the "
                       "runtime and a module (mixed gmprof versions?): launches ran unprofiled");
@@ -1206,6 +1200,12 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   if (!g.scratch && !setup_group(s, g, d, csize))
     return unprofiled(s, d, c, args, typed, std::string("launches of ") + d->name +
                       " ran unprofiled: no device memory for their counters");
+  if (!s.harvest_registered) {
+    // registered once the CUDA runtime has allocated (it registered its own exit handler by
+    // then), so that it runs before that handler: the counters are read while the context lives
+    s.harvest_registered = true;
+    atexit(harvest_at_exit);
+  }
   Desc *D = desc_for(s, g, d, c, csize, replicas);
   // past kMergeAfter records, a launch like an earlier one (shape, shared memory, arguments)
   // adds to that one's record (its runs and accesses out of range: `repeat` in the report),
