@@ -1220,6 +1220,11 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
                 std::to_string(c.shared_mem) + params;
     auto al = g.alike.find(alike_key);
     if (al != g.alike.end() && g.launches.size() >= kMergeAfter) merged = al->second;
+    // (not into a record read back and released by cudaDeviceReset: its log is gone)
+    if (merged != (size_t)-1 && !g.launches[merged].log) {
+      g.alike.erase(al);
+      merged = (size_t)-1;
+    }
   }
   unsigned long long *log =
       !D ? nullptr : merged != (size_t)-1 ? g.launches[merged].log : log_slot(s, g);
