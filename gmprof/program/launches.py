@@ -11,7 +11,7 @@ without adding a line,
     cudaLaunchCooperativeKernel(f, g, b, args, s, st)
                                               ->  ::gmprof_host::launch_cooperative_kernel(...)
     cudaGraphLaunch, cudaGraphAddKernelNode, cudaDeviceReset, cudaThreadExit
-                                              ->  ::gmprof_host::graph_launch, ... (the same arguments)
+                                              ->  ::gmprof_host::graph_launch, ... (same arguments)
 
 Every launch goes through the runtime, which looks the kernel up by its address: a kernel that
 gmprof instrumented (in any translation unit) may run its instrumented copy, anything else

@@ -134,7 +134,7 @@ def decode(paths) -> ProgramReport:
                          "out_of_range": run["out_of_range"]})
             out.parts.append(Part(str(path), data.get("pid"), data.get("host"),
                                   f"{group['device']}: {device}", group["kernel"],
-                                  len(group["launches"]),
+                                  sum(int(x.get("repeat", 1)) for x in group["launches"]),
                                   {a.name: a.accesses for a in report.arrays},
                                   report.run.instrumented_ms))
             if group["kernel"] in out.reports:

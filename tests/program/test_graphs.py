@@ -119,6 +119,9 @@ def test_captured_graph_of_two_kernels_launched_three_times(tmp_path, need_gxx, 
     # the process ran 6 profiled launches (2 kernels x 3 replays)
     (proc,) = doc["program"]["processes"]
     assert proc["profiled"] == 6
+    # and the breakdown per process, device and kernel counts each kernel's 3 replays
+    assert sorted((b["kernel"], b["launches"]) for b in doc["program"]["breakdown"]) == \
+        [("dbl", 3), ("inc", 3)]
 
 
 def test_kernel_nodes_launched_twice(tmp_path, need_gxx):
