@@ -135,3 +135,60 @@ def test_kernel_nodes_launched_twice(tmp_path, need_gxx):
     kernel, arrays = _arrays(doc, "dbl")
     assert kernel["run"]["launches"] == 2
     assert (arrays["a"]["reads"], arrays["b"]["writes"]) == (2 * 64, 2 * 64)
+
+
+FORK_JOIN = KERNELS + r"""
+int main() {
+  const int n = 64;
+  int *a, *b, *c;
+  cudaMalloc(&a, n * sizeof(int));
+  cudaMalloc(&b, n * sizeof(int));
+  cudaMalloc(&c, n * sizeof(int));
+  cudaMemset(a, 0, n * sizeof(int));
+  cudaStream_t s1, s2;
+  cudaStreamCreate(&s1);
+  cudaStreamCreate(&s2);
+  cudaEvent_t fork, join;
+  cudaEventCreate(&fork);
+  cudaEventCreate(&join);
+  cudaGraph_t g;
+  cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal);
+  cudaMemsetAsync(b, 0, n * sizeof(int), s1);
+  inc<<<2, 32, 0, s1>>>(a, n);
+  cudaEventRecord(fork, s1);
+  cudaStreamWaitEvent(s2, fork, 0);          // s2 joins the capture
+  dbl<<<2, 32, 0, s2>>>(b, a, n);            // branch 1
+  dbl<<<4, 16, 0, s1>>>(c, a, n);            // branch 2 (another description)
+  cudaEventRecord(join, s2);
+  cudaStreamWaitEvent(s1, join, 0);
+  cudaError_t e = cudaStreamEndCapture(s1, &g);
+  printf("end capture: %s\n", cudaGetErrorString(e));
+  cudaGraphExec_t x;
+  cudaGraphInstantiate(&x, g, 0);
+  for (int k = 0; k < 4; ++k) cudaGraphLaunch(x, s1);
+  cudaStreamSynchronize(s1);
+  int hb[n], hc[n];
+  cudaMemcpy(hb, b, sizeof hb, cudaMemcpyDeviceToHost);
+  cudaMemcpy(hc, c, sizeof hc, cudaMemcpyDeviceToHost);
+  printf("b[3] %d c[3] %d\n", hb[3], hc[3]);
+  cudaDeviceReset();
+  return 0;
+}
+"""
+
+
+def test_capture_forked_on_two_streams(tmp_path, need_gxx):
+    """A capture that forks onto a second stream (an event recorded in the capture, waited on)
+    and joins back: both branches are in the graph, each replay counts them."""
+    (tmp_path / "fj.cu").write_text(FORK_JOIN)
+    p = gmprof("run", "--json", "--mode", "basic", "fj.cu", cwd=tmp_path)
+    # four replays: a[i] = 4, then b[i] = c[i] = 2 * 4
+    assert "end capture: no error" in p.stderr and "b[3] 8 c[3] 8" in p.stderr
+    doc = json.loads(p.stdout)
+    kernel, arrays = _arrays(doc, "inc")
+    assert kernel["run"]["launches"] == 4 and arrays["a"]["counts"] == [2 * 4] * 64
+    # dbl runs twice a replay (into b on the forked stream, into c on the first), 64 threads
+    # each reading a[i] once and writing its parameter b's element once
+    kernel, arrays = _arrays(doc, "dbl")
+    assert kernel["run"]["launches"] == 8
+    assert (arrays["a"]["reads"], arrays["b"]["writes"]) == (8 * 64, 8 * 64)
