@@ -175,16 +175,17 @@ struct Shadow {
 
 // A stream whose enqueued launches read the module's current description (an event after the
 // latest); a launch with another description waits for them before its fill (two streams never
-// race on a description).
+// race on a description). Keyed by stream and capture (0: none): an event recorded in a capture
+// is a node of that graph, waited on only within it.
 struct User {
   cudaEvent_t ev = nullptr;
-  unsigned long long capture = 0;  // the capture it was recorded in (0: none)
 };
+typedef std::pair<cudaStream_t, unsigned long long> UserKey;
 
 struct ModState {
   const Desc *current = nullptr;  // what the module's description holds (null: unknown)
   bool graphs = false;            // a graph holds a fill of it: fill before every launch
-  std::map<cudaStream_t, User> users;
+  std::map<UserKey, User> users;
   cudaEvent_t fill_ev = nullptr;  // after the latest fill (outside captures), on fill_stream
   cudaStream_t fill_stream = nullptr;
 };
@@ -977,12 +978,14 @@ cudaError_t fill_for(State &s, const ModuleDesc *m, const Desc &D, cudaStream_t 
   }
   const double t0 = now_s();
   for (auto &u : ms.users) {
-    if (u.first == stream || u.second.capture != capture) continue;
+    if (u.first.first == stream || u.first.second != capture) continue;
     if (cudaStreamWaitEvent(stream, u.second.ev, 0) != cudaSuccess) cudaGetLastError();
     ++s.timing.waits;
   }
+  // those waited for are done with; a capture's fill leaves the launches outside it (which it
+  // could not wait for: graph_launch does, when the graph runs)
   for (auto it = ms.users.begin(); it != ms.users.end();) {
-    if (it->first != stream) {
+    if (it->first.first != stream && (capture == 0 || it->first.second == capture)) {
       if (it->second.ev) s.pools[current_device()].push_back(it->second.ev);
       it = ms.users.erase(it);
     } else {
@@ -1003,9 +1006,8 @@ cudaError_t fill_for(State &s, const ModuleDesc *m, const Desc &D, cudaStream_t 
 }
 
 void note_user(State &s, const ModuleDesc *m, cudaStream_t stream, unsigned long long capture) {
-  User &u = s.mods[std::make_pair(m, current_device())].users[stream];
+  User &u = s.mods[std::make_pair(m, current_device())].users[UserKey(stream, capture)];
   if (!u.ev) u.ev = pooled_event(s);
-  u.capture = capture;
   if (u.ev && cudaEventRecord(u.ev, stream) != cudaSuccess) cudaGetLastError();
 }
 
@@ -1567,7 +1569,7 @@ cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream) {
   for (auto &kv : s.mods) {
     if (!kv.second.graphs || kv.first.second != device) continue;
     for (auto &u : kv.second.users)
-      if (u.first != stream && u.second.capture == 0 &&
+      if (u.first.first != stream && u.first.second == 0 &&
           cudaStreamWaitEvent(stream, u.second.ev, 0) != cudaSuccess)
         cudaGetLastError();
   }
@@ -1575,7 +1577,7 @@ cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream) {
   for (auto &kv : s.mods) {
     if (!kv.second.graphs || kv.first.second != device) continue;
     for (auto it = kv.second.users.begin(); it != kv.second.users.end();) {
-      if (it->first != stream && it->second.capture == 0) {
+      if (it->first.first != stream && it->first.second == 0) {
         s.pools[device].push_back(it->second.ev);
         it = kv.second.users.erase(it);
       } else {
