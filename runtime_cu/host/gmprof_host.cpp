@@ -244,6 +244,7 @@ struct State {
   bool harvest_registered = false;
   bool lost = false;  // the device faulted before the counters were read: they are gone
   bool sync_each = false;
+  bool graphs = true;  // GMPROF_GRAPHS=0: launches into graphs run unprofiled, as before
   Timing timing;
 };
 
@@ -293,6 +294,7 @@ void load_options(State &s) {
   s.options.output = env_or("GMPROF_OUTPUT", s.options.output);
   s.options.quiet = getenv("GMPROF_QUIET") != nullptr;
   s.sync_each = (v = getenv("GMPROF_SYNC")) && *v && strcmp(v, "0") != 0;
+  s.graphs = !((v = getenv("GMPROF_GRAPHS")) && strcmp(v, "0") == 0);
 }
 
 bool name_matches(const std::string &filter, const char *name) {
@@ -1047,7 +1049,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   unsigned long long capture = 0;
   bool unknown = false;
   const bool captured = capture_of(c.stream, &capture, &unknown);
-  if (unknown) {
+  if (unknown || (captured && !s.graphs)) {
     ++s.captured[d->name];
     return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name, d);
   }
@@ -1610,9 +1612,10 @@ cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
     selected = index >= s.options.skip &&
                (s.options.count < 0 || index < s.options.skip + s.options.count);
   }
-  const bool profile = selected && k && k->desc->instrumented && p->kernelParams;
+  const bool profile = selected && k && k->desc->instrumented && p->kernelParams && s.graphs;
   if (selected && !profile && s.registered_exit && !(k && k->desc->instrumented))
     ++s.not_instrumented[name ? name : "(a kernel gmprof did not translate)"];
+  if (selected && k && k->desc->instrumented && !s.graphs) ++s.captured[name];
 #if !defined(GMPROF_CPU)
   if (!profile) {
     guard.unlock();

@@ -192,3 +192,13 @@ def test_capture_forked_on_two_streams(tmp_path, need_gxx):
     kernel, arrays = _arrays(doc, "dbl")
     assert kernel["run"]["launches"] == 8
     assert (arrays["a"]["reads"], arrays["b"]["writes"]) == (8 * 64, 8 * 64)
+
+
+def test_graphs_off_runs_captured_launches_unprofiled(tmp_path, need_gxx):
+    # GMPROF_GRAPHS=0: what gmprof did before graphs were profiled, counted per kernel
+    (tmp_path / "g.cu").write_text(CAPTURE)
+    p = gmprof("run", "--json", "g.cu", cwd=tmp_path, GMPROF_GRAPHS=0)
+    assert "a[5] 3 b[5] 6" in p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["kernels"] == []
+    assert doc["program"]["processes"][0]["captured"] == {"dbl": 1, "inc": 1, "never": 1}
