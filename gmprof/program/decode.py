@@ -260,7 +260,12 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
         info.timing_note = "CPU-emulated times (not comparable with GPU times)"
     report, _ = decode(plan, facts.name, ka, slots, counters, static, frozenset(), info,
                        mode, prof.tu.warnings)
-    _label_wrapped(report, plan, slots, counters, mode)
+    wrap = counters
+    if "site_max" in group:
+        # each launch's counters were folded into 64-bit totals after it: only what one launch
+        # counted could wrap a 32-bit counter, so the bound takes each site's largest launch
+        wrap = dict(counters, sites=counts_array(group["site_max"]))
+    _label_wrapped(report, plan, slots, wrap, mode)
     # each recorded launch's own shape, time and accesses out of range (its counters' and its
     # static sites'): the launches that failed the check (the summed counters are one Report)
     report.launch_runs = []

@@ -155,6 +155,7 @@ struct Group {
   std::vector<unsigned long long> shared;   // the shared objects' counters, summed
   unsigned long long unknown_oor = 0;
   unsigned long long clock_records = 0;
+  std::vector<unsigned long long> site_max;  // per site, the most one launch executed it
   std::vector<LaunchRec> launches;
   // on the device (null: not yet, or freed by cudaDeviceReset after a harvest)
   char *scratch = nullptr;               // area copies, out-of-range words, clock records
@@ -512,6 +513,7 @@ void write_report() {
     fprintf(f, "\"unknown_oor\": %llu, \"clock_records\": %llu,\n \"area\": %s,\n \"shared\": %s,",
             g.unknown_oor, g.clock_records, counts_json(g.area).c_str(),
             counts_json(g.shared).c_str());
+    if (!g.site_max.empty()) fprintf(f, "\n \"site_max\": %s,", counts_json(g.site_max).c_str());
     fprintf(f, "\n \"objects\": [");
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];
@@ -829,7 +831,8 @@ bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
   g.area_bytes = (size_t)g.area_words * 4 * (g.sm ? kMaxReplicas : 1);
   const size_t clock_bytes = enhanced ? (2 * kClockCapacity + 1) * 8 : 0;
   g.scratch_bytes = g.area_bytes + n_oor * 8 + 8 + clock_bytes;
-  g.n_totals = (size_t)g.area_words + g.obj_counters + n_oor + 1;
+  // ... + 1 (clock records) + the sites' largest per-launch counts
+  g.n_totals = (size_t)g.area_words + g.obj_counters + n_oor + 1 + g.module->n_sites;
   // GMPROF_TEST_TOTALS_ORIGIN=N (tests): each device object's totals start at N, as the Python
   // runtime's test builds start counters near 2^32 (runtime/widen.py counter_origin)
   const char *origin_env = getenv("GMPROF_TEST_TOTALS_ORIGIN");
@@ -1424,6 +1427,10 @@ void harvest(State &s, bool release) {
       for (size_t j = 0; j < objs[i].size(); ++j) g.objects[i].sum[j] += objs[i][j];
     }
     g.clock_records += tot[oor0 + 1 + g.objects.size()];
+    const size_t max0 = oor0 + 2 + g.objects.size();
+    g.site_max.resize(g.module->n_sites, 0);
+    for (int i = 0; i < g.module->n_sites; ++i)
+      g.site_max[i] = std::max(g.site_max[i], tot[max0 + i]);
     // each launch's log entry: where in the chunks it lies
     for (LaunchRec &r : g.launches) {
       if (!r.log) continue;

@@ -38,7 +38,8 @@ struct FoldObj {
 // Everything one fold needs, passed by value (a kernel parameter: under 4 KB).
 struct FoldJob {
   unsigned long long area;     // `replicas` copies of the block area (u32 words)
-  unsigned long long totals;   // u64: [words] area, [n_shared] shared counters, [n_oor] oor, clock
+  unsigned long long totals;   // u64: [words] area, [n_shared] shared counters, [n_oor] oor, clock,
+                               // then per site the most one launch executed it
   unsigned long long oor;      // u64 [n_oor]: unknown, then one per object
   unsigned long long clock;    // enhanced: the u64 count of clock records (0: none)
   unsigned long long log;      // u64 [2]: this launch's accesses out of range, its runs
@@ -104,6 +105,16 @@ GMPROF_FOLD_HD inline unsigned take_word(unsigned *w) {
 #endif
 }
 
+// Keeps the largest of a site's per-launch counts (the bound on what one launch's 32-bit
+// counters can hold, runtime/widen.py, is taken over single launches, not their sum).
+GMPROF_FOLD_HD inline void max_total(unsigned long long *t, unsigned long long v) {
+#if defined(GMPROF_CPU)
+  if (v > *t) *t = v;
+#else
+  if (v > *t) atomicMax(t, v);
+#endif
+}
+
 // Adds to a total (atomically on a GPU: folds of one group on two streams may run together).
 GMPROF_FOLD_HD inline void add_total(unsigned long long *t, unsigned long long v) {
 #if defined(GMPROF_CPU)
@@ -141,6 +152,8 @@ GMPROF_FOLD_HD inline void fold_range(const FoldJob &j, unsigned long long tid,
       }
     }
     if (s) add_total(tot + w, s);
+    if (s && site)
+      max_total(tot + j.words + j.n_shared + j.n_oor + 1 + (w - kHeader) / kSiteWords, s);
   }
   // the shared objects' counters at their width: summed over the copies, saturated per launch
   for (unsigned long long i = tid; i < j.n_shared; i += stride) {

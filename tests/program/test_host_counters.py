@@ -5,10 +5,11 @@ runtime's seconds went. CPU backend; counts derived by hand."""
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
-from conftest import gmprof
+from conftest import env, gmprof
 
 MANY = r"""
 #include <cstdio>
@@ -121,3 +122,28 @@ def test_device_reset_keeps_the_counts_before_it(tmp_path, need_gxx):
     # 3 launches before the reset and 2 after, each reading and writing a's 64 elements once
     assert kernel["run"]["launches"] == 5
     assert (arrays["a"]["reads"], arrays["a"]["writes"]) == (5 * 64, 5 * 64)
+
+
+def test_wrap_label_is_per_launch(tmp_path, need_gxx, monkeypatch):
+    # A 32-bit counter can only wrap within one launch (each launch's counters are folded into
+    # 64-bit totals after it), so the bound of runtime/widen.py is taken over each site's
+    # largest launch. a[i]'s 2 sites (a read, a write) run 64 times a launch, each access
+    # covering at most ceil(16 / 4) + 1 = 5 counters: one launch's bound is 2 x 64 x 5 = 640;
+    # the ten launches' sums would give 6400. Headroom lowered as the Python runtime's tests do
+    # (widen.counter_origin): 1000 -> exact (the sums would have said approximate), 600 -> not.
+    from gmprof.program import records
+    from gmprof.runtime import widen
+
+    (tmp_path / "many.cu").write_text(MANY.replace("LAUNCHES", "10"))
+    gmprof("nvcc", "--gmprof-mode", "basic", "many.cu", "-o", "many", cwd=tmp_path)
+    p = subprocess.run([str(tmp_path / "many")], cwd=tmp_path, capture_output=True, text=True,
+                       env=env(GMPROF_OUTPUT=tmp_path / "r.json"))
+    assert p.returncode == 0 and "sum 640" in p.stdout
+    monkeypatch.setattr(widen, "counter_origin", 2 ** 32 - 1000)
+    (a,) = [x for x in records.decode([tmp_path / "r.json"]).reports["add"].arrays
+            if x.name == "a"]
+    assert a.label == "exact"
+    monkeypatch.setattr(widen, "counter_origin", 2 ** 32 - 600)
+    (a,) = [x for x in records.decode([tmp_path / "r.json"]).reports["add"].arrays
+            if x.name == "a"]
+    assert a.label == "approximate"
