@@ -287,6 +287,9 @@ def run_sample(suite: Path, name: str, d: Path, backend: str, work: Path, timeou
                 env=dict(env, GMPROF_OUTPUT=pattern, GMPROF_QUIET="1"))
         res["run_s"]["native"] += round(t3 - t2, 2)
         res["run_s"]["gmprof"] += round(time.time() - t3, 2)
+        # with GMPROF_TIMING=1 in the environment: the host runtime's seconds per phase
+        res.setdefault("host_timing", []).extend(
+            ln for ln in ri.stderr.splitlines() if ln.startswith("gmprof timing: "))
         if rn.returncode == 124:
             res["run"], res["output"] = "native timeout", "-"
             res["reason"] = f"the native program ran past {timeout} s"

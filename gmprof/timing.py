@@ -4,7 +4,8 @@ Stage: any (it imports nothing from gmprof). A phase is a `with timing.phase("de
 phases nest, and a phase's seconds are its own, less its inner phases' (decode inside a launch
 is not counted twice), so the phases of a run add up to its total. Off unless GMPROF_TIMING
 names a file: then the process writes {"phases": {name: seconds}, "total_s": ...} there as JSON
-when it exits. Costs two perf_counter calls a phase when on, one dict look-up when off.
+when it exits (GMPROF_TIMING=1: on standard error, as whole programs' host runtime does).
+Costs two perf_counter calls a phase when on, one dict look-up when off.
 
 A phase may say what it does in words (`detail`: "compiling saxpy (CPU backend)"); whoever
 watches the phases (`with timing.watch(fn):`, the command line's progress display,
@@ -92,7 +93,16 @@ def seconds() -> dict:
 
 def _write() -> None:
     path = os.environ.get("GMPROF_TIMING")
-    if not path:
+    if not path or path == "0":
+        return
+    if path == "1":
+        # GMPROF_TIMING=1 is also what a whole program's host runtime reads (its phases on
+        # standard error, runtime_cu/host/gmprof_host.cpp): gmprof's own go there too, not to a
+        # file named "1"
+        import sys
+
+        print("gmprof timing: " + json.dumps({"phases": seconds(), "total_s": round(
+            time.perf_counter() - _START, 3), "pid": os.getpid()}), file=sys.stderr)
         return
     with contextlib.suppress(OSError):
         with open(path, "w") as f:

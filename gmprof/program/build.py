@@ -24,6 +24,8 @@ CXX = os.environ.get("GMPROF_CXX", "g++")
 CPU_FLAGS = ("-fno-strict-aliasing", "-fstack-clash-protection", "-DGMPROF_CPU_PROGRAM",
              "-DGMPROF_CPU_SEPARATE_RUNTIME")
 CPU_LIBS = ("-lpthread", "-ldl", "-lrt")
+HOST_GENCODE = ("-gencode=arch=compute_75,code=[sm_75,compute_75]",
+                "-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=sm_90")
 
 
 def cpu_includes() -> list[str]:
@@ -130,9 +132,12 @@ def runtime_objects(backend: str, extra_flags=()) -> list[str]:
     rt = runtime_cu_dir()
     if backend == "gpu":
         nvcc = find_nvcc()
+        # compiled as CUDA: the fold of each launch's counters is a kernel of the runtime's own
+        # (SASS for the common GPUs, PTX for the others)
         host = _build_object(
-            "host-gpu", lambda out: [nvcc, "-O2", "-std=c++17", "-Xcompiler", "-fPIC", "-c",
-                                     str(rt / "host" / "gmprof_host.cpp"), "-o", str(out)],
+            "host-gpu", lambda out: [nvcc, "-O2", "-std=c++17", "-Xcompiler", "-fPIC", "-x", "cu",
+                                     *HOST_GENCODE, "-c", str(rt / "host" / "gmprof_host.cpp"),
+                                     "-o", str(out)],
             ("gpu", _version(nvcc), *extra_flags))
         return [str(host)]
     flags = ["-std=c++17", "-O2", "-fPIC", *CPU_FLAGS, *extra_flags]

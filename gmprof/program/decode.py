@@ -158,10 +158,11 @@ def _distinct(launches: list) -> list:
     seen: dict = {}
     for launch in launches:
         key = _launch_key(launch)
+        times = int(launch.get("repeat", 1))  # a graph's launch ran once per replay
         if key in seen:
-            seen[key][1] += 1
+            seen[key][1] += times
         else:
-            seen[key] = [launch, 1]
+            seen[key] = [launch, times]
     return [tuple(v) for v in seen.values()]
 
 
@@ -257,7 +258,7 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
             -1, WarpRequests.words)
     info = RunInfo(kernel_expr, backend, device, mode.name, tuple(first["grid"]),
                    tuple(first["block"]), int(first["shared_mem"]),
-                   launches=len(group["launches"]))
+                   launches=sum(int(x.get("repeat", 1)) for x in group["launches"]))
     info.instrumented_ms = float(sum(launch.get("ms", 0.0) for launch in group["launches"]))
     info.counters_in = "shared memory" if group["sm"] else "device memory"
     info.counters_why = group["why"]
@@ -265,17 +266,26 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
         info.timing_note = "CPU-emulated times (not comparable with GPU times)"
     report, _ = decode(plan, facts.name, ka, slots, counters, static, frozenset(), info,
                        mode, prof.tu.warnings)
-    _label_wrapped(report, plan, slots, counters, mode)
+    wrap = counters
+    if "site_max" in group:
+        # each launch's counters were folded into 64-bit totals after it: only what one launch
+        # counted could wrap a 32-bit counter, so the bound takes each site's largest launch
+        wrap = dict(counters, sites=counts_array(group["site_max"]))
+    _label_wrapped(report, plan, slots, wrap, mode)
     # each recorded launch's own shape, time and accesses out of range (its counters' and its
     # static sites'): the launches that failed the check (the summed counters are one Report)
     report.launch_runs = []
     for x in group["launches"]:
-        oor = int(x.get("oor", 0)) + static_oor[_launch_key(x)]
+        oor = int(x.get("oor", 0)) + static_oor[_launch_key(x)] * int(x.get("repeat", 1))
         report.launch_runs.append(
             {"grid": list(x["grid"]), "block": list(x["block"]),
              "shared_mem": int(x["shared_mem"]), "native_ms": None,
              "instrumented_ms": x.get("ms"), "timing_repeats": 1, "outputs_identical": None,
              "index": x.get("index"), "out_of_range": oor, "failed_check": oor > 0})
+        if int(x.get("repeat", 1)) != 1:
+            # a launch captured into a graph: its counts and out-of-range accesses are those of
+            # every replay together
+            report.launch_runs[-1]["repeat"] = int(x["repeat"])
     for a in report.arrays:
         rec = next((o for o in objects if plan.slots[o["slot"]].name == a.name), None)
         if rec is not None and rec["kind"] == OBJ_PARAM and not rec["known"]:

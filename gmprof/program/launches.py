@@ -10,6 +10,8 @@ without adding a line,
     cudaLaunchKernelExC(&cfg, f, args)        ->  ::gmprof_host::launch_kernel_ex_c(&cfg, f, args)
     cudaLaunchCooperativeKernel(f, g, b, args, s, st)
                                               ->  ::gmprof_host::launch_cooperative_kernel(...)
+    cudaGraphLaunch, cudaGraphAddKernelNode, cudaDeviceReset, cudaThreadExit
+                                              ->  ::gmprof_host::graph_launch, ... (same arguments)
 
 Every launch goes through the runtime, which looks the kernel up by its address: a kernel that
 gmprof instrumented (in any translation unit) may run its instrumented copy, anything else
@@ -33,6 +35,11 @@ API_RENAMES = {
     "cudaLaunchKernelEx": "::gmprof_host::launch_kernel_ex",
     "cudaLaunchKernelExC": "::gmprof_host::launch_kernel_ex_c",
     "cudaLaunchCooperativeKernel": "::gmprof_host::launch_cooperative_kernel",
+    # graphs replay profiled launches, and gmprof's counters live on the device until exit
+    "cudaGraphLaunch": "::gmprof_host::graph_launch",
+    "cudaGraphAddKernelNode": "::gmprof_host::graph_add_kernel_node",
+    "cudaDeviceReset": "::gmprof_host::device_reset",
+    "cudaThreadExit": "::gmprof_host::thread_exit",
 }
 GPU_RENAMES: dict = {}
 

@@ -87,8 +87,8 @@ def decode(paths) -> ProgramReport:
                              "did not instrument that kernel; see the build's warnings)")
         for name, n in data.get("captured", {}).items():
             out.notes.append(f"{path}: {n} selected launch(es) of {name} were made during a "
-                             "stream capture (into a CUDA graph) and ran unprofiled: the runtime "
-                             "cannot synchronise or read counters back inside a capture; the "
+                             "stream capture (into a CUDA graph) and ran unprofiled (GMPROF_GRAPHS"
+                             "=0, or the legacy stream while another stream captured); the "
                              "graph's replays run the original kernel and are not counted")
         for rec in data.get("failed", []):
             out.failed_launches.append(
@@ -134,7 +134,7 @@ def decode(paths) -> ProgramReport:
                          "out_of_range": run["out_of_range"]})
             out.parts.append(Part(str(path), data.get("pid"), data.get("host"),
                                   f"{group['device']}: {device}", group["kernel"],
-                                  len(group["launches"]),
+                                  sum(int(x.get("repeat", 1)) for x in group["launches"]),
                                   {a.name: a.accesses for a in report.arrays},
                                   report.run.instrumented_ms))
             if group["kernel"] in out.reports:

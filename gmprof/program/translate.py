@@ -386,9 +386,11 @@ def _epilogue(mid, manifest, mode, plan, defines, globals_, sizes, objects_c, ke
     out = ['\n#line 1 "<gmprof module tables>"\nnamespace {\n']
     out.append(f"const char __gmprof_manifest[] = {_c_string(manifest_text)};\n")
     if mode is not None:
+        # the source is the runtime's device copy of the description (a graph can capture a
+        # device-to-device copy; cudaMemcpyDefault tells the direction from the pointers)
         out.append("cudaError_t __gmprof_fill(const void *src, size_t n, cudaStream_t s) {\n"
                    "  return cudaMemcpyToSymbolAsync(__gmprof_launch, src, n, 0, "
-                   "cudaMemcpyHostToDevice, s);\n}\n")
+                   "cudaMemcpyDefault, s);\n}\n")
         out.append("void __gmprof_global(int i, void **address, size_t *bytes) {\n"
                    "  switch (i) {\n")
         for k, g in enumerate(globals_):

@@ -237,7 +237,7 @@ def _kernel_view(k: dict, i: int, report=None) -> dict:
     heading = kernel_heading(k)
     return {
         "id": kid, "name": k["kernel"], "heading": heading[0], "details": heading[1:],
-        "launches": len(k["launches"]), "mode": k["run"]["mode"],
+        "launches": k["run"]["launches"], "mode": k["run"]["mode"],
         "shape": launch_shape_text(k),
         "labels": ", ".join(dict.fromkeys(a["label"] for a in arrays)),
         "labels_class": label_class(" ".join(a["label"] for a in arrays)),

@@ -117,7 +117,7 @@ SPACES = {"shared": "shared", "shared_dynamic": "dynamic shared", "device": "dev
 def kernel_heading(kernel: dict) -> list[str]:
     run = kernel["run"]
     launches = kernel["launches"]
-    n = len(launches)
+    n = sum(int(x.get("repeat", 1)) for x in launches)  # a graph's launch: once per replay
     head = f"kernel {run['kernel']}: {n} launch{'es' if n != 1 else ''}"
     shape = launch_shape_text(kernel)
     head += f", {shape}" if not shape.endswith("shapes") else f" of {shape}"

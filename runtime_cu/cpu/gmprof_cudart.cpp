@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -121,13 +122,21 @@ const char *error_name(cudaError_t e) {
     E(cudaErrorIllegalAddress) E(cudaErrorLaunchOutOfResources) E(cudaErrorLaunchTimeout)
     E(cudaErrorAssert) E(cudaErrorHardwareStackError) E(cudaErrorIllegalInstruction)
     E(cudaErrorLaunchFailure) E(cudaErrorCooperativeLaunchTooLarge) E(cudaErrorNotSupported)
-    E(cudaErrorUnknown)
+    E(cudaErrorStreamCaptureUnsupported) E(cudaErrorStreamCaptureInvalidated)
+    E(cudaErrorStreamCaptureUnmatched) E(cudaErrorIllegalState) E(cudaErrorUnknown)
 #undef E
   }
   return "cudaErrorUnknown";
 }
 
 }  // namespace
+
+// stream capture (gmprof_cudart_graph.cpp, included at the end)
+cudaError_t gmprof_cudart_capture_add(cudaStream_t stream, std::function<cudaError_t()> op);
+int gmprof_cudart_capturing(cudaStream_t stream);
+cudaError_t gmprof_capture_forbid(cudaStream_t stream);
+bool gmprof_capture_event_record(cudaEvent_t event, cudaStream_t stream);
+void gmprof_capture_wait(cudaStream_t stream, cudaEvent_t event);
 
 // ---------------------------------------------------------------- launches
 
@@ -420,7 +429,9 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
   return cudaSuccess;
 }
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                            cudaStream_t) {
+                            cudaStream_t stream) {
+  if (gmprof_cudart_capturing(stream))
+    return gmprof_cudart_capture_add(stream, [=]() { return cudaMemcpy(dst, src, count, kind); });
   return cudaMemcpy(dst, src, count, kind);
 }
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -433,7 +444,12 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
   return cudaSuccess;
 }
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
-                              size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t) {
+                              size_t width, size_t height, enum cudaMemcpyKind kind,
+                              cudaStream_t stream) {
+  if (gmprof_cudart_capturing(stream))
+    return gmprof_cudart_capture_add(stream, [=]() {
+      return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    });
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 cudaError_t cudaMemcpyPeer(void *dst, int, const void *src, int, size_t count) {
@@ -445,7 +461,9 @@ cudaError_t cudaMemset(void *ptr, int value, size_t count) {
   if (count) memset(ptr, value, count);
   return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t) {
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream) {
+  if (gmprof_cudart_capturing(stream))
+    return gmprof_cudart_capture_add(stream, [=]() { return cudaMemset(ptr, value, count); });
   return cudaMemset(ptr, value, count);
 }
 cudaError_t cudaMemset2D(void *ptr, size_t pitch, int value, size_t width, size_t height) {
@@ -498,27 +516,30 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   if ((uintptr_t)stream > 2) free(stream);
   return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t) {
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   STICKY();
-  return cudaSuccess;
+  return gmprof_capture_forbid(stream);
 }
 cudaError_t cudaStreamQuery(cudaStream_t) {
   STICKY();
   return cudaSuccess;
 }
-cudaError_t cudaStreamIsCapturing(cudaStream_t, enum cudaStreamCaptureStatus *status) {
-  if (!status) return record(cudaErrorInvalidValue);
-  *status = cudaStreamCaptureStatusNone;
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+  gmprof_capture_wait(stream, event);
   return cudaSuccess;
 }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                   void *userData, unsigned int) {
   if (callback) callback(stream, g_sticky, userData);
   return cudaSuccess;
 }
-cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void *userData) {
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
   STICKY();
+  if (gmprof_cudart_capturing(stream))
+    return gmprof_cudart_capture_add(stream, [=]() {
+      if (fn) fn(userData);
+      return cudaSuccess;
+    });
   if (fn) fn(userData);
   return cudaSuccess;
 }
@@ -529,8 +550,9 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int) {
   *event = (cudaEvent_t)e;
   return cudaSuccess;
 }
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (!event) return record(cudaErrorInvalidResourceHandle);
+  if (gmprof_capture_event_record(event, stream)) return cudaSuccess;  // a node of the graph
   Event *e = (Event *)event;
   e->seconds = now();
   e->recorded = true;
@@ -583,3 +605,5 @@ cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
 cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 
 }  // extern "C"
+
+#include "gmprof_cudart_graph.cpp"

@@ -7,17 +7,23 @@
 //   groups of selected launches with one layout (kernel, allocations, where the block's counters
 //   live): per launch its shape and parameter bytes (what the static formulas need), its number
 //   in the process and the out-of-range accesses its counters caught (which launches failed
-//   the check; the static sites' are found when the file is decoded); per group
-//   the counters read back after each launch and summed (per-site executions, shared words,
-//   device elements, out-of-range counts).
+//   the check; the static sites' are found when the file is decoded); per group the counters'
+//   64-bit totals (per-site executions, shared words, device elements, out-of-range counts).
 //
-// Selected launches are serialised (one lock) and synchronous: the runtime fills the module's
-// launch description, launches on the user's stream, waits for that stream and reads back. So
-// two streams never race on a description, and the counters of a launch are its own.
+// Nothing waits for the device per launch (issue 25: scan paid about 11 ms a launch on an H100
+// when the runtime synchronised, zeroed and copied back whole allocations' counters and summed
+// them on the host at every launch). A group's
+// counter buffers and totals live on the device; the runtime fills the module's description
+// (from a device copy, only when it changes, after the other streams' launches that read the
+// old one), launches on the user's stream, and enqueues a fold of the launch's counters into the
+// totals behind it (gmprof_host_fold.h). The totals are read back once, at exit or before
+// cudaDeviceReset. A launch made while its stream captures into a graph is captured with its
+// fill and fold, so that each replay counts.
 //
-// Built by nvcc/g++ for the GPU, and by g++ against gmprof's CUDA runtime emulation for the CPU
-// backend (GMPROF_CPU).
+// Built by nvcc (as CUDA: the fold is a kernel) for the GPU, and by g++ against gmprof's CUDA
+// runtime emulation for the CPU backend (GMPROF_CPU).
 #include "gmprof_host.h"
+#include "gmprof_host_fold.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,7 +33,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <regex>
 #include <string>
@@ -39,6 +50,9 @@ extern "C" void gmprof_cpu_set_cooperative(int on);
 extern "C" cudaError_t gmprof_cudart_launch(void (*entry)(void **), void **args, dim3 grid,
                                            dim3 block, size_t shared_mem, cudaStream_t stream,
                                            const char *name);
+// stream capture on the CPU backend (runtime_cu/cpu/gmprof_cudart_graph.cpp)
+int gmprof_cudart_capturing(cudaStream_t stream);
+cudaError_t gmprof_cudart_capture_add(cudaStream_t stream, std::function<cudaError_t()> op);
 #endif
 
 namespace gmprof_host {
@@ -53,10 +67,7 @@ namespace {
 enum { kMaxObjects = 64, kAreaHeader = 2, kSiteWords = 2, kLrStride = 14, kMaxReplicas = 32 };
 enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2 };
 enum { KIND_DEVICE = 1, KIND_SHARED = 2 };
-enum { kClockCapacity = 1 << 16 };
-// --gmprof-access-stats: u64 words a site (gmprof/runtime/layout.py WS_STRIDE: requests,
-// units, ideal, lines, 32 histogram bins)
-enum { kWarpStride = 36 };
+enum { kClockCapacity = 1 << 16, kLogChunk = 4096, kMergeAfter = 1000 };
 
 struct Object {
   unsigned long long base, bytes, counters, oor;
@@ -100,6 +111,8 @@ struct ObjState {
   bool known;
   std::vector<unsigned long long> sum;
   unsigned long long oor = 0;
+  void *shadow = nullptr;              // the device counters a launch counts into (shared)
+  unsigned long long *total = nullptr;  // the group's u64 totals of them (device)
 };
 
 struct LaunchRec {
@@ -109,6 +122,9 @@ struct LaunchRec {
   long long index;         // the process's launch number (0: its first launch of any kernel)
   unsigned long long oor;  // accesses out of range that this launch's counters caught
   std::string params;      // JSON array
+  unsigned long long *log = nullptr;  // device: [oor, runs] (the fold adds them)
+  unsigned long long runs = 0;        // times it ran (a graph's launch: once per replay)
+  bool captured = false;              // made during a stream capture (into a graph)
 };
 
 // A selected launch that failed (a device-side assert, a fault): listed in the report as failed,
@@ -120,26 +136,90 @@ struct FailedRec {
   std::string error;
 };
 
+// One launch description of a group (the variable fields: the warp flag, the user's dynamic
+// shared memory, the area's copies), kept on the device so that the fill before each launch is
+// a device-to-device copy (a graph can capture it), and its fold's job.
+struct Desc {
+  Launch L;
+  void *dev = nullptr;
+  fold::FoldJob job;
+};
+
 struct Group {
   const ModuleDesc *module;
   const KernelDesc *kernel;
   int device;
   bool sm;
   std::string why;
-  unsigned area_words, obj_counters, lr_offset, replicas;
+  unsigned area_words, obj_counters, lr_offset, replicas, sites_end;
   std::vector<ObjState> objects;
   // header + sites (+ live-range words), summed; a site's u64 count at its first word
   std::vector<unsigned long long> area;
   std::vector<unsigned long long> shared;   // the shared objects' counters, summed
   unsigned long long unknown_oor = 0;
   unsigned long long clock_records = 0;
-  std::vector<unsigned long long> warp_stats;  // kWarpStride a site, summed (access stats)
+  std::vector<unsigned long long> site_max;  // per site, the most one launch executed it
   std::vector<LaunchRec> launches;
+  // on the device (null: not yet, or freed by cudaDeviceReset after a harvest)
+  char *scratch = nullptr;               // area copies, out-of-range words, clock records
+  size_t area_bytes = 0, scratch_bytes = 0;
+  unsigned long long *totals = nullptr;  // u64: area words, shared counters, oor words, clock
+  size_t n_totals = 0;
+  std::map<std::string, Desc> descs;
+  std::vector<unsigned long long *> logs;  // chunks of kLogChunk [oor, runs] pairs
+  size_t log_used = 0;
+  std::deque<fold::FoldJob> kept_jobs;     // CPU backend: jobs a graph replays later
+  std::map<std::string, size_t> alike;     // shape and arguments -> its record (not captured)
 };
 
 struct Shadow {
   void *ptr = nullptr;
   size_t bytes = 0;
+};
+
+// A stream whose enqueued launches read the module's current description (an event after the
+// latest); a launch with another description waits for them before its fill (two streams never
+// race on a description). Keyed by stream and capture (0: none): an event recorded in a capture
+// is a node of that graph, waited on only within it.
+struct User {
+  cudaEvent_t ev = nullptr;
+};
+typedef std::pair<cudaStream_t, unsigned long long> UserKey;
+
+struct ModState {
+  const Desc *current = nullptr;  // what the module's description holds (null: unknown)
+  bool graphs = false;            // a graph holds a fill of it: fill before every launch
+  std::map<UserKey, User> users;
+  cudaEvent_t fill_ev = nullptr;  // after the latest fill (outside captures), on fill_stream
+  cudaStream_t fill_stream = nullptr;
+};
+
+// a launch whose time is not yet read (its events complete later)
+struct Pending {
+  int device;
+  Group *g;
+  size_t rec;
+  cudaEvent_t e0, e1;
+};
+
+// GMPROF_TIMING=1: where the host runtime's seconds go (printed at exit)
+struct KernelTiming {
+  long long launches = 0;
+  double seconds = 0;
+  unsigned long long zeroed = 0, folded = 0, copied = 0;
+};
+
+struct Timing {
+  double map = 0, setup = 0, fill = 0, launch = 0, fold = 0, sync = 0, readback = 0, sum = 0,
+         report = 0;
+  unsigned long long zeroed = 0, folded = 0, copied = 0, setups = 0, fills = 0, waits = 0;
+  std::map<std::string, KernelTiming> kernels;
+};
+
+struct FuncInfo {
+  size_t static_shared = 0;
+  int optin = 48 * 1024;
+  size_t dyn_set = 48 * 1024;  // the dynamic shared memory limit raised so far
 };
 
 struct State {
@@ -156,11 +236,26 @@ struct State {
   std::map<std::string, Group> groups;
   std::vector<std::string> group_order;
   std::map<std::string, Shadow> shadows;
-  Shadow scratch;
+  std::map<std::pair<const void *, int>, FuncInfo> funcs;
+  // per module and device (each device has its own copy of a module's description)
+  std::map<std::pair<const ModuleDesc *, int>, ModState> mods;
+  std::vector<Pending> pending;
+  std::map<int, std::vector<cudaEvent_t>> pools;  // events, per device
+  std::map<int, cudaStream_t> sides;  // gmprof's own stream per device: zeroing, uploads
   std::map<int, std::string> device_names;
   std::vector<std::string> notes;
   bool registered_exit = false;
+  bool harvest_registered = false;
+  bool lost = false;  // the device faulted before the counters were read: they are gone
+  bool sync_each = false;
+  bool graphs = true;  // GMPROF_GRAPHS=0: launches into graphs run unprofiled, as before
+  Timing timing;
 };
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 State &state() {
   static State *s = new State();  // never destroyed: the exit handler runs after statics die
@@ -202,6 +297,8 @@ void load_options(State &s) {
   if ((v = getenv("GMPROF_LAUNCH_COUNT")) && *v) s.options.count = atoll(v);
   s.options.output = env_or("GMPROF_OUTPUT", s.options.output);
   s.options.quiet = getenv("GMPROF_QUIET") != nullptr;
+  s.sync_each = (v = getenv("GMPROF_SYNC")) && *v && strcmp(v, "0") != 0;
+  s.graphs = !((v = getenv("GMPROF_GRAPHS")) && strcmp(v, "0") == 0);
 }
 
 bool name_matches(const std::string &filter, const char *name) {
@@ -351,8 +448,17 @@ void write_report() {
 #endif
   fprintf(f, "\"options\": {\"kernel\": %s, \"skip\": %lld, \"count\": %lld}, ",
           json_string(s.options.kernel).c_str(), s.options.skip, s.options.count);
-  fprintf(f, "\"launches\": %lld, \"matching\": %lld, \"profiled\": %lld, ", s.seen, s.matching,
-          s.profiled);
+  // a launch captured into a graph ran once per replay (its fold counted them)
+  long long replays = 0, captured_recs = 0;
+  for (auto &kv : s.groups)
+    for (const LaunchRec &r : kv.second.launches)
+      if (r.captured) {
+        replays += (long long)r.runs;
+        ++captured_recs;
+      }
+  const long long profiled = s.profiled + replays;
+  fprintf(f, "\"launches\": %lld, \"matching\": %lld, \"profiled\": %lld, ",
+          s.seen - captured_recs + replays, s.matching - captured_recs + replays, profiled);
   fprintf(f, "\"devices\": {");
   bool first = true;
   for (auto &d : s.device_names) {
@@ -397,6 +503,9 @@ void write_report() {
   first = true;
   for (const std::string &key : s.group_order) {
     Group &g = s.groups[key];
+    bool ran = false;  // a graph that was never launched ran none of its launches
+    for (const LaunchRec &r : g.launches) ran = ran || r.runs;
+    if (!ran) continue;
     fprintf(f, "%s\n{\"module\": %s, \"kernel\": %s, \"device\": %d, \"sm\": %s, \"why\": %s, ",
             first ? "" : ",", json_string(g.module->id).c_str(),
             json_string(g.kernel->name).c_str(), g.device, g.sm ? "true" : "false",
@@ -407,7 +516,7 @@ void write_report() {
     fprintf(f, "\"unknown_oor\": %llu, \"clock_records\": %llu,\n \"area\": %s,\n \"shared\": %s,",
             g.unknown_oor, g.clock_records, counts_json(g.area).c_str(),
             counts_json(g.shared).c_str());
-    if (g.module->warps) fprintf(f, "\n \"warp_stats\": %s,", counts_json(g.warp_stats).c_str());
+    if (!g.site_max.empty()) fprintf(f, "\n \"site_max\": %s,", counts_json(g.site_max).c_str());
     fprintf(f, "\n \"objects\": [");
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];
@@ -421,12 +530,18 @@ void write_report() {
       fprintf(f, "}");
     }
     fprintf(f, "],\n \"launches\": [");
+    bool first_launch = true;
     for (size_t i = 0; i < g.launches.size(); ++i) {
       LaunchRec &l = g.launches[i];
+      if (!l.runs) continue;
       fprintf(f, "%s\n  {\"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"shared_mem\": %zu, "
-              "\"ms\": %.6f, \"index\": %lld, \"oor\": %llu, \"params\": %s}",
-              i ? "," : "", l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-              l.shared_mem, l.ms, l.index, l.oor, l.params.c_str());
+              "\"ms\": %.6f, \"index\": %lld, \"oor\": %llu, \"params\": %s",
+              first_launch ? "" : ",", l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+              l.block[2], l.shared_mem, l.captured ? l.ms : l.ms * (double)l.runs, l.index, l.oor,
+              l.params.c_str());
+      if (l.runs != 1) fprintf(f, ", \"repeat\": %llu", l.runs);  // a graph's launch, replayed
+      fprintf(f, "}");
+      first_launch = false;
     }
     fprintf(f, "]}");
   }
@@ -440,11 +555,35 @@ void write_report() {
     return;
   }
   if (!s.options.quiet)
-    fprintf(stderr, "gmprof: %lld launch(es) profiled; report written to %s\n", s.profiled,
+    fprintf(stderr, "gmprof: %lld launch(es) profiled; report written to %s\n", profiled,
             path.c_str());
 }
 
-void at_exit() { write_report(); }
+// GMPROF_TIMING=1: the host runtime's seconds per phase and per kernel, on standard error
+void print_timing(State &s) {
+  const Timing &t = s.timing;
+  fprintf(stderr,
+          "gmprof timing: host runtime seconds: map %.6f, setup %.6f (%llu), fill %.6f (%llu, "
+          "%llu waits), launch %.6f, fold %.6f, sync %.6f, read-back %.6f, sum %.6f, report "
+          "%.6f; bytes zeroed %llu, folded on the device %llu, read back %llu\n",
+          t.map, t.setup, t.setups, t.fill, t.fills, t.waits, t.launch, t.fold, t.sync,
+          t.readback, t.sum, t.report, t.zeroed, t.folded, t.copied);
+  for (auto &kv : t.kernels)
+    fprintf(stderr,
+            "gmprof timing: kernel %s: %lld launch(es), %.6f s in the runtime, bytes folded on "
+            "the device %llu, read back %llu\n",
+            kv.first.c_str(), kv.second.launches, kv.second.seconds, kv.second.folded,
+            kv.second.copied);
+}
+
+void at_exit() {
+  const double t0 = now_s();
+  write_report();
+  State &s = state();
+  s.timing.report += now_s() - t0;
+  const char *v = getenv("GMPROF_TIMING");
+  if (v && *v && strcmp(v, "0") != 0) print_timing(s);
+}
 
 // ---------------------------------------------------------------- memory
 
@@ -479,26 +618,118 @@ bool address_range(const void *p, unsigned long long *base, unsigned long long *
 #endif
 }
 
-void *device_buffer(Shadow &sh, size_t bytes) {
-  if (sh.bytes >= bytes && sh.ptr) return sh.ptr;
-  if (sh.ptr) cudaFree(sh.ptr);
-  sh.ptr = nullptr;
-  sh.bytes = 0;
-  size_t want = bytes < 256 ? 256 : bytes;
-  if (cudaMalloc(&sh.ptr, want) != cudaSuccess) {
-    sh.ptr = nullptr;
-    cudaGetLastError();  // not the program's error
+// While a stream captures in global mode, this thread may not allocate or synchronise; gmprof's
+// own setup (its buffers, on its own stream) is not part of the capture, so it runs relaxed.
+struct Relaxed {
+  cudaStreamCaptureMode old = cudaStreamCaptureModeRelaxed;
+  Relaxed() {
+    if (cudaThreadExchangeStreamCaptureMode(&old) != cudaSuccess) cudaGetLastError();
+  }
+  ~Relaxed() {
+    if (cudaThreadExchangeStreamCaptureMode(&old) != cudaSuccess) cudaGetLastError();
+  }
+};
+
+int current_device() {
+  int d = 0;
+  if (cudaGetDevice(&d) != cudaSuccess) cudaGetLastError();
+  return d;
+}
+
+// gmprof's own stream on the current device (never captured)
+cudaStream_t side_stream(State &s) {
+  cudaStream_t &side = s.sides[current_device()];
+  if (!side && cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess) {
+    cudaGetLastError();
+    side = nullptr;
+  }
+  return side;
+}
+
+// A zeroed device buffer of gmprof's own (null: no memory; the error is not the program's).
+void *zeroed(State &s, size_t bytes) {
+  void *p = nullptr;
+  if (cudaMalloc(&p, bytes < 256 ? 256 : bytes) != cudaSuccess) {
+    cudaGetLastError();
     return nullptr;
   }
-  sh.bytes = want;
+  cudaStream_t side = side_stream(s);
+  if (cudaMemsetAsync(p, 0, bytes, side) != cudaSuccess ||
+      cudaStreamSynchronize(side) != cudaSuccess) {
+    cudaGetLastError();
+    cudaFree(p);
+    return nullptr;
+  }
+  s.timing.zeroed += bytes;
+  return p;
+}
+
+void *shadow_buffer(State &s, Shadow &sh, size_t bytes) {
+  if (sh.bytes >= bytes && sh.ptr) return sh.ptr;
+  // a larger one replaces it: the old one's counters were folded (each fold zeroes them), and
+  // launches still in flight on it are waited for by cudaFree
+  if (sh.ptr) cudaFree(sh.ptr);
+  sh.ptr = zeroed(s, bytes);
+  sh.bytes = sh.ptr ? bytes : 0;
   return sh.ptr;
+}
+
+// Host copies of device memory (on the CPU backend the memory is the host's: read directly, so
+// that a kernel fault's sticky error does not hide the counters of the launches before it).
+bool read_device(void *dst, const void *src, size_t bytes) {
+#if defined(GMPROF_CPU)
+  memcpy(dst, src, bytes);
+  return true;
+#else
+  if (cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+#endif
 }
 
 // ---------------------------------------------------------------- running a launch
 
-cudaError_t run_kernel(const void *fn, Invoker invoker, const Config &c, void **args,
-                       const char *name) {
 #if defined(GMPROF_CPU)
+// a launch recorded into a graph: its arguments copied (the graph runs later, maybe many times)
+struct CapturedLaunch {
+  const void *fn;
+  Invoker invoker;
+  Config c;
+  const char *name;
+  std::vector<std::vector<unsigned char>> bytes;
+  std::vector<void *> args;
+};
+#endif
+
+cudaError_t run_kernel(const void *fn, Invoker invoker, const Config &c, void **args,
+                       const char *name, const KernelDesc *d = nullptr) {
+#if defined(GMPROF_CPU)
+  if (gmprof_cudart_capturing(c.stream)) {
+    if (!d || !invoker) return cudaErrorStreamCaptureUnsupported;
+    auto cap = std::make_shared<CapturedLaunch>();
+    cap->fn = fn;
+    cap->invoker = invoker;
+    cap->c = c;
+    cap->c.ex = nullptr;
+    cap->name = name;
+    for (int i = 0; i < d->n_params; ++i) {
+      const unsigned char *p = static_cast<const unsigned char *>(args[i]);
+      cap->bytes.emplace_back(p, p + d->params[i].size);
+    }
+    for (auto &b : cap->bytes) cap->args.push_back(b.data());
+    cap->args.push_back(nullptr);
+    return gmprof_cudart_capture_add(c.stream, [cap]() {
+      g_running = cap->fn;
+      gmprof_cpu_set_cooperative(cap->c.cooperative ? 1 : 0);
+      cudaError_t err = gmprof_cudart_launch(cap->invoker, cap->args.data(), cap->c.grid,
+                                             cap->c.block, cap->c.shared_mem, cap->c.stream,
+                                             cap->name);
+      gmprof_cpu_set_cooperative(0);
+      return err;
+    });
+  }
   g_running = fn;
   // a cooperative launch runs its blocks in phases between grid barriers (gmprof_cpu_launch.h)
   gmprof_cpu_set_cooperative(c.cooperative ? 1 : 0);
@@ -509,6 +740,7 @@ cudaError_t run_kernel(const void *fn, Invoker invoker, const Config &c, void **
 #else
   (void)invoker;
   (void)name;
+  (void)d;
   if (c.cooperative)
     return cudaLaunchCooperativeKernel(fn, c.grid, c.block, args, c.shared_mem, c.stream);
   if (c.ex) {
@@ -532,7 +764,6 @@ std::string params_json(const KernelDesc *k, void **args) {
 
 unsigned long long ceil_div(unsigned long long a, unsigned long long b) { return (a + b - 1) / b; }
 
-// A selected launch of an instrumented kernel (the lock is held).
 // A selected launch that failed: recorded (the report lists it as failed, its counters are not
 // in the report); the error goes back to the program, which sees what it would natively.
 cudaError_t failed(State &s, const KernelDesc *d, const Config &c, cudaError_t err) {
@@ -541,11 +772,297 @@ cudaError_t failed(State &s, const KernelDesc *d, const Config &c, cudaError_t e
   return err;
 }
 
+// Is the stream capturing into a graph, and which capture? (An error asking is taken as a
+// capture: the legacy stream answers cudaErrorStreamCaptureImplicit while another stream
+// captures in global mode; such a launch runs unprofiled, see dispatch.)
+bool capture_of(cudaStream_t stream, unsigned long long *id, bool *unknown) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  *id = 0;
+  *unknown = false;
+  if (cudaStreamGetCaptureInfo(stream, &status, id) != cudaSuccess) {
+    cudaGetLastError();
+    *unknown = true;
+    return true;
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
+// an event of the current device (events and streams of one device go together)
+cudaEvent_t pooled_event(State &s) {
+  std::vector<cudaEvent_t> &pool = s.pools[current_device()];
+  if (!pool.empty()) {
+    cudaEvent_t e = pool.back();
+    pool.pop_back();
+    return e;
+  }
+  cudaEvent_t e = nullptr;
+  if (cudaEventCreate(&e) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return e;
+}
+
+// Reads the times of the launches whose events completed (all of them when `wait`), in order.
+void reap_times(State &s, bool wait) {
+  size_t done = 0;
+  for (; done < s.pending.size(); ++done) {
+    Pending &p = s.pending[done];
+    cudaError_t q = wait ? cudaEventSynchronize(p.e1) : cudaEventQuery(p.e1);
+    if (q != cudaSuccess) {
+      if (q != cudaErrorNotReady) cudaGetLastError();
+      if (wait) continue;  // a fault: no time for it
+      break;
+    }
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, p.e0, p.e1) == cudaSuccess) p.g->launches[p.rec].ms = ms;
+    else cudaGetLastError();
+  }
+  for (size_t i = 0; i < done; ++i) {
+    s.pools[s.pending[i].device].push_back(s.pending[i].e0);
+    s.pools[s.pending[i].device].push_back(s.pending[i].e1);
+  }
+  s.pending.erase(s.pending.begin(), s.pending.begin() + done);
+}
+
+// The group's device buffers: zeroed once, then kept zero by each launch's fold.
+bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
+  const double t0 = now_s();
+  Relaxed relaxed;
+  const size_t n_oor = 1 + g.objects.size();
+  const bool enhanced = g.module->enhanced;
+  g.area_bytes = (size_t)g.area_words * 4 * (g.sm ? kMaxReplicas : 1);
+  const size_t clock_bytes = enhanced ? (2 * kClockCapacity + 1) * 8 : 0;
+  g.scratch_bytes = g.area_bytes + n_oor * 8 + 8 + clock_bytes;
+  // ... + 1 (clock records) + the sites' largest per-launch counts
+  g.n_totals = (size_t)g.area_words + g.obj_counters + n_oor + 1 + g.module->n_sites;
+  // GMPROF_TEST_TOTALS_ORIGIN=N (tests): each device object's totals start at N, as the Python
+  // runtime's test builds start counters near 2^32 (runtime/widen.py counter_origin)
+  const char *origin_env = getenv("GMPROF_TEST_TOTALS_ORIGIN");
+  const unsigned long long origin = origin_env ? strtoull(origin_env, nullptr, 0) : 0;
+  g.scratch = static_cast<char *>(zeroed(s, g.scratch_bytes));
+  g.totals = static_cast<unsigned long long *>(zeroed(s, g.n_totals * 8));
+  bool ok = g.scratch && g.totals;
+  for (size_t i = 0; ok && i < g.objects.size(); ++i) {
+    ObjState &o = g.objects[i];
+    o.shadow = nullptr;
+    o.total = nullptr;
+    if (!(o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) || !o.n || d->objects[i].static_only)
+      continue;
+    // shared by the groups of one module (a launch of another group waits for the launches
+    // and folds before it, fill_for), never between modules, whose launches may overlap
+    std::string sk = std::string(g.module->id) + ":" + std::to_string(o.slot) + ":" +
+                     std::to_string(o.base) + ":" +
+                     std::to_string(o.bytes) + ":" + std::to_string(o.unit) + ":" +
+                     std::to_string(csize);
+    o.shadow = shadow_buffer(s, s.shadows[sk], (size_t)o.n * csize);
+    o.total = static_cast<unsigned long long *>(zeroed(s, (size_t)o.n * 8));
+    ok = o.shadow && o.total;
+    if (ok && origin) {
+      // tests only: the totals start near 2^32, so that a few launches carry them past it
+      std::vector<unsigned long long> start(o.n, origin);
+      cudaStream_t side = side_stream(s);
+      ok = cudaMemcpyAsync(o.total, start.data(), o.n * 8, cudaMemcpyHostToDevice, side) ==
+               cudaSuccess &&
+           cudaStreamSynchronize(side) == cudaSuccess;
+    }
+  }
+  ++s.timing.setups;
+  s.timing.setup += now_s() - t0;
+  return ok;
+}
+
+// One description of the group for this launch's variable fields, on the device.
+Desc *desc_for(State &s, Group &g, const KernelDesc *d, const Config &c, unsigned csize,
+               unsigned replicas) {
+  const unsigned flags = (c.block.x % 32 == 0 ? FLAG_WARP_UNIFORM_OK : 0) |
+                         (g.sm ? FLAG_AREA_SHARED : 0);
+  std::string dk = std::to_string(flags) + ":" + std::to_string(c.shared_mem) + ":" +
+                   std::to_string(replicas);
+  auto it = g.descs.find(dk);
+  if (it != g.descs.end()) return &it->second;
+  const double t0 = now_s();
+  Relaxed relaxed;
+  Desc &D = g.descs[dk];
+  Launch &L = D.L;
+  memset(&L, 0, sizeof L);
+  const ModuleDesc *m = g.module;
+  L.flags = flags;
+  L.area_words = g.area_words;
+  L.dyn_user_bytes = (unsigned)c.shared_mem;
+  L.n_sites = (unsigned)m->n_sites;
+  L.obj_counters = g.obj_counters;
+  L.lr_offset = g.lr_offset;
+  L.area_replicas = replicas;
+  L.area_global = (unsigned long long)(uintptr_t)g.scratch;
+  L.unknown_oor = (unsigned long long)(uintptr_t)(g.scratch + g.area_bytes);
+  const size_t n_oor = 1 + g.objects.size();
+  if (m->enhanced) {
+    char *clock = g.scratch + g.area_bytes + n_oor * 8 + 8;
+    clock = reinterpret_cast<char *>(((uintptr_t)clock + 7) & ~(uintptr_t)7);
+    L.clock_count = (unsigned long long)(uintptr_t)clock;
+    L.clock_log = L.clock_count + 8;
+    L.clock_capacity = kClockCapacity;
+  }
+  fold::FoldJob &j = D.job;
+  memset(&j, 0, sizeof j);
+  j.area = L.area_global;
+  j.totals = (unsigned long long)(uintptr_t)g.totals;
+  j.oor = L.unknown_oor;
+  j.clock = L.clock_count;
+  j.words = g.area_words;
+  j.sites_end = g.sites_end;
+  j.lr_offset = g.lr_offset;
+  j.n_shared = g.obj_counters;
+  j.replicas = replicas;
+  j.csize = csize;
+  j.threshold = m->threshold;
+  j.n_oor = (unsigned)n_oor;
+  for (size_t i = 0; i < g.objects.size(); ++i) {
+    ObjState &o = g.objects[i];
+    if (o.slot < 0 || o.slot >= kMaxObjects) continue;
+    Object &obj = L.obj[o.slot];
+    if ((unsigned)o.slot + 1u > L.n_objects) L.n_objects = (unsigned)o.slot + 1u;
+    obj.oor = L.unknown_oor + 8 * (i + 1);
+    if (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) {
+      obj.kind = KIND_DEVICE;
+      obj.unit = (unsigned)o.unit;
+      obj.unit_shift = (o.unit & (o.unit - 1)) == 0 ? (unsigned)__builtin_ctzll(o.unit) : 255u;
+      obj.base = o.base;
+      obj.bytes = o.known ? o.bytes : 0;
+      // no shadow: every site of it is counted from its formula (its counters would stay zero)
+      obj.n_counters = o.shadow ? (unsigned)o.n : 0;
+      if (o.shadow) {
+        obj.counters = (unsigned long long)(uintptr_t)o.shadow;
+        fold::FoldObj &f = j.obj[j.n_objects++];
+        f.shadow = obj.counters;
+        f.total = (unsigned long long)(uintptr_t)o.total;
+        f.n = o.n;
+      }
+    } else {
+      obj.kind = KIND_SHARED;
+      obj.unit = 4;
+      obj.unit_shift = 2;
+      obj.n_counters = (unsigned)o.n;
+      obj.bytes = o.bytes;  // the hooks' range check: past the last byte is out of range
+      obj.area_offset = o.area_offset;
+      obj.lr_offset = o.lr_offset;
+    }
+  }
+  (void)d;
+  D.dev = nullptr;
+  if (cudaMalloc(&D.dev, sizeof(Launch)) != cudaSuccess) {
+    cudaGetLastError();
+    D.dev = nullptr;
+  } else {
+    cudaStream_t side = side_stream(s);
+    if (cudaMemcpyAsync(D.dev, &L, sizeof L, cudaMemcpyHostToDevice, side) != cudaSuccess ||
+        cudaStreamSynchronize(side) != cudaSuccess) {
+      cudaGetLastError();
+      cudaFree(D.dev);
+      D.dev = nullptr;
+    }
+  }
+  s.timing.setup += now_s() - t0;
+  if (!D.dev) {
+    g.descs.erase(dk);
+    return nullptr;
+  }
+  return &D;
+}
+
+// Fills the module's description for this launch, unless it holds this one already. A launch
+// with another description first waits (on the device) for the other streams' launches that
+// read the current one.
+cudaError_t fill_for(State &s, const ModuleDesc *m, const Desc &D, cudaStream_t stream,
+                     bool captured, unsigned long long capture) {
+  ModState &ms = s.mods[std::make_pair(m, current_device())];
+  if (!captured && !ms.graphs && ms.current == &D) {
+    // it holds this description, or will once the fill enqueued on another stream has run
+    if (ms.fill_stream != stream && ms.fill_ev &&
+        cudaStreamWaitEvent(stream, ms.fill_ev, 0) != cudaSuccess)
+      cudaGetLastError();
+    return cudaSuccess;
+  }
+  const double t0 = now_s();
+  for (auto &u : ms.users) {
+    if (u.first.first == stream || u.first.second != capture) continue;
+    if (cudaStreamWaitEvent(stream, u.second.ev, 0) != cudaSuccess) cudaGetLastError();
+    ++s.timing.waits;
+  }
+  // those waited for are done with; a capture's fill leaves the launches outside it (which it
+  // could not wait for: graph_launch does, when the graph runs)
+  for (auto it = ms.users.begin(); it != ms.users.end();) {
+    if (it->first.first != stream && (capture == 0 || it->first.second == capture)) {
+      if (it->second.ev) s.pools[current_device()].push_back(it->second.ev);
+      it = ms.users.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  cudaError_t err = m->fill(D.dev, sizeof(Launch), stream);
+  if (!captured) {
+    if (!ms.fill_ev) ms.fill_ev = pooled_event(s);
+    if (ms.fill_ev && cudaEventRecord(ms.fill_ev, stream) != cudaSuccess) cudaGetLastError();
+    ms.fill_stream = stream;
+  }
+  ms.current = captured ? nullptr : &D;
+  if (captured) ms.graphs = true;
+  ++s.timing.fills;
+  s.timing.fill += now_s() - t0;
+  return err;
+}
+
+void note_user(State &s, const ModuleDesc *m, cudaStream_t stream, unsigned long long capture) {
+  User &u = s.mods[std::make_pair(m, current_device())].users[UserKey(stream, capture)];
+  if (!u.ev) u.ev = pooled_event(s);
+  if (u.ev && cudaEventRecord(u.ev, stream) != cudaSuccess) cudaGetLastError();
+}
+
+unsigned long long *log_slot(State &s, Group &g) {
+  if (g.logs.empty() || g.log_used == kLogChunk) {
+    Relaxed relaxed;
+    void *p = zeroed(s, (size_t)kLogChunk * 16);
+    if (!p) return nullptr;
+    g.logs.push_back(static_cast<unsigned long long *>(p));
+    g.log_used = 0;
+  }
+  return g.logs.back() + 2 * g.log_used++;
+}
+
+void harvest_at_exit();
+
+cudaError_t unprofiled(State &s, const KernelDesc *d, const Config &c, void **args, Invoker typed,
+                       const std::string &why) {
+  cudaError_t err =
+      run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name, d);
+  // a launch that fails (a sticky fault before it, which also failed gmprof's allocations) is
+  // a failed launch, not one that ran unprofiled
+  if (err != cudaSuccess) return failed(s, d, c, err);
+  if (std::find(s.notes.begin(), s.notes.end(), why) == s.notes.end()) s.notes.push_back(why);
+  return err;
+}
+
 cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **args,
                            Invoker typed) {
+  const double t_start = now_s();
   const KernelDesc *d = k.desc;
   const ModuleDesc *m = k.module;
   const unsigned csize = (unsigned)m->counter_bits / 8;
+  if (m->launch_bytes != sizeof(Launch))
+    return unprofiled(s, d, c, args, typed, "gmprof's launch description differs between the "
+                      "runtime and a module (mixed gmprof versions?): launches ran unprofiled");
+  unsigned long long capture = 0;
+  bool unknown = false;
+  const bool captured = capture_of(c.stream, &capture, &unknown);
+  if (unknown || (captured && !s.graphs)) {
+    ++s.captured[d->name];
+    return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name, d);
+  }
+  // inside a capture, gmprof's own calls (events, allocations on its side stream) must not be
+  // refused as unsafe: relaxed mode for this thread until the launch is enqueued; what goes on
+  // the capturing stream (the fill, the kernel, the fold) is captured all the same
+  std::unique_ptr<Relaxed> relaxed(captured ? new Relaxed() : nullptr);
   int device = 0;
   cudaGetDevice(&device);
   if (!s.device_names.count(device)) {
@@ -621,154 +1138,57 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     words += words & 1u;
   }
   // where the block's counters live: shared memory after the user's dynamic bytes when it fits
+  // (the function's attributes asked once per device)
   bool sm = m->sm == 2;
   std::string why = sm ? "SM mode: the block's counters live in shared memory"
                        : "device memory (no SM in this mode)";
   const size_t dyn_user = (c.shared_mem + 15) & ~(size_t)15;
   size_t dyn = c.shared_mem;
   if (sm) {
-    cudaFuncAttributes attr;
-    memset(&attr, 0, sizeof attr);
-    if (cudaFuncGetAttributes(&attr, d->instrumented) != cudaSuccess) cudaGetLastError();
-    int optin = 0;
-    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
-        cudaSuccess) {
-      cudaGetLastError();
-      optin = 48 * 1024;
+    auto fk = std::make_pair(d->instrumented, device);
+    auto fit = s.funcs.find(fk);
+    if (fit == s.funcs.end()) {
+      FuncInfo fi;
+      cudaFuncAttributes attr;
+      memset(&attr, 0, sizeof attr);
+      if (cudaFuncGetAttributes(&attr, d->instrumented) != cudaSuccess) cudaGetLastError();
+      fi.static_shared = attr.sharedSizeBytes;
+      if (cudaDeviceGetAttribute(&fi.optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+          cudaSuccess) {
+        cudaGetLastError();
+        fi.optin = 48 * 1024;
+      }
+      fi.dyn_set = 48 * 1024 > fi.static_shared ? 48 * 1024 - fi.static_shared : 0;
+      fit = s.funcs.emplace(fk, fi).first;
     }
-    const size_t need = attr.sharedSizeBytes + dyn_user + (size_t)words * 4;
-    if (need > (size_t)optin) {
+    FuncInfo &fi = fit->second;
+    const size_t need = fi.static_shared + dyn_user + (size_t)words * 4;
+    if (need > (size_t)fi.optin) {
       sm = false;
-      why = "device memory: the kernel's " + std::to_string(attr.sharedSizeBytes + c.shared_mem) +
+      why = "device memory: the kernel's " + std::to_string(fi.static_shared + c.shared_mem) +
             " bytes of shared memory plus " + std::to_string(words * 4) +
-            " bytes of counters exceed the " + std::to_string(optin) + "-byte limit per block";
+            " bytes of counters exceed the " + std::to_string(fi.optin) + "-byte limit per block";
     } else {
       dyn = dyn_user + (size_t)words * 4;
-      if (attr.sharedSizeBytes + dyn > 48 * 1024 &&
-          cudaFuncSetAttribute(d->instrumented, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               (int)dyn) != cudaSuccess) {
-        cudaGetLastError();
-        sm = false;
-        dyn = c.shared_mem;
-        why = "device memory: raising the kernel's dynamic shared memory limit failed";
+      if (dyn > fi.dyn_set) {
+        if (cudaFuncSetAttribute(d->instrumented, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)dyn) != cudaSuccess) {
+          cudaGetLastError();
+          sm = false;
+          dyn = c.shared_mem;
+          why = "device memory: raising the kernel's dynamic shared memory limit failed";
+        } else {
+          fi.dyn_set = dyn;
+        }
       }
     }
   }
   const unsigned long long blocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
   const unsigned replicas = sm ? (unsigned)(blocks < kMaxReplicas ? (blocks ? blocks : 1) : kMaxReplicas) : 1;
   key += sm ? "|sm" : "|dm";
+  const double t_mapped = now_s();
+  s.timing.map += t_mapped - t_start;
 
-  // buffers: the area copies, the out-of-range words, each object's shadow counters
-  const size_t area_bytes = (size_t)words * 4 * replicas;
-  const size_t n_oor = 1 + objs.size();
-  const size_t clock_bytes = m->enhanced ? (2 * kClockCapacity + 1) * 8 : 0;
-  // the sites' warp statistics (u64) after the rest, at a multiple of 8
-  const size_t warps_at = (area_bytes + n_oor * 8 + 8 + clock_bytes + 7) & ~(size_t)7;
-  const size_t warps_bytes = m->warps ? (size_t)m->n_sites * kWarpStride * 8 : 0;
-  // out-of-range counts are u64 (gmprof.cuh out_of_range)
-  char *scratch = static_cast<char *>(device_buffer(s.scratch, warps_at + warps_bytes));
-  if (!scratch) {
-    s.notes.push_back(std::string("a launch of ") + d->name + " ran unprofiled: no device memory "
-                      "for its counters");
-    return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name);
-  }
-  cudaMemsetAsync(scratch, 0, warps_at + warps_bytes, c.stream);
-  Launch L;
-  memset(&L, 0, sizeof L);
-  L.flags = (c.block.x % 32 == 0 ? FLAG_WARP_UNIFORM_OK : 0) | (sm ? FLAG_AREA_SHARED : 0);
-  L.area_words = words;
-  L.dyn_user_bytes = (unsigned)c.shared_mem;
-  L.n_sites = (unsigned)m->n_sites;
-  L.obj_counters = offset;
-  L.lr_offset = lr_offset;
-  L.area_replicas = replicas;
-  L.area_global = (unsigned long long)(uintptr_t)scratch;
-  L.unknown_oor = (unsigned long long)(uintptr_t)(scratch + area_bytes);
-  if (m->enhanced) {
-    char *clock = scratch + area_bytes + n_oor * 8 + 8;
-    clock = reinterpret_cast<char *>(((uintptr_t)clock + 7) & ~(uintptr_t)7);
-    L.clock_count = (unsigned long long)(uintptr_t)clock;
-    L.clock_log = L.clock_count + 8;
-    L.clock_capacity = kClockCapacity;
-  }
-  if (warps_bytes) L.warp_stats = (unsigned long long)(uintptr_t)(scratch + warps_at);
-  std::vector<void *> shadow_ptrs(objs.size(), nullptr);
-  for (size_t i = 0; i < objs.size(); ++i) {
-    ObjState &o = objs[i];
-    if (o.slot < 0 || o.slot >= kMaxObjects) continue;
-    Object &obj = L.obj[o.slot];
-    if ((unsigned)o.slot + 1u > L.n_objects) L.n_objects = (unsigned)o.slot + 1u;
-    obj.oor = L.unknown_oor + 8 * (i + 1);
-    if (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) {
-      obj.kind = KIND_DEVICE;
-      obj.unit = (unsigned)o.unit;
-      obj.unit_shift = (o.unit & (o.unit - 1)) == 0 ? (unsigned)__builtin_ctzll(o.unit) : 255u;
-      obj.base = o.base;
-      obj.bytes = o.known ? o.bytes : 0;
-      obj.n_counters = (unsigned)o.n;
-      if (o.n && d->objects[i].static_only) {
-        // every site of it is counted from its formula: its counters would stay zero
-        obj.n_counters = 0;
-      } else if (o.n) {
-        std::string sk = std::to_string(o.slot) + ":" + std::to_string(o.base) + ":" +
-                         std::to_string(o.bytes) + ":" + std::to_string(o.unit) + ":" +
-                         std::to_string(csize);
-        void *buf = device_buffer(s.shadows[sk], (size_t)o.n * csize);
-        if (!buf) {
-          o.known = false;
-          obj.bytes = 0;
-          obj.n_counters = 0;
-          o.n = 0;
-        } else {
-          cudaMemsetAsync(buf, 0, (size_t)o.n * csize, c.stream);
-          obj.counters = (unsigned long long)(uintptr_t)buf;
-          shadow_ptrs[i] = buf;
-        }
-      }
-    } else {
-      obj.kind = KIND_SHARED;
-      obj.unit = 4;
-      obj.unit_shift = 2;
-      obj.n_counters = (unsigned)o.n;
-      obj.bytes = o.bytes;  // the hooks' range check: past the last byte is out of range
-      obj.area_offset = o.area_offset;
-      obj.lr_offset = o.lr_offset;
-    }
-  }
-  if (m->launch_bytes != sizeof(Launch)) {
-    s.notes.push_back("gmprof's launch description differs between the runtime and a module "
-                      "(mixed gmprof versions?): launches ran unprofiled");
-    return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name);
-  }
-  cudaError_t err = m->fill(&L, sizeof L, c.stream);
-  if (err != cudaSuccess) return failed(s, d, c, err);
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  cudaEventRecord(e0, c.stream);
-  Config ci = c;
-  ci.shared_mem = dyn;
-  err = run_kernel(d->instrumented, d->invoke_instrumented ? d->invoke_instrumented : typed, ci,
-                   args, d->name);
-  if (err == cudaErrorCooperativeLaunchTooLarge && c.cooperative) {
-    // the instrumented copy (more registers, its counters in shared memory) leaves fewer
-    // blocks resident than the grid needs: the launch runs as it was, unprofiled
-    cudaGetLastError();
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    s.notes.push_back(std::string("a cooperative launch of ") + d->name + " ran unprofiled: its "
-                      "instrumented copy cannot have the whole grid resident at once");
-    return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name);
-  }
-  cudaEventRecord(e1, c.stream);
-  cudaError_t sync = cudaStreamSynchronize(c.stream);
-  if (err == cudaSuccess) err = sync;
-  float ms = 0;
-  cudaEventElapsedTime(&ms, e0, e1);
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  if (err != cudaSuccess) return failed(s, d, c, err);
-  // read back, fold the area's copies, sum into the group
   Group &g = s.groups[key];
   if (!g.module) {
     g.module = m;
@@ -779,67 +1199,108 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     g.area_words = words;
     g.obj_counters = offset;
     g.lr_offset = lr_offset;
+    g.sites_end = sites_end;
     g.replicas = replicas;
     g.objects = objs;
     for (ObjState &o : g.objects) o.sum.assign((o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) ? o.n : 0, 0);
     g.area.assign(words, 0);
     g.shared.assign(offset, 0);
-    g.warp_stats.assign(warps_bytes / 8, 0);
     s.group_order.push_back(key);
   }
-  std::vector<unsigned> area((size_t)words * replicas);
-  std::vector<unsigned long long> oor(n_oor);
-  cudaMemcpy(area.data(), scratch, area_bytes, cudaMemcpyDeviceToHost);
-  cudaMemcpy(oor.data(), scratch + area_bytes, n_oor * 8, cudaMemcpyDeviceToHost);
-  const size_t start = (size_t)sites_end * 4;
-  for (unsigned r = 0; r < replicas; ++r) {
-    const unsigned *a = area.data() + (size_t)r * words;
-    for (unsigned w = 0; w < kAreaHeader; ++w) g.area[w] += a[w];
-    for (unsigned w = kAreaHeader; w < sites_end; w += kSiteWords)
-      g.area[w] += (unsigned long long)a[w] | ((unsigned long long)a[w + 1] << 32);
-    if (lr_offset)
-      for (unsigned w = lr_offset; w < words; ++w) g.area[w] += a[w];
+  if (!g.scratch && !setup_group(s, g, d, csize))
+    return unprofiled(s, d, c, args, typed, std::string("launches of ") + d->name +
+                      " ran unprofiled: no device memory for their counters");
+  if (!s.harvest_registered) {
+    // registered once the CUDA runtime has allocated (it registered its own exit handler by
+    // then), so that it runs before that handler: the counters are read while the context lives
+    s.harvest_registered = true;
+    atexit(harvest_at_exit);
   }
-  // shared counters at their width, summed over the copies and saturated at the threshold per
-  // launch (as one copy would have been)
-  std::vector<unsigned long long> shared(offset, 0);
-  for (unsigned r = 0; r < replicas; ++r) {
-    const unsigned char *bytes = reinterpret_cast<const unsigned char *>(area.data() + (size_t)r * words) + start;
-    for (unsigned i = 0; i < offset; ++i) {
-      unsigned long long v = csize == 1 ? bytes[i]
-                           : csize == 2 ? reinterpret_cast<const unsigned short *>(bytes)[i]
-                           : csize == 8 ? reinterpret_cast<const unsigned long long *>(bytes)[i]
-                                        : reinterpret_cast<const unsigned *>(bytes)[i];
-      shared[i] += v;
+  Desc *D = desc_for(s, g, d, c, csize, replicas);
+  // past kMergeAfter records, a launch like an earlier one (shape, shared memory, arguments)
+  // adds to that one's record (its runs and accesses out of range: `repeat` in the report),
+  // so that a program's millions of launches keep a report of bounded size
+  std::string params = params_json(d, args);
+  std::string alike_key;
+  size_t merged = (size_t)-1;
+  if (!captured) {
+    alike_key = std::to_string(c.grid.x) + "," + std::to_string(c.grid.y) + "," +
+                std::to_string(c.grid.z) + "," + std::to_string(c.block.x) + "," +
+                std::to_string(c.block.y) + "," + std::to_string(c.block.z) + "," +
+                std::to_string(c.shared_mem) + params;
+    auto al = g.alike.find(alike_key);
+    if (al != g.alike.end() && g.launches.size() >= kMergeAfter) merged = al->second;
+    // (not into a record read back and released by cudaDeviceReset: its log is gone)
+    if (merged != (size_t)-1 && !g.launches[merged].log) {
+      g.alike.erase(al);
+      merged = (size_t)-1;
     }
   }
-  for (unsigned i = 0; i < offset; ++i) {
-    if (m->threshold && shared[i] > m->threshold) shared[i] = m->threshold;
-    g.shared[i] += shared[i];
+  unsigned long long *log =
+      !D ? nullptr : merged != (size_t)-1 ? g.launches[merged].log : log_slot(s, g);
+  if (!D || !log)
+    return unprofiled(s, d, c, args, typed, std::string("launches of ") + d->name +
+                      " ran unprofiled: no device memory for their counters");
+  cudaError_t err = fill_for(s, m, *D, c.stream, captured, capture);
+  if (err != cudaSuccess) return failed(s, d, c, err);
+  double t0 = now_s();
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  if (!captured && merged == (size_t)-1) {
+    e0 = pooled_event(s);
+    e1 = pooled_event(s);
+    if (e0) cudaEventRecord(e0, c.stream);
   }
-  g.unknown_oor += oor[0];
-  std::vector<unsigned char> buf;
-  for (size_t i = 0; i < objs.size(); ++i) {
-    ObjState &o = g.objects[i];
-    o.oor += oor[i + 1];
-    if (!shadow_ptrs[i]) continue;
-    buf.resize((size_t)objs[i].n * csize);
-    cudaMemcpy(buf.data(), shadow_ptrs[i], buf.size(), cudaMemcpyDeviceToHost);
-    for (unsigned long long j = 0; j < objs[i].n; ++j)
-      o.sum[j] += csize == 1 ? buf[j]
-                : csize == 2 ? reinterpret_cast<const unsigned short *>(buf.data())[j]
-                : csize == 8 ? reinterpret_cast<const unsigned long long *>(buf.data())[j]
-                             : reinterpret_cast<const unsigned *>(buf.data())[j];
+  Config ci = c;
+  ci.shared_mem = dyn;
+  err = run_kernel(d->instrumented, d->invoke_instrumented ? d->invoke_instrumented : typed, ci,
+                   args, d->name, d);
+  if (err == cudaErrorCooperativeLaunchTooLarge && c.cooperative) {
+    // the instrumented copy (more registers, its counters in shared memory) leaves fewer
+    // blocks resident than the grid needs: the launch runs as it was, unprofiled
+    cudaGetLastError();
+    if (e0) s.pools[device].push_back(e0);
+    if (e1) s.pools[device].push_back(e1);
+    return unprofiled(s, d, c, args, typed, std::string("a cooperative launch of ") + d->name +
+                      " ran unprofiled: its instrumented copy cannot have the whole grid "
+                      "resident at once");
   }
-  if (warps_bytes) {
-    std::vector<unsigned long long> ws(warps_bytes / 8);
-    cudaMemcpy(ws.data(), scratch + warps_at, warps_bytes, cudaMemcpyDeviceToHost);
-    for (size_t i = 0; i < ws.size(); ++i) g.warp_stats[i] += ws[i];
+  if (e1) cudaEventRecord(e1, c.stream);
+  const double t1 = now_s();
+  s.timing.launch += t1 - t0;
+  if (err != cudaSuccess) {
+    if (e0) s.pools[device].push_back(e0);
+    if (e1) s.pools[device].push_back(e1);
+    return failed(s, d, c, err);
   }
-  if (m->enhanced) {
-    unsigned long long n = 0;
-    cudaMemcpy(&n, reinterpret_cast<void *>((uintptr_t)L.clock_count), 8, cudaMemcpyDeviceToHost);
-    g.clock_records += n;
+  // the fold: this launch's counters into the group's totals, on its stream
+  fold::FoldJob *job = &D->job;
+  job->log = (unsigned long long)(uintptr_t)log;
+#if defined(GMPROF_CPU)
+  if (captured) {
+    g.kept_jobs.push_back(*job);  // each replay folds with this launch's own log entry
+    job = &g.kept_jobs.back();
+  }
+#endif
+  cudaError_t ferr = fold::enqueue(job, c.stream);
+  if (ferr != cudaSuccess) cudaGetLastError();
+  // after the fold: a launch of another group that shares these counters waits for both
+  note_user(s, m, c.stream, capture);
+  KernelTiming &kt = s.timing.kernels[d->name];
+  unsigned long long folded = (unsigned long long)g.area_words * 4 * replicas;
+  for (unsigned i = 0; i < job->n_objects; ++i) folded += job->obj[i].n * csize;
+  kt.folded += folded;
+  s.timing.folded += folded;
+  const double t2 = now_s();
+  s.timing.fold += t2 - t1;
+  if (merged != (size_t)-1) {
+    if (s.sync_each) {
+      cudaError_t e = cudaStreamSynchronize(c.stream);
+      if (e != cudaSuccess) return failed(s, d, c, e);
+    }
+    if (!captured) ++s.profiled;
+    ++kt.launches;
+    kt.seconds += now_s() - t_start;
+    return cudaSuccess;
   }
   LaunchRec rec;
   rec.grid[0] = c.grid.x;
@@ -849,25 +1310,188 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   rec.block[1] = c.block.y;
   rec.block[2] = c.block.z;
   rec.shared_mem = c.shared_mem;
-  rec.ms = ms;
+  rec.ms = 0;
   rec.index = s.seen - 1;
-  rec.oor = 0;
-  for (unsigned long long v : oor) rec.oor += v;  // the static sites' are added when the file is decoded
-  rec.params = params_json(d, args);
+  rec.oor = 0;  // the fold logs it; the static sites' are added when the file is decoded
+  rec.params = params;
+  rec.log = log;
+  rec.captured = captured;
   g.launches.push_back(rec);
-  ++s.profiled;
+  if (!captured) g.alike.emplace(alike_key, g.launches.size() - 1);
+  if (e0 && e1) s.pending.push_back(Pending{device, &g, g.launches.size() - 1, e0, e1});
+  if (s.pending.size() >= 256) reap_times(s, false);
+  if (s.sync_each && !captured) {
+    // GMPROF_SYNC=1: wait for each launch, so that a fault names its launch
+    const double ts = now_s();
+    cudaError_t e = cudaStreamSynchronize(c.stream);
+    s.timing.sync += now_s() - ts;
+    if (e != cudaSuccess) {
+      g.launches.pop_back();
+      g.alike.erase(alike_key);
+      if (!s.pending.empty() && s.pending.back().g == &g) s.pending.pop_back();
+      return failed(s, d, c, e);
+    }
+  }
+  if (!captured) ++s.profiled;
+  ++kt.launches;
+  kt.seconds += now_s() - t_start;
   return cudaSuccess;
 }
 
-// Is the stream capturing into a graph? (An error asking is taken as yes: the legacy stream
-// answers cudaErrorStreamCaptureImplicit while another stream captures in global mode.)
-bool capturing(cudaStream_t stream) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
-    cudaGetLastError();
-    return true;
+void harvest(State &s, bool release);
+
+void harvest_at_exit() {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  harvest(s, false);
+}
+
+// Reads every group's totals back and adds them to the host's sums (at exit, and before
+// cudaDeviceReset frees gmprof's buffers with everything else); `release` frees the device
+// buffers (the next launch sets up new ones).
+void harvest(State &s, bool release) {
+  if (s.group_order.empty()) return;
+  double t0 = now_s();
+  // every device with counters (a device's synchronise waits for its own work only)
+  const int home = current_device();
+  cudaError_t e = cudaSuccess;
+  std::map<int, bool> devices;
+  for (auto &kv : s.groups) devices[kv.second.device] = true;
+  for (auto &dv : devices) {
+    if (dv.first != home && cudaSetDevice(dv.first) != cudaSuccess) continue;
+    cudaError_t ed = cudaDeviceSynchronize();
+    if (e == cudaSuccess) e = ed;
   }
-  return status != cudaStreamCaptureStatusNone;
+  if (cudaSetDevice(home) != cudaSuccess) cudaGetLastError();
+  s.timing.sync += now_s() - t0;
+#if !defined(GMPROF_CPU)
+  if (e != cudaSuccess) {
+    // the context is gone (a kernel fault): the counters gmprof kept on the device with it
+    if (!s.lost) {
+      s.lost = true;
+      s.notes.push_back(std::string("the device failed (") + cudaGetErrorString(e) + ") before "
+                        "gmprof read its counters back: the counts kept on the device are lost "
+                        "(GMPROF_SYNC=1 waits for each profiled launch, so that the report names "
+                        "the launch that failed and keeps the others' counts)");
+      if (!s.pending.empty()) {
+        const Pending &p = s.pending.front();
+        const LaunchRec &r = p.g->launches[p.rec];
+        s.failed.push_back(FailedRec{p.g->kernel->name, r.index,
+                                     {r.grid[0], r.grid[1], r.grid[2]},
+                                     {r.block[0], r.block[1], r.block[2]},
+                                     cudaGetErrorString(e)});
+      }
+    }
+    for (auto &kv : s.groups) kv.second.launches.clear();
+    s.pending.clear();
+    return;
+  }
+#else
+  (void)e;  // the CPU backend's memory is readable after a fault
+#endif
+  reap_times(s, true);
+  for (const std::string &key : s.group_order) {
+    Group &g = s.groups[key];
+    if (!g.scratch) continue;
+    if (cudaSetDevice(g.device) != cudaSuccess) cudaGetLastError();
+    t0 = now_s();
+    std::vector<unsigned long long> tot(g.n_totals);
+    bool ok = read_device(tot.data(), g.totals, g.n_totals * 8);
+    std::vector<std::vector<unsigned long long>> objs(g.objects.size());
+    for (size_t i = 0; i < g.objects.size(); ++i) {
+      ObjState &o = g.objects[i];
+      if (!o.total) continue;
+      objs[i].resize(o.n);
+      ok = read_device(objs[i].data(), o.total, o.n * 8) && ok;
+    }
+    std::vector<unsigned long long> logs(g.logs.size() * 2 * kLogChunk);
+    for (size_t i = 0; i < g.logs.size(); ++i)
+      ok = read_device(logs.data() + i * 2 * kLogChunk, g.logs[i], 2 * kLogChunk * 8) && ok;
+    unsigned long long copied = (tot.size() + logs.size()) * 8;
+    for (auto &v : objs) copied += v.size() * 8;
+    s.timing.copied += copied;
+    s.timing.kernels[g.kernel->name].copied += copied;
+    const double t1 = now_s();
+    s.timing.readback += t1 - t0;
+    if (!ok) {
+      // (a cudaDeviceReset that gmprof did not see, in a file it did not translate, freed them)
+      s.notes.push_back(std::string("the counters of ") + g.kernel->name + " could not be read "
+                        "back from the device: its launches are left out of the report");
+      g.launches.clear();
+      g.scratch = nullptr;
+      continue;
+    }
+    for (unsigned w = 0; w < g.area_words; ++w) g.area[w] += tot[w];
+    for (unsigned i = 0; i < g.obj_counters; ++i) g.shared[i] += tot[g.area_words + i];
+    const size_t oor0 = (size_t)g.area_words + g.obj_counters;
+    g.unknown_oor += tot[oor0];
+    for (size_t i = 0; i < g.objects.size(); ++i) {
+      g.objects[i].oor += tot[oor0 + 1 + i];
+      for (size_t j = 0; j < objs[i].size(); ++j) g.objects[i].sum[j] += objs[i][j];
+    }
+    g.clock_records += tot[oor0 + 1 + g.objects.size()];
+    const size_t max0 = oor0 + 2 + g.objects.size();
+    g.site_max.resize(g.module->n_sites, 0);
+    for (int i = 0; i < g.module->n_sites; ++i)
+      g.site_max[i] = std::max(g.site_max[i], tot[max0 + i]);
+    // each launch's log entry: where in the chunks it lies
+    for (LaunchRec &r : g.launches) {
+      if (!r.log) continue;
+      for (size_t i = 0; i < g.logs.size(); ++i) {
+        if (r.log < g.logs[i] || r.log >= g.logs[i] + 2 * kLogChunk) continue;
+        const size_t at = i * 2 * kLogChunk + (size_t)(r.log - g.logs[i]);
+        r.oor += logs[at];
+        r.runs += logs[at + 1];
+        break;
+      }
+    }
+    s.timing.sum += now_s() - t1;
+    if (release) {
+      cudaFree(g.scratch);
+      cudaFree(g.totals);
+      for (ObjState &o : g.objects) {
+        cudaFree(o.total);
+        o.total = nullptr;
+        o.shadow = nullptr;
+      }
+      for (auto &dv : g.descs) cudaFree(dv.second.dev);
+      g.descs.clear();
+      for (unsigned long long *p : g.logs) cudaFree(p);
+      for (LaunchRec &r : g.launches) r.log = nullptr;
+      g.logs.clear();
+      g.log_used = 0;
+      g.scratch = nullptr;
+      g.totals = nullptr;
+    } else {
+      // zero what was read, so that a later harvest adds only what came after
+      Relaxed relaxed;
+      cudaStream_t side = side_stream(s);
+      cudaMemsetAsync(g.totals, 0, g.n_totals * 8, side);
+      for (ObjState &o : g.objects)
+        if (o.total) cudaMemsetAsync(o.total, 0, o.n * 8, side);
+      for (unsigned long long *p : g.logs) cudaMemsetAsync(p, 0, 2 * kLogChunk * 8, side);
+      cudaStreamSynchronize(side);
+      cudaGetLastError();
+    }
+  }
+  if (cudaSetDevice(home) != cudaSuccess) cudaGetLastError();
+  if (release) {
+    for (auto &sh : s.shadows) cudaFree(sh.second.ptr);
+    s.shadows.clear();
+    for (auto &ms : s.mods) {
+      for (auto &u : ms.second.users) cudaEventDestroy(u.second.ev);
+      if (ms.second.fill_ev) cudaEventDestroy(ms.second.fill_ev);
+    }
+    s.mods.clear();
+    for (auto &pool : s.pools)
+      for (cudaEvent_t ev : pool.second) cudaEventDestroy(ev);
+    s.pools.clear();
+    for (auto &side : s.sides)
+      if (side.second) cudaStreamDestroy(side.second);
+    s.sides.clear();
+    s.funcs.clear();
+    cudaGetLastError();
+  }
 }
 
 }  // namespace
@@ -904,13 +1528,6 @@ cudaError_t dispatch(const void *kernel, const Config &c, void **args, Invoker t
     selected = index >= s.options.skip &&
                (s.options.count < 0 || index < s.options.skip + s.options.count);
   }
-  if (selected && k && k->desc->instrumented && capturing(c.stream)) {
-    // a launch into a CUDA graph (stream capture): the runtime may not synchronise, copy or
-    // allocate inside a capture (that invalidates it), and the graph runs later, maybe many
-    // times; the launch is captured as it was, unprofiled, and the report says so
-    ++s.captured[name];
-    selected = false;
-  }
   if (selected && k && k->desc->instrumented) return profile_launch(s, *k, c, args, typed);
   if (selected && s.registered_exit) ++s.not_instrumented[name ? name : "(a kernel gmprof did not translate)"];
   guard.unlock();
@@ -923,7 +1540,7 @@ cudaError_t dispatch(const void *kernel, const Config &c, void **args, Invoker t
   }
   std::lock_guard<std::mutex> run(s.lock);  // one launch at a time on the CPU
 #endif
-  return run_kernel(kernel, inv, c, args, name);
+  return run_kernel(kernel, inv, c, args, name, k ? k->desc : nullptr);
 }
 
 cudaError_t launch_kernel_untyped(const void *kernel, dim3 grid, dim3 block, void **args,
@@ -943,6 +1560,97 @@ cudaError_t launch_kernel_ex_untyped(const cudaLaunchConfig_t *config, const voi
                   Config{config->gridDim, config->blockDim, config->dynamicSmemBytes,
                          config->stream, config, false},
                   args, typed);
+}
+
+// Reads gmprof's counters back before the reset frees them with everything else.
+cudaError_t device_reset() {
+  State &s = state();
+  {
+    std::lock_guard<std::mutex> guard(s.lock);
+    harvest(s, true);
+  }
+  return cudaDeviceReset();
+}
+
+// A graph replays fills of the descriptions of the modules it captured launches of: it waits,
+// on the device, for the other streams' launches that read them, as a fill does (fill_for).
+cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  const int device = current_device();
+  for (auto &kv : s.mods) {
+    if (!kv.second.graphs || kv.first.second != device) continue;
+    for (auto &u : kv.second.users)
+      if (u.first.first != stream && u.first.second == 0 &&
+          cudaStreamWaitEvent(stream, u.second.ev, 0) != cudaSuccess)
+        cudaGetLastError();
+  }
+  cudaError_t err = cudaGraphLaunch(exec, stream);
+  for (auto &kv : s.mods) {
+    if (!kv.second.graphs || kv.first.second != device) continue;
+    for (auto it = kv.second.users.begin(); it != kv.second.users.end();) {
+      if (it->first.first != stream && it->first.second == 0) {
+        s.pools[device].push_back(it->second.ev);
+        it = kv.second.users.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    note_user(s, kv.first.first, stream, 0);
+    kv.second.current = nullptr;
+  }
+  return err;
+}
+
+// A kernel node added to a graph: a selected launch of an instrumented kernel becomes a child
+// graph captured on gmprof's own stream (the fill, the instrumented kernel, its fold), so that
+// each replay is counted; anything else is the kernel node the program asked for.
+cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
+                                  const cudaGraphNode_t *deps, size_t n_deps,
+                                  const cudaKernelNodeParams *p) {
+  if (!p || !node) return cudaErrorInvalidValue;
+  State &s = state();
+  std::unique_lock<std::mutex> guard(s.lock);
+  load_options(s);
+  auto it = s.kernels.find(p->func);
+  const Kernel *k = it == s.kernels.end() ? nullptr : &it->second;
+  const char *name = k ? k->desc->name : nullptr;
+  bool selected = false;
+  ++s.seen;
+  if (name_matches(s.options.kernel, name)) {
+    const long long index = s.matching++;
+    selected = index >= s.options.skip &&
+               (s.options.count < 0 || index < s.options.skip + s.options.count);
+  }
+  const bool profile = selected && k && k->desc->instrumented && p->kernelParams && s.graphs;
+  if (selected && !profile && s.registered_exit && !(k && k->desc->instrumented))
+    ++s.not_instrumented[name ? name : "(a kernel gmprof did not translate)"];
+  if (selected && k && k->desc->instrumented && !s.graphs) ++s.captured[name];
+#if !defined(GMPROF_CPU)
+  if (!profile) {
+    guard.unlock();
+    return cudaGraphAddKernelNode(node, graph, deps, n_deps, p);
+  }
+#else
+  if (!k || !p->kernelParams) return cudaErrorInvalidDeviceFunction;
+#endif
+  cudaStream_t cs = nullptr;
+  if (cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking) != cudaSuccess) return cudaGetLastError();
+  cudaError_t err = cudaStreamBeginCapture(cs, cudaStreamCaptureModeRelaxed);
+  if (err == cudaSuccess) {
+    const Config c{p->gridDim, p->blockDim, p->sharedMemBytes, cs, nullptr, false};
+    if (profile)
+      err = profile_launch(s, *k, c, p->kernelParams, nullptr);
+    else
+      err = run_kernel(p->func, k->desc->invoke_native, c, p->kernelParams, name, k->desc);
+    cudaGraph_t child = nullptr;
+    cudaError_t end = cudaStreamEndCapture(cs, &child);
+    if (err == cudaSuccess) err = end;
+    if (err == cudaSuccess) err = cudaGraphAddChildGraphNode(node, graph, deps, n_deps, child);
+    if (child) cudaGraphDestroy(child);
+  }
+  cudaStreamDestroy(cs);
+  return err;
 }
 
 }  // namespace gmprof_host

@@ -6,8 +6,9 @@
 // objects each launch profiles, how to fill the unit's launch description) that registers itself
 // before main(). At each launch the runtime (gmprof_host.cpp) decides whether the launch is
 // selected (kernel name, launches skipped and counted); a selected launch of an instrumented
-// kernel runs the instrumented copy with its counters laid out, and its counters are read back
-// and summed per group of launches with the same layout; everything else runs the original
+// kernel runs the instrumented copy with its counters laid out, and its counters are folded on
+// the device into the totals of its group of launches with the same layout (read back once, at
+// exit); everything else runs the original
 // kernel as it was. At exit the raw records go to the report file, which gmprof decodes in
 // Python with the decoder `gmprof profile` uses.
 //
@@ -231,6 +232,17 @@ inline DeducedConfig launch_deduced(dim3 grid, dim3 block, size_t shared_mem = 0
                                     cudaStream_t stream = 0) {
   return DeducedConfig{Config{grid, block, shared_mem, stream, nullptr, false}};
 }
+
+// cudaDeviceReset: gmprof's counters live on the device; they are read back first.
+cudaError_t device_reset();
+inline cudaError_t thread_exit() { return device_reset(); }
+
+// cudaGraphLaunch and cudaGraphAddKernelNode (graphs replay profiled launches: each replay is
+// counted, see gmprof_host.cpp)
+cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
+                                  const cudaGraphNode_t *deps, size_t n_deps,
+                                  const cudaKernelNodeParams *params);
 
 // ---------------------------------------------------------------- tables
 

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from conftest import env, gmprof, report_json
+
+# the host runtime now keeps counters on the device across launches; the warp statistics'
+# buffer has no fold there yet, so the build refuses --gmprof-access-stats (a usage error)
+pytestmark = pytest.mark.xfail(strict=True, reason="whole programs' access stats: not yet "
+                               "with device-resident counters")
 
 PROGRAM = r"""#include <cstdio>
 __global__ void transpose32(float *out, const float *in) {

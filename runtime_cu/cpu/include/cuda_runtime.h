@@ -50,6 +50,10 @@ enum cudaError {
   cudaErrorLaunchFailure = 719,
   cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorNotSupported = 801,
+  cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorStreamCaptureUnmatched = 903,
+  cudaErrorIllegalState = 401,
   cudaErrorUnknown = 999
 };
 typedef enum cudaError cudaError_t;
@@ -326,6 +330,12 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, c
 // symbols: in this backend a symbol is the variable itself
 cudaError_t gmprof_cudart_symbol_copy(void *symbol, size_t symbol_bytes, void *dst,
                                       const void *src, size_t count, size_t offset, int to);
+}
+// the async forms keep their stream: a capturing stream records them
+cudaError_t gmprof_cudart_symbol_copy_async(void *symbol, size_t symbol_bytes, void *dst,
+                                            const void *src, size_t count, size_t offset, int to,
+                                            cudaStream_t stream);
+extern "C" {
 
 // ---------------------------------------------------------------- streams and events
 cudaError_t cudaStreamCreate(cudaStream_t *stream);
@@ -335,14 +345,71 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
-// stream capture is outside the subset (cudaStreamBeginCapture is not declared): no stream
-// is ever capturing; gmprof's host runtime asks before it profiles a launch
+// stream capture and graphs (gmprof_cudart_graph.cpp): a graph is its nodes' operations in
+// the order they were added, run one after another by cudaGraphLaunch
 enum cudaStreamCaptureStatus {
   cudaStreamCaptureStatusNone = 0,
   cudaStreamCaptureStatusActive = 1,
   cudaStreamCaptureStatusInvalidated = 2
 };
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2
+};
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+struct cudaKernelNodeParams {
+  void *func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+};
+struct cudaMemsetParams {
+  void *dst;
+  size_t pitch;
+  unsigned int value;
+  unsigned int elementSize;
+  size_t width;
+  size_t height;
+};
+struct cudaHostNodeParams {
+  cudaHostFn_t fn;
+  void *userData;
+};
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status);
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+                                     unsigned long long *id = 0, cudaGraph_t *graph = 0,
+                                     const cudaGraphNode_t **deps = 0, size_t *n_deps = 0);
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode);
+cudaError_t cudaGraphCreate(cudaGraph_t *graph, unsigned int flags);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *n);
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                  const cudaGraphNode_t *deps, size_t n_deps);
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                       const cudaGraphNode_t *deps, size_t n_deps,
+                                       cudaGraph_t child);
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph,
+                                     const cudaGraphNode_t *deps, size_t n_deps, void *dst,
+                                     const void *src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                   const cudaGraphNode_t *deps, size_t n_deps,
+                                   const struct cudaMemsetParams *params);
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                 const cudaGraphNode_t *deps, size_t n_deps,
+                                 const struct cudaHostNodeParams *params);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                 unsigned long long flags = 0);
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                          unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                   void *userData, unsigned int flags);
@@ -443,8 +510,8 @@ inline cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, siz
                                            enum cudaMemcpyKind kind = cudaMemcpyHostToDevice,
                                            cudaStream_t stream = 0) {
   (void)kind;
-  (void)stream;
-  return gmprof_cudart_symbol_copy((void *)&symbol, sizeof(T), nullptr, src, count, offset, 1);
+  return gmprof_cudart_symbol_copy_async((void *)&symbol, sizeof(T), nullptr, src, count, offset,
+                                         1, stream);
 }
 template <class T>
 inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count,
@@ -459,8 +526,8 @@ inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t 
                                              enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost,
                                              cudaStream_t stream = 0) {
   (void)kind;
-  (void)stream;
-  return gmprof_cudart_symbol_copy((void *)&symbol, sizeof(T), dst, nullptr, count, offset, 0);
+  return gmprof_cudart_symbol_copy_async((void *)&symbol, sizeof(T), dst, nullptr, count, offset,
+                                         0, stream);
 }
 inline cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
                                       size_t offset = 0,
