@@ -88,7 +88,8 @@ def decode(paths) -> ProgramReport:
         for name, n in data.get("captured", {}).items():
             out.notes.append(f"{path}: {n} selected launch(es) of {name} were made during a "
                              "stream capture (into a CUDA graph) and ran unprofiled (GMPROF_GRAPHS"
-                             "=0, or the legacy stream while another stream captured); the "
+                             "=1 profiles them; or the legacy stream while another stream "
+                             "captured); the "
                              "graph's replays run the original kernel and are not counted")
         for rec in data.get("failed", []):
             out.failed_launches.append(

@@ -248,7 +248,12 @@ struct State {
   bool harvest_registered = false;
   bool lost = false;  // the device faulted before the counters were read: they are gone
   bool sync_each = false;
-  bool graphs = true;  // GMPROF_GRAPHS=0: launches into graphs run unprofiled, as before
+  // GMPROF_GRAPHS=1: launches into graphs are profiled (their fill and fold nodes join the
+  // graph). Off by default: the extra nodes are visible to the program (cudaGraphGetNodes
+  // counts them: cuda-samples' simpleCudaGraphs prints a different number), a kernel node
+  // becomes a child graph (cudaGraphExecKernelNodeSetParams refuses it: jacobiCudaGraphs
+  // fails), and graph memory nodes' allocations are not yet mapped at capture time
+  bool graphs = false;
   Timing timing;
 };
 
@@ -298,7 +303,7 @@ void load_options(State &s) {
   s.options.output = env_or("GMPROF_OUTPUT", s.options.output);
   s.options.quiet = getenv("GMPROF_QUIET") != nullptr;
   s.sync_each = (v = getenv("GMPROF_SYNC")) && *v && strcmp(v, "0") != 0;
-  s.graphs = !((v = getenv("GMPROF_GRAPHS")) && strcmp(v, "0") == 0);
+  s.graphs = (v = getenv("GMPROF_GRAPHS")) && *v && strcmp(v, "0") != 0;
 }
 
 bool name_matches(const std::string &filter, const char *name) {

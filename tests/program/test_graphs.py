@@ -99,7 +99,7 @@ def _arrays(doc, name):
 @pytest.mark.parametrize("mode", ["default", "basic"])
 def test_captured_graph_of_two_kernels_launched_three_times(tmp_path, need_gxx, mode):
     (tmp_path / "g.cu").write_text(CAPTURE)
-    p = gmprof("run", "--json", "--mode", mode, "g.cu", cwd=tmp_path)
+    p = gmprof("run", "--json", "--mode", mode, "g.cu", cwd=tmp_path, GMPROF_GRAPHS=1)
     # three replays: a[i] = 3, then b[i] = 2 * 3
     assert "a[5] 3 b[5] 6" in p.stderr
     doc = json.loads(p.stdout)
@@ -126,7 +126,7 @@ def test_captured_graph_of_two_kernels_launched_three_times(tmp_path, need_gxx, 
 
 def test_kernel_nodes_launched_twice(tmp_path, need_gxx):
     (tmp_path / "n.cu").write_text(NODES)
-    p = gmprof("run", "--json", "--mode", "basic", "n.cu", cwd=tmp_path)
+    p = gmprof("run", "--json", "--mode", "basic", "n.cu", cwd=tmp_path, GMPROF_GRAPHS=1)
     assert "b[5] 4" in p.stderr  # two replays: a[i] = 2, b[i] = 4
     doc = json.loads(p.stdout)
     kernel, arrays = _arrays(doc, "inc")
@@ -181,7 +181,7 @@ def test_capture_forked_on_two_streams(tmp_path, need_gxx):
     """A capture that forks onto a second stream (an event recorded in the capture, waited on)
     and joins back: both branches are in the graph, each replay counts them."""
     (tmp_path / "fj.cu").write_text(FORK_JOIN)
-    p = gmprof("run", "--json", "--mode", "basic", "fj.cu", cwd=tmp_path)
+    p = gmprof("run", "--json", "--mode", "basic", "fj.cu", cwd=tmp_path, GMPROF_GRAPHS=1)
     # four replays: a[i] = 4, then b[i] = c[i] = 2 * 4
     assert "end capture: no error" in p.stderr and "b[3] 8 c[3] 8" in p.stderr
     doc = json.loads(p.stdout)
@@ -195,9 +195,9 @@ def test_capture_forked_on_two_streams(tmp_path, need_gxx):
 
 
 def test_graphs_off_runs_captured_launches_unprofiled(tmp_path, need_gxx):
-    # GMPROF_GRAPHS=0: what gmprof did before graphs were profiled, counted per kernel
+    # by default (GMPROF_GRAPHS unset or 0): launches into graphs run unprofiled, counted per kernel
     (tmp_path / "g.cu").write_text(CAPTURE)
-    p = gmprof("run", "--json", "g.cu", cwd=tmp_path, GMPROF_GRAPHS=0)
+    p = gmprof("run", "--json", "g.cu", cwd=tmp_path)
     assert "a[5] 3 b[5] 6" in p.stderr
     doc = json.loads(p.stdout)
     assert doc["kernels"] == []

@@ -41,14 +41,14 @@ def test_a_thousand_launches(tmp_path, mode):
 
 
 def test_graphs_counted_per_replay(tmp_path):
-    p, doc, arrays = _run(tmp_path, "g.cu", CAPTURE, "--mode", "basic")
+    p, doc, arrays = _run(tmp_path, "g.cu", CAPTURE, "--mode", "basic", GMPROF_GRAPHS=1)
     assert "a[5] 3 b[5] 6" in p.stderr
     assert sorted(arrays) == ["dbl", "inc"]  # `never` is in a graph that never ran
     kernel, a = arrays["inc"]
     assert kernel["run"]["launches"] == 3 and a["a"]["counts"] == [6] * 64
     kernel, a = arrays["dbl"]
     assert kernel["run"]["launches"] == 3 and a["b"]["counts"] == [3] * 64
-    p, doc, arrays = _run(tmp_path, "n.cu", NODES, "--mode", "basic")
+    p, doc, arrays = _run(tmp_path, "n.cu", NODES, "--mode", "basic", GMPROF_GRAPHS=1)
     assert "b[5] 4" in p.stderr
     kernel, a = arrays["inc"]
     assert kernel["run"]["launches"] == 2 and a["a"]["counts"] == [4] * 64

@@ -218,7 +218,7 @@ def test_stream_capture_is_profiled_per_replay(tmp_path):
     of the graph is counted; the launch after the capture is profiled as usual."""
     (tmp_path / "cap.cu").write_text(CAPTURE)
     gmprof("nvcc", "-arch=sm_90", "cap.cu", "-o", "cap", cwd=tmp_path, **GPU)
-    p = _run(tmp_path, "cap", GMPROF_OUTPUT=tmp_path / "r.json")
+    p = _run(tmp_path, "cap", GMPROF_OUTPUT=tmp_path / "r.json", GMPROF_GRAPHS=1)
     # three replays of +1, +10, then +100
     assert p.returncode == 0 and p.stdout == "133 133\n", p.stdout + p.stderr
     rep = report_json(tmp_path, tmp_path / "r.json")
