@@ -701,14 +701,16 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
         std::string sk = std::to_string(o.slot) + ":" + std::to_string(o.base) + ":" +
                          std::to_string(o.bytes) + ":" + std::to_string(o.unit) + ":" +
                          std::to_string(csize);
-        void *buf = device_buffer(s.shadows[sk], (size_t)o.n * csize);
+        // (range sites: the difference array after the counters, gmprof.cuh dm_range)
+        const size_t entries = d->objects[i].ranges ? 2 * o.n + 1 : o.n;
+        void *buf = device_buffer(s.shadows[sk], entries * csize);
         if (!buf) {
           o.known = false;
           obj.bytes = 0;
           obj.n_counters = 0;
           o.n = 0;
         } else {
-          cudaMemsetAsync(buf, 0, (size_t)o.n * csize, c.stream);
+          cudaMemsetAsync(buf, 0, entries * csize, c.stream);
           obj.counters = (unsigned long long)(uintptr_t)buf;
           shadow_ptrs[i] = buf;
         }
@@ -810,13 +812,26 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     ObjState &o = g.objects[i];
     o.oor += oor[i + 1];
     if (!shadow_ptrs[i]) continue;
-    buf.resize((size_t)objs[i].n * csize);
+    const bool ranges = d->objects[i].ranges;
+    const unsigned long long n = objs[i].n;
+    buf.resize((size_t)(ranges ? 2 * n + 1 : n) * csize);
     cudaMemcpy(buf.data(), shadow_ptrs[i], buf.size(), cudaMemcpyDeviceToHost);
-    for (unsigned long long j = 0; j < objs[i].n; ++j)
+    for (unsigned long long j = 0; j < n; ++j)
       o.sum[j] += csize == 1 ? buf[j]
                 : csize == 2 ? reinterpret_cast<const unsigned short *>(buf.data())[j]
                 : csize == 8 ? reinterpret_cast<const unsigned long long *>(buf.data())[j]
                              : reinterpret_cast<const unsigned *>(buf.data())[j];
+    if (ranges) {
+      // plus the prefix sum of the difference array, wrapping at the counters' width as the
+      // device's atomics did (ranges are planned with 32- and 64-bit counters only)
+      const unsigned *d32 = reinterpret_cast<const unsigned *>(buf.data()) + n;
+      const unsigned long long *d64 = reinterpret_cast<const unsigned long long *>(buf.data()) + n;
+      unsigned long long run = 0;
+      for (unsigned long long j = 0; j < n; ++j) {
+        run = csize == 8 ? run + d64[j] : (unsigned)(run + d32[j]);
+        o.sum[j] += run;
+      }
+    }
   }
   if (m->enhanced) {
     unsigned long long n = 0;
