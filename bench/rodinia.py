@@ -165,12 +165,37 @@ WRAPPER = """#!{python}
 # gmprof bench/rodinia.py: the compiler the application's Makefile calls ({mode})
 import os, re, sys
 args = [re.sub(r"{old}", {arch!r}.replace("sm_", r"\\1_"), a) for a in sys.argv[1:]]
-cmd = {cmd!r} + args
+cmd = {cmd!r} + args + {extra!r}
 os.execv(cmd[0], cmd)
 """
 
+# Runtime API names CUDA 13 removed, which Rodinia calls (cudaThreadSynchronize in 9
+# applications), as the names that replaced them with the same meaning
+_REMOVED = {"cudaThreadSynchronize": "cudaDeviceSynchronize", "cudaThreadExit": "cudaDeviceReset",
+            "deviceOverlap": "asyncEngineCount"}
 
-def toolchain(directory: Path, mode: str, backend: str, arch: str) -> Path:
+
+def compat_header(directory: Path) -> Path | None:
+    """A header of #defines for the names of _REMOVED that this CUDA's headers lack (None when
+    they have them all), included in front of every file the GPU builds compile (both alike):
+    the one change to what compiles, where CUDA 13 would otherwise refuse the application."""
+    from gmprof.program.build import find_nvcc
+
+    directory.mkdir(parents=True, exist_ok=True)
+    probe = directory / "probe.cu"
+    probe.write_text("#include <cuda_runtime.h>\n")
+    p = subprocess.run([find_nvcc(), "-E", str(probe)], capture_output=True, text=True)
+    missing = [k for k in _REMOVED if p.returncode == 0 and not re.search(rf"\b{k}\b", p.stdout)]
+    if not missing:
+        return None
+    h = directory / "cuda13_removed.h"
+    h.write_text("/* bench/rodinia.py: names CUDA 13 removed */\n" +
+                 "".join(f"#define {k} {_REMOVED[k]}\n" for k in missing))
+    return h
+
+
+def toolchain(directory: Path, mode: str, backend: str, arch: str,
+              compat: Path | None = None) -> Path:
     """A bin/ directory whose `nvcc` is the compiler of one build (see the docstring)."""
     from gmprof.program.build import find_nvcc
 
@@ -180,8 +205,10 @@ def toolchain(directory: Path, mode: str, backend: str, arch: str) -> Path:
         cmd = [*W.gmprof_cmd(), "nvcc", *(["--gmprof-native"] if mode == "native" else [])]
     b = directory / "bin"
     b.mkdir(parents=True, exist_ok=True)
+    extra = ["-include", str(compat)] if compat else []
     (b / "nvcc").write_text(WRAPPER.format(python=sys.executable, mode=mode, cmd=cmd,
-                                           old=_OLD_ARCH.pattern, arch=arch or "sm_90"))
+                                           old=_OLD_ARCH.pattern, arch=arch or "sm_90",
+                                           extra=extra))
     (b / "nvcc").chmod(0o755)
     return b / "nvcc"
 
@@ -237,7 +264,7 @@ def compare(res, native: str, gmprof: str, what: str, seeded: str, log) -> None:
 
 
 def run_app(suite: Path, app: App, backend: str, work: Path, timeout: float,
-            arch: str) -> dict:
+            arch: str, compat: Path | None = None) -> dict:
     res = {"app": app.name, "build": "-", "run": "-", "output": "-", "report": "-",
            "kernels": 0, "launches": 0, "profiled": 0, "failed_checks": 0, "reason": "",
            "log": []}
@@ -257,7 +284,7 @@ def run_app(suite: Path, app: App, backend: str, work: Path, timeout: float,
         env["HOME"] = str(home)
     dirs, secs = {}, {}
     for mode in ("native", "gmprof"):
-        nvcc = toolchain(work / f"tc-{mode}", mode, backend, arch)
+        nvcc = toolchain(work / f"tc-{mode}", mode, backend, arch, compat)
         d = dirs[mode] = tree(suite, app, work / mode)
         menv = dict(env, PATH=str(nvcc.parent) + os.pathsep + env.get("PATH", ""))
         t0 = time.time()
@@ -350,6 +377,8 @@ def markdown(results: list[dict], meta: dict) -> str:
         f"{meta['suite_rev']}, {meta['date']}: each application built with its own Makefile "
         "natively and through `gmprof nvcc`, run on the same small input, outputs and exit "
         "statuses compared, the instrumented run's reports decoded with `gmprof report`.", "",
+        *([f"This CUDA lacks names Rodinia calls; every file of both builds was compiled with "
+           f"`{'`, `'.join(meta['compat'])}` in front.", ""] if meta.get("compat") else []),
         f"**{len(good)} of {len(results)}** applications built, ran with unchanged output and "
         "exit status, and reported. Launches that failed a check (an access out of range) are "
         "the application's bugs, counted under 'failed checks', the located errors below the "
@@ -433,9 +462,11 @@ def main(argv=None) -> int:
     out = Path(args.out)
     (out / "logs").mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="gmprof-rodinia-"))
+    compat = compat_header(tmp / "compat") if backend == "gpu" else None
     start = time.time()
     meta = {"backend": backend, "device": device, "suite_rev": W.revision(suite),
             "date": time.strftime("%Y-%m-%d", time.gmtime()),
+            "compat": compat.read_text().splitlines()[1:] if compat else [],
             "command": "python3 bench/rodinia.py " + " ".join(
                 sys.argv[1:] if argv is None else argv)}
     done: dict = {}
@@ -444,7 +475,7 @@ def main(argv=None) -> int:
         app = apps[name]
         w = tmp / name
         try:
-            r = run_app(suite, app, backend, w, args.timeout, arch)
+            r = run_app(suite, app, backend, w, args.timeout, arch, compat)
         except Exception as exc:  # a bench bug must not lose the other applications' results
             r = {"app": name, "build": "-", "run": "-", "output": "-", "report": "-",
                  "kernels": 0, "launches": 0, "profiled": 0, "failed_checks": 0,
