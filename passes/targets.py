@@ -8,9 +8,13 @@ take a Target and ask it. A Target says
   system_headers   the <...> includes kept in a device-only unit (the rest are host headers)
   patches()        the edits this compiler needs besides the counters: the CPU backend has no
                    `extern __shared__`, so each such declaration becomes
-                   `GMPROF_DYNAMIC_SHARED(T, name);` (runtime_cu/cpu/ defines it)
+                   `GMPROF_DYNAMIC_SHARED(T, name);` (runtime_cu/cpu/ defines it); and its
+                   shifts must clamp their amount as a GPU's do (x86 masks it), so each shift
+                   in device code becomes a call of runtime_cu/cpu/gmprof_cpu.h's
 
     extern __shared__ float s[];   ->   GMPROF_DYNAMIC_SHARED(float, s);      (CPU only)
+    dw << 32 - bit                 ->   gmprof_shl(dw , 32 - bit)             (CPU only)
+    x >>= k                        ->   gmprof_shr_assign(x , k)              (CPU only)
 """
 from __future__ import annotations
 
@@ -18,8 +22,13 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from .patches import REPLACE, Patch
+from gmprof.frontend import cxx_ast as X
+
+from .patches import PREFIX, REPLACE, SUFFIX, Patch
 from .symbols import type_text
+
+_SHIFTS = {"<<": "gmprof_shl", ">>": "gmprof_shr", "<<=": "gmprof_shl_assign",
+           ">>=": "gmprof_shr_assign"}
 
 # System headers NVRTC can compile (device-side); anything else in <...> is host-only.
 _NVRTC_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cooperative_groups", "cub/", "cuda/",
@@ -70,7 +79,34 @@ class Target:
             if var.space == "__shared__" and var.decl is not None and \
                     "extern" in (var.decl.storage or []):
                 replace(var.decl, var.source, var.segment.start, var.segment.end)
+        for facts in program.functions:
+            for source, patch in shift_patches(facts.function.parsed.funcdef):
+                out.setdefault(source, []).append(patch)
         return out
+
+
+def shift_patches(funcdef):
+    """(source, Patch) that write each shift of a function as a call (see the docstring): the
+    operator becomes a comma and the call wraps both operands. Shifts written by a macro have
+    no place in the user's text and keep their operator."""
+    for node in X.walk(funcdef):
+        if not isinstance(node, (c_ast.BinaryOp, c_ast.Assignment)) or node.op not in _SHIFTS:
+            continue
+        whole = X.span(node)
+        left = X.span(node.left if isinstance(node, c_ast.BinaryOp) else node.lvalue)
+        right = X.span(node.right if isinstance(node, c_ast.BinaryOp) else node.rvalue)
+        if whole is None or left is None or right is None or \
+                not whole.source is left.source is right.source:
+            continue
+        text = whole.source.text
+        at = text.find(node.op, left.end, right.start)
+        if at < 0 or text[left.end:right.start].count(node.op[0]) != len(node.op) - \
+                node.op.endswith("="):
+            continue  # a comment or a parenthesis between them: left as written
+        n = whole.end - whole.start
+        yield whole.source, Patch(whole.start, PREFIX, f"{_SHIFTS[node.op]}(", n)
+        yield whole.source, Patch(at, REPLACE, ",", n, end=at + len(node.op))
+        yield whole.source, Patch(whole.end, SUFFIX, ")", n)
 
 
 NVCC = Target("nvcc", device_only=False, system_headers=_NVRTC_HEADERS)

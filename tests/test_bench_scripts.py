@@ -141,3 +141,76 @@ def test_advice_pairs_names_v2s_change_and_predicts_its_counts():
     assert rows["pos"]["top_advice"] == "stage" and rows["pos"]["predicted"] == 4 * 200 + 200
     assert rows["pos"]["v2"] == 1000 and rows["pos"]["ok"]
     assert rows["shared_data"]["top_advice"] == "padding" and rows["shared_data"]["ok"]
+
+
+TINY = r"""
+#include <cstdio>
+// doubles n values (n from ../../data/tiny/in.txt); one launch
+__global__ void twice(int *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = 2 * i;
+}
+int main() {
+  int n = 0;
+  FILE *f = fopen("../../data/tiny/in.txt", "r");
+  if (!f || fscanf(f, "%d", &n) != 1) return 3;
+  fclose(f);
+  int *a, h[64];
+  cudaMalloc(&a, n * sizeof(int));
+  twice<<<(n + 31) / 32, 32>>>(a, n);
+  cudaMemcpy(h, a, n * sizeof(int), cudaMemcpyDeviceToHost);
+  long s = 0;
+  for (int i = 0; i < n; i++) s += h[i];
+  printf("sum %ld\nKERNEL TOOK %f\n", s, (double)clock() / CLOCKS_PER_SEC);
+  FILE *o = fopen("out.txt", "w");
+  fprintf(o, "%ld\n", s);
+  fclose(o);
+  return 0;
+}
+"""
+
+
+def test_rodinia_plumbing(tmp_path, monkeypatch):
+    """bench/rodinia.py on a suite laid out as Rodinia is (written here): an application whose
+    Makefile includes ../../common/make.config, names nvcc as $(CUDA_DIR)/bin/nvcc in CC and
+    asks for sm_20, and reads a data/ file that the suite keeps compressed."""
+    import lzma
+    import shutil
+
+    if shutil.which("g++") is None or shutil.which("make") is None:
+        import pytest
+
+        pytest.skip("needs g++ and make")
+    sys.path.insert(0, str(ROOT / "bench"))
+    import rodinia as R
+
+    suite = tmp_path / "rodinia"
+    (suite / "common").mkdir(parents=True)
+    (suite / "common" / "make.config").write_text("CUDA_DIR = /usr/local/cuda\n")
+    app_dir = suite / "cuda" / "tiny"
+    app_dir.mkdir(parents=True)
+    (app_dir / "tiny.cu").write_text(TINY)
+    (app_dir / "Makefile").write_text("include ../../common/make.config\n"
+                                      "CC := $(CUDA_DIR)/bin/nvcc\n"
+                                      "tiny: tiny.cu\n\t$(CC) -arch sm_20 tiny.cu -o tiny\n")
+    (suite / "data" / "tiny").mkdir(parents=True)
+    (suite / "data" / "tiny" / "in.txt.xz").write_bytes(lzma.compress(b"40\n"))
+    app = R.App("tiny", "tiny", "tiny", [], ("CC",), outputs=("out.txt",),
+                inputs=("tiny/in.txt",))
+    monkeypatch.setenv("GMPROF_BACKEND", "cpu")
+    r = R.run_app(suite, app, "cpu", tmp_path / "work", 120, "sm_90")
+    # sum of 2 i for i < 40 = 40 * 39 = 1560 in both runs; the timing line is masked
+    assert (r["build"], r["run"], r["output"], r["report"]) == ("ok", "ok", "same", "ok"), r
+    assert (r["kernels"], r["profiled"], r["launches"], r["failed_checks"]) == (1, 1, 1, 0)
+    assert R.mask(["KERNEL TOOK 0.25", "sum 1560"], "") == ["KERNEL TOOK #", "sum 1560"]
+    # the real nvcc's wrapper gives the machine's architecture for one CUDA 13 cannot build
+    nvcc = R.toolchain(tmp_path / "tc", "native", "gpu", "sm_90")
+    if R.W.shutil.which("nvcc"):
+        p = subprocess.run([str(nvcc), "--dryrun", "-arch", "sm_20", "-c", "tiny.cu"],
+                           cwd=app_dir, capture_output=True, text=True)
+        assert "sm_90" in p.stderr and "sm_20" not in p.stderr, p.stderr
+    monkeypatch.setattr(R, "APPS", [app])
+    R.trim(suite, tmp_path / "trimmed")
+    assert (tmp_path / "trimmed" / "cuda" / "tiny" / "tiny.cu").is_file()
+    assert (tmp_path / "trimmed" / "data" / "tiny" / "in.txt.xz").is_file()
+    assert not (tmp_path / "trimmed" / "cuda" / "tiny" / "tiny").exists()

@@ -182,8 +182,9 @@ def cpu_build(cmd, opts, mode, tmp: Path, translate_file) -> int:
     return proc.returncode
 
 
-# nvcc's preprocessing and dependency options, as g++ spells them
-_STEPS = {"--preprocess": "-E", "--generate-dependencies": "-M",
+# nvcc's preprocessing and dependency options, as g++ spells them (--cuda, the host C++ of
+# each .cu file in FILE.cu.cpp.ii: here the C++ that g++ compiles, preprocessed)
+_STEPS = {"--preprocess": "-E", "--cuda": "-E", "--generate-dependencies": "-M",
           "--generate-nonsystem-dependencies": "-MM", "--dependency-output": "-MF",
           "--dependency-target-name": "-MT", "--generate-dependency-targets": "-MP"}
 
@@ -210,6 +211,13 @@ def cpu_other_step(cmd) -> int:
         print(f"gmprof: error: no input files (nvcc's {steps[0]} needs a source)",
               file=sys.stderr)
         return 2
+    gxx = [B.CXX, *cflags, *B.CPU_FLAGS, *B.cpu_includes(), *passthrough, "-x", "c++"]
+    if "--cuda" in steps and not cmd.output:
+        # one output per file, beside the working directory as nvcc writes them
+        for src in sources:
+            status = subprocess.call([*gxx, src, "-o", Path(src).name + ".cpp.ii"])
+            if status:
+                return status
+        return 0
     extra = ["-o", cmd.output] if cmd.output else []
-    return subprocess.call([B.CXX, *cflags, *B.CPU_FLAGS, *B.cpu_includes(), *passthrough,
-                            "-x", "c++", *sources, *extra])
+    return subprocess.call([*gxx, *sources, *extra])

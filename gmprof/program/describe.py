@@ -1,7 +1,8 @@
 """The object table of one instrumented kernel, as C++ initialisers for gmprof_host.h's ObjectDesc.
 
 Stage: whole programs, at translation. Takes the plan, a kernel and its template arguments;
-returns one `{slot, kind, param, global, unit, elem, bytes, live_ranges}` per object its launches
+returns one `{slot, kind, param, global, unit, elem, bytes, live_ranges, static_only, ranges}` per
+object its launches
 profile, in the plan's slot order, chosen as the single-launch path chooses them
 (gmprof/runtime/counters.py, `layout_slots`): the kernel's pointer parameters, the file-scope
 variables a site of the kernel (or of a function it calls) touches, and the shared arrays of
@@ -150,7 +151,7 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
                        if getattr(p, "name", None) == obj.name)
             elem = f"::gmprof_host::pointee_size<{idx}>(&{native})"
             out.append(f"{{{slot.index}, {OBJ_PARAM}, {idx}, -1, ::gmprof_host::unit_of({elem}), "
-                       f"{elem}, 0, 0, {static_only(slot)}}}")
+                       f"{elem}, 0, 0, {static_only(slot)}, {int(slot.ranges)}}}")
         elif slot.kind == "device" and slot.kernel is None:
             if not any(sp.slot is slot and sp.site.function.name in reachable
                        for sp in plan.sites.values()):
@@ -165,7 +166,7 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
             nbytes = "0" if shape is None else f"({elem}) * {int(np.prod(shape)) if shape else 1}"
             out.append(f"{{{slot.index}, {OBJ_GLOBAL}, -1, {gindex[obj.name]}, "
                        f"::gmprof_host::unit_of({elem}), {elem}, {nbytes}, 0, "
-                       f"{static_only(slot)}}}")
+                       f"{static_only(slot)}, {int(slot.ranges)}}}")
         elif slot.kind == "shared":
             if not any(o.function in reachable for o in slot.objects):
                 continue

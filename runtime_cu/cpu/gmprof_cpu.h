@@ -90,6 +90,47 @@
 #define __cudart_builtin__
 // __restrict__ is already a g++ keyword
 
+// ---------------------------------------------------------------- shifts, as a GPU shifts
+//
+// A GPU's shift by a variable amount clamps it (PTX shl and shr: an amount at least the
+// operand's width gives 0, or the sign's bits for an arithmetic right shift); x86 masks it
+// (x << 32 is x) and C++ leaves it undefined. Device code on the CPU backend shifts through
+// these (gmprof/passes/targets.py writes `a << b` as `gmprof_shl(a, b)`), so that a program
+// computes what it computes on a GPU (Rodinia's huffman packs bits with `dw << 32 - bit`).
+template <class A, class B>
+constexpr auto gmprof_shl(A a, B b) -> decltype(a << b) {
+  using R = decltype(a << b);
+  if constexpr (std::is_integral<R>::value && std::is_integral<B>::value) {
+    // (a negative amount is a huge one to the GPU)
+    using U = typename std::make_unsigned<typename std::common_type<B, int>::type>::type;
+    return (U)b >= (U)(sizeof(R) * 8) ? R(0) : R(a << b);
+  } else {
+    return a << b;
+  }
+}
+
+template <class A, class B>
+constexpr auto gmprof_shr(A a, B b) -> decltype(a >> b) {
+  using R = decltype(a >> b);
+  if constexpr (std::is_integral<R>::value && std::is_integral<B>::value) {
+    using U = typename std::make_unsigned<typename std::common_type<B, int>::type>::type;
+    if ((U)b >= (U)(sizeof(R) * 8)) return std::is_signed<R>::value && a < 0 ? R(-1) : R(0);
+    return R(a >> b);
+  } else {
+    return a >> b;
+  }
+}
+
+template <class L, class B>
+inline L &gmprof_shl_assign(L &l, B b) {
+  return l = static_cast<typename std::remove_cv<L>::type>(gmprof_shl(l, b));
+}
+
+template <class L, class B>
+inline L &gmprof_shr_assign(L &l, B b) {
+  return l = static_cast<typename std::remove_cv<L>::type>(gmprof_shr(l, b));
+}
+
 // ---------------------------------------------------------------- built-in types
 
 struct uint3 {

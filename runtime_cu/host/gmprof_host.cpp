@@ -831,6 +831,12 @@ void reap_times(State &s, bool wait) {
 }
 
 // The group's device buffers: zeroed once, then kept zero by each launch's fold.
+// The entries of an object's counters: its n counters, then where range sites count into it
+// (ObjectDesc::ranges) the difference array of n + 1 entries (gmprof.cuh dm_range).
+static size_t entries_of(const KernelDesc *d, size_t i, const ObjState &o) {
+  return d->objects[i].ranges ? 2 * (size_t)o.n + 1 : (size_t)o.n;
+}
+
 bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
   const double t0 = now_s();
   Relaxed relaxed;
@@ -860,8 +866,11 @@ bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
                      std::to_string(o.base) + ":" +
                      std::to_string(o.bytes) + ":" + std::to_string(o.unit) + ":" +
                      std::to_string(csize);
-    o.shadow = shadow_buffer(s, s.shadows[sk], (size_t)o.n * csize);
-    o.total = static_cast<unsigned long long *>(zeroed(s, (size_t)o.n * 8));
+    // (range sites: a difference array of n + 1 entries after the counters, gmprof.cuh
+    // dm_range; folded into totals of its own, prefix-summed at harvest)
+    const size_t entries = entries_of(d, i, o);
+    o.shadow = shadow_buffer(s, s.shadows[sk], entries * csize);
+    o.total = static_cast<unsigned long long *>(zeroed(s, entries * 8));
     ok = o.shadow && o.total;
     if (ok && origin) {
       // tests only: the totals start near 2^32, so that a few launches carry them past it
@@ -943,6 +952,7 @@ Desc *desc_for(State &s, Group &g, const KernelDesc *d, const Config &c, unsigne
         f.shadow = obj.counters;
         f.total = (unsigned long long)(uintptr_t)o.total;
         f.n = o.n;
+        f.n_diff = entries_of(d, i, o) - o.n;
       }
     } else {
       obj.kind = KIND_SHARED;
@@ -1406,8 +1416,8 @@ void harvest(State &s, bool release) {
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];
       if (!o.total) continue;
-      objs[i].resize(o.n);
-      ok = read_device(objs[i].data(), o.total, o.n * 8) && ok;
+      objs[i].resize(entries_of(g.kernel, i, o));
+      ok = read_device(objs[i].data(), o.total, objs[i].size() * 8) && ok;
     }
     std::vector<unsigned long long> logs(g.logs.size() * 2 * kLogChunk);
     for (size_t i = 0; i < g.logs.size(); ++i)
@@ -1432,7 +1442,12 @@ void harvest(State &s, bool release) {
     g.unknown_oor += tot[oor0];
     for (size_t i = 0; i < g.objects.size(); ++i) {
       g.objects[i].oor += tot[oor0 + 1 + i];
-      for (size_t j = 0; j < objs[i].size(); ++j) g.objects[i].sum[j] += objs[i][j];
+      const size_t n = g.objects[i].n;
+      unsigned long long run = 0;  // the difference array's prefix sum (mod 2^64: signed)
+      for (size_t j = 0; j < n && j < objs[i].size(); ++j) {
+        if (objs[i].size() > n) run += objs[i][n + j];
+        g.objects[i].sum[j] += objs[i][j] + run;
+      }
     }
     g.clock_records += tot[oor0 + 1 + g.objects.size()];
     const size_t max0 = oor0 + 2 + g.objects.size();
@@ -1472,8 +1487,9 @@ void harvest(State &s, bool release) {
       Relaxed relaxed;
       cudaStream_t side = side_stream(s);
       cudaMemsetAsync(g.totals, 0, g.n_totals * 8, side);
-      for (ObjState &o : g.objects)
-        if (o.total) cudaMemsetAsync(o.total, 0, o.n * 8, side);
+      for (size_t i = 0; i < g.objects.size(); ++i)
+        if (g.objects[i].total)
+          cudaMemsetAsync(g.objects[i].total, 0, entries_of(g.kernel, i, g.objects[i]) * 8, side);
       for (unsigned long long *p : g.logs) cudaMemsetAsync(p, 0, 2 * kLogChunk * 8, side);
       cudaStreamSynchronize(side);
       cudaGetLastError();

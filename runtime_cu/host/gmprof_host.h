@@ -40,6 +40,8 @@ struct ObjectDesc {
   unsigned long long bytes;   // OBJ_SHARED: the array's bytes; OBJ_GLOBAL: declared bytes (0: the symbol's)
   int live_ranges;            // enhanced mode keeps live-range statistics for it
   int static_only;            // a device object no site counts at run time: no counters needed
+  int ranges;                 // range sites count into it: a difference array follows its
+                              // counters (n + 1 entries, gmprof.cuh dm_range)
 };
 
 struct ParamDesc {

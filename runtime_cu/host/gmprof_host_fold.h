@@ -33,6 +33,7 @@ struct FoldObj {
   unsigned long long shadow;  // the object's counters, csize bytes each
   unsigned long long total;   // u64 each
   unsigned long long n;
+  unsigned long long n_diff;  // range sites: the difference array's entries after the n (0: none)
 };
 
 // Everything one fold needs, passed by value (a kernel parameter: under 4 KB).
@@ -190,6 +191,14 @@ GMPROF_FOLD_HD inline void fold_range(const FoldJob &j, unsigned long long tid,
       const unsigned long long v = take(sh + i * j.csize, j.csize);
       if (v) add_total(t + i, v);
     }
+    // the difference array's entries are signed (a range's end subtracts): 32-bit ones are
+    // sign-extended, so that the u64 totals add them modulo 2^64 (ranges are planned with 32-
+    // and 64-bit counters only)
+    for (unsigned long long i = tid; i < o.n_diff; i += stride) {
+      unsigned long long v = take(sh + (o.n + i) * j.csize, j.csize);
+      if (j.csize == 4) v = (unsigned long long)(long long)(int)(unsigned)v;
+      if (v) add_total(t + o.n + i, v);
+    }
   }
 }
 
@@ -203,7 +212,7 @@ __global__ void fold_kernel(FoldJob j) {
 inline unsigned long long fold_work(const FoldJob &j) {
   unsigned long long most = j.words > j.n_shared ? j.words : j.n_shared;
   for (unsigned k = 0; k < j.n_objects; ++k)
-    if (j.obj[k].n > most) most = j.obj[k].n;
+    if (j.obj[k].n + j.obj[k].n_diff > most) most = j.obj[k].n + j.obj[k].n_diff;
   return most;
 }
 

@@ -185,6 +185,18 @@ def test_host_objects_and_glued_libraries(tmp_path, need_gxx):
     assert (p.returncode, p.stdout) == (0, "4\n"), p.stderr
 
 
+def test_cuda_step_writes_the_host_cpp(tmp_path, need_gxx):
+    """`nvcc -cuda k.cu` (Rodinia's nn runs it before its real build) writes k.cu.cpp.ii, the
+    host C++ of the file: on the CPU backend, the C++ g++ compiles, preprocessed."""
+    (tmp_path / "k.cu").write_text("#define SCALE 3\n"
+                                   "__global__ void k(int *a) { a[threadIdx.x] *= SCALE; }\n")
+    gmprof("nvcc", "-cuda", "k.cu", cwd=tmp_path)
+    text = (tmp_path / "k.cu.cpp.ii").read_text()
+    assert "a[threadIdx.x] *= 3;" in text and "SCALE" not in text.split("void k")[1]
+    gmprof("nvcc", "-cuda", "k.cu", "-o", "other.ii", cwd=tmp_path)
+    assert "*= 3;" in (tmp_path / "other.ii").read_text()
+
+
 CHECK = r"""
 #include <cstdio>
 #include <cstdlib>
