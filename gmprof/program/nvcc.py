@@ -71,12 +71,6 @@ class Options:
         if m.sampling is not None and m.sampler != "rng":
             raise GmprofError("whole programs sample with the rng sampler only", kind="bad-option")
         if self.access_stats:
-            # the host runtime keeps counters on the device across launches (folded after each
-            # launch: gmprof_host_fold.h); the warp statistics' buffer has no fold there yet
-            raise GmprofError("--gmprof-access-stats: not yet for whole programs (gmprof "
-                              "profile --access-stats gives them for one launch)",
-                              kind="bad-option")
-        if self.access_stats:
             # every site measured by its hook: `gmprof profile` moves a static site whose
             # formula does not give its warps' requests to a hook at that launch; a whole
             # program cannot run a launch again, so its sites are hooked from the start

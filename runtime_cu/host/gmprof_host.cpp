@@ -8,7 +8,8 @@
 //   live): per launch its shape and parameter bytes (what the static formulas need), its number
 //   in the process and the out-of-range accesses its counters caught (which launches failed
 //   the check; the static sites' are found when the file is decoded); per group the counters'
-//   64-bit totals (per-site executions, shared words, device elements, out-of-range counts).
+//   64-bit totals (per-site executions, shared words, device elements, out-of-range counts;
+//   with --gmprof-access-stats, the sites' per-warp statistics).
 //
 // Nothing waits for the device per launch (issue 25: scan paid about 11 ms a launch on an H100
 // when the runtime synchronised, zeroed and copied back whole allocations' counters and summed
@@ -68,6 +69,8 @@ enum { kMaxObjects = 64, kAreaHeader = 2, kSiteWords = 2, kLrStride = 14, kMaxRe
 enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2 };
 enum { KIND_DEVICE = 1, KIND_SHARED = 2 };
 enum { kClockCapacity = 1 << 16, kLogChunk = 4096, kMergeAfter = 1000 };
+// --gmprof-access-stats: u64 words of a site's per-warp statistics (gmprof.cuh WS_STRIDE)
+enum { kWarpStride = 36 };
 
 struct Object {
   unsigned long long base, bytes, counters, oor;
@@ -159,12 +162,18 @@ struct Group {
   unsigned long long unknown_oor = 0;
   unsigned long long clock_records = 0;
   std::vector<unsigned long long> site_max;  // per site, the most one launch executed it
+  std::vector<unsigned long long> warp_stats;  // kWarpStride a site, summed (access stats)
   std::vector<LaunchRec> launches;
   // on the device (null: not yet, or freed by cudaDeviceReset after a harvest)
   char *scratch = nullptr;               // area copies, out-of-range words, clock records
   size_t area_bytes = 0, scratch_bytes = 0;
   unsigned long long *totals = nullptr;  // u64: area words, shared counters, oor words, clock
   size_t n_totals = 0;
+  // --gmprof-access-stats: kWarpStride u64 a site (no area rows in whole programs). Sums only
+  // (gmprof.cuh warp_record: atomic adds), so the group's launches add into it directly, on
+  // any stream, with no fold; read back with the totals.
+  unsigned long long *warps = nullptr;
+  size_t n_warps = 0;
   std::map<std::string, Desc> descs;
   std::vector<unsigned long long *> logs;  // chunks of kLogChunk [oor, runs] pairs
   size_t log_used = 0;
@@ -522,6 +531,7 @@ void write_report() {
             g.unknown_oor, g.clock_records, counts_json(g.area).c_str(),
             counts_json(g.shared).c_str());
     if (!g.site_max.empty()) fprintf(f, "\n \"site_max\": %s,", counts_json(g.site_max).c_str());
+    if (g.module->warps) fprintf(f, "\n \"warp_stats\": %s,", counts_json(g.warp_stats).c_str());
     fprintf(f, "\n \"objects\": [");
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];
@@ -854,6 +864,12 @@ bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
   g.scratch = static_cast<char *>(zeroed(s, g.scratch_bytes));
   g.totals = static_cast<unsigned long long *>(zeroed(s, g.n_totals * 8));
   bool ok = g.scratch && g.totals;
+  g.n_warps = g.module->warps ? (size_t)g.module->n_sites * kWarpStride : 0;
+  g.warps = nullptr;
+  if (ok && g.n_warps) {
+    g.warps = static_cast<unsigned long long *>(zeroed(s, g.n_warps * 8));
+    ok = g.warps != nullptr;
+  }
   for (size_t i = 0; ok && i < g.objects.size(); ++i) {
     ObjState &o = g.objects[i];
     o.shadow = nullptr;
@@ -910,6 +926,7 @@ Desc *desc_for(State &s, Group &g, const KernelDesc *d, const Config &c, unsigne
   L.area_replicas = replicas;
   L.area_global = (unsigned long long)(uintptr_t)g.scratch;
   L.unknown_oor = (unsigned long long)(uintptr_t)(g.scratch + g.area_bytes);
+  L.warp_stats = (unsigned long long)(uintptr_t)g.warps;  // (flags: no area rows)
   const size_t n_oor = 1 + g.objects.size();
   if (m->enhanced) {
     char *clock = g.scratch + g.area_bytes + n_oor * 8 + 8;
@@ -1422,7 +1439,9 @@ void harvest(State &s, bool release) {
     std::vector<unsigned long long> logs(g.logs.size() * 2 * kLogChunk);
     for (size_t i = 0; i < g.logs.size(); ++i)
       ok = read_device(logs.data() + i * 2 * kLogChunk, g.logs[i], 2 * kLogChunk * 8) && ok;
-    unsigned long long copied = (tot.size() + logs.size()) * 8;
+    std::vector<unsigned long long> warps(g.n_warps);
+    if (g.warps) ok = read_device(warps.data(), g.warps, g.n_warps * 8) && ok;
+    unsigned long long copied = (tot.size() + logs.size() + warps.size()) * 8;
     for (auto &v : objs) copied += v.size() * 8;
     s.timing.copied += copied;
     s.timing.kernels[g.kernel->name].copied += copied;
@@ -1454,6 +1473,8 @@ void harvest(State &s, bool release) {
     g.site_max.resize(g.module->n_sites, 0);
     for (int i = 0; i < g.module->n_sites; ++i)
       g.site_max[i] = std::max(g.site_max[i], tot[max0 + i]);
+    g.warp_stats.resize(g.n_warps, 0);
+    for (size_t i = 0; i < warps.size(); ++i) g.warp_stats[i] += warps[i];
     // each launch's log entry: where in the chunks it lies
     for (LaunchRec &r : g.launches) {
       if (!r.log) continue;
@@ -1469,6 +1490,8 @@ void harvest(State &s, bool release) {
     if (release) {
       cudaFree(g.scratch);
       cudaFree(g.totals);
+      if (g.warps) cudaFree(g.warps);
+      g.warps = nullptr;
       for (ObjState &o : g.objects) {
         cudaFree(o.total);
         o.total = nullptr;
@@ -1487,6 +1510,7 @@ void harvest(State &s, bool release) {
       Relaxed relaxed;
       cudaStream_t side = side_stream(s);
       cudaMemsetAsync(g.totals, 0, g.n_totals * 8, side);
+      if (g.warps) cudaMemsetAsync(g.warps, 0, g.n_warps * 8, side);
       for (size_t i = 0; i < g.objects.size(); ++i)
         if (g.objects[i].total)
           cudaMemsetAsync(g.objects[i].total, 0, entries_of(g.kernel, i, g.objects[i]) * 8, side);

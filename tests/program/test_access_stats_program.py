@@ -1,21 +1,14 @@
 """Per-warp requests (--access-stats, issue 27) of a whole program on the CPU backend: `gmprof
 nvcc --gmprof-access-stats` (or GMPROF_ACCESS_STATS=1 at build time) builds it, the host runtime
-gives each profiled launch its sites' statistics buffer and sums it per group of launches, and
-`gmprof report` decodes them as `gmprof profile --access-stats` does. Every site is measured by
-its hook (a whole program cannot move a site to a hook at a launch, as `gmprof profile` does).
-Expected values derived by hand in the comments."""
+gives each group of launches one device buffer of its sites' statistics (the launches add into
+it, read back at exit), and `gmprof report` decodes them as `gmprof profile --access-stats` does.
+Every site is measured by its hook (a whole program cannot move a site to a hook at a launch, as
+`gmprof profile` does). Expected values derived by hand in the comments."""
 from __future__ import annotations
 
 import subprocess
 
-import pytest
-
 from conftest import env, gmprof, report_json
-
-# the host runtime now keeps counters on the device across launches; the warp statistics'
-# buffer has no fold there yet, so the build refuses --gmprof-access-stats (a usage error)
-pytestmark = pytest.mark.xfail(strict=True, reason="whole programs' access stats: not yet "
-                               "with device-resident counters")
 
 PROGRAM = r"""#include <cstdio>
 __global__ void transpose32(float *out, const float *in) {
@@ -117,3 +110,53 @@ def test_the_build_variable_and_a_build_without(tmp_path, need_gxx):
     k = report_json(tmp_path, "p.json")["kernels"]["transpose32"]
     assert not any(s.get("warps") for s in k["sites"])
     assert all(s["how"] == "static" for s in k["sites"])
+
+
+# The statistics live on the device per group of launches: launches on two streams and replays
+# of a captured graph add into the group's one buffer, and cudaDeviceReset reads it back before
+# freeing it (the launches after the reset start a new one). Every launch of strided is one warp.
+ACROSS = r"""#include <cstdio>
+__global__ void strided(float *out, const float *in) {
+  int t = threadIdx.x;
+  out[t] = in[32 * t];
+}
+int main() {
+  float *in, *out;
+  cudaMalloc(&in, 1024 * sizeof(float));
+  cudaMalloc(&out, 32 * sizeof(float));
+  strided<<<1, 32>>>(out, in);
+  cudaDeviceReset();
+  cudaMalloc(&in, 1024 * sizeof(float));
+  cudaMalloc(&out, 32 * sizeof(float));
+  cudaStream_t s, t;
+  cudaStreamCreate(&s);
+  cudaStreamCreate(&t);
+  strided<<<1, 32, 0, s>>>(out, in);
+  strided<<<1, 32, 0, t>>>(out, in);
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  strided<<<1, 32, 0, s>>>(out, in);
+  cudaStreamEndCapture(s, &graph);
+  cudaGraphExec_t exec;
+  cudaGraphInstantiate(&exec, graph, 0);
+  for (int k = 0; k < 3; ++k) cudaGraphLaunch(exec, s);
+  cudaDeviceSynchronize();
+  printf("done\n");
+  return 0;
+}
+"""
+
+
+def test_statistics_add_up_across_streams_graph_replays_and_a_reset(tmp_path, need_gxx):
+    (tmp_path / "t.cu").write_text(ACROSS)
+    gmprof("nvcc", "--gmprof-access-stats", "t.cu", "-o", "t", cwd=tmp_path)
+    p = subprocess.run([str(tmp_path / "t")], cwd=tmp_path, env=env(GMPROF_OUTPUT="r.json"),
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout == "done\n", p.stdout + p.stderr
+    k = report_json(tmp_path, "r.json")["kernels"]["strided"]
+    # 1 launch before the reset + 2 on two streams + 3 replays of the graph = 6 warps, each
+    # one request of in[32t]: 32 lines, 32 sectors, 128 distinct bytes (ideal 4 sectors)
+    assert _warps(k, "in[32 * t]") == ("device", 6, 6 * 32, 6 * 4, 6 * 32, "measured")
+    # out[t]: 32 consecutive floats from the allocation's start: 4 sectors in 1 line
+    assert _warps(k, "out[t]") == ("device", 6, 6 * 4, 6 * 4, 6, "measured")
+    assert next(s for s in k["sites"] if s["text"] == "in[32 * t]")["executions"] == 6 * 32

@@ -1,8 +1,10 @@
 """The host runtime's device-resident counters on a GPU (marked gpu: the integrator runs them on
 the H100): 1000 launches, graphs (captured and built node by node) counted per replay, and one
 kernel and allocation launched on eight streams at once (the folds of concurrent launches of
-one group take and add atomically: no count is lost). The programs and hand-derived counts are
-those of the CPU tests (test_host_counters.py, test_graphs.py) where they are shared."""
+one group take and add atomically: no count is lost), and --access-stats' statistics (one
+buffer per group that every launch adds into, no fold). The programs and hand-derived counts are
+those of the CPU tests (test_host_counters.py, test_graphs.py,
+test_access_stats_program.py) where they are shared."""
 from __future__ import annotations
 
 import json
@@ -10,6 +12,7 @@ import json
 import pytest
 
 from conftest import gmprof
+from test_access_stats_program import ACROSS, PROGRAM, _check, _warps
 from test_graphs import CAPTURE, NODES
 from test_host_counters import MANY
 
@@ -88,3 +91,15 @@ def test_one_kernel_on_eight_streams_at_once(tmp_path):
     n = 1 << 16
     assert (a["a"]["reads"], a["b"]["writes"]) == (800 * n, 800 * n)
     assert a["a"]["counts"] == [800] * n and a["b"]["counts"] == [800] * n
+
+
+def test_access_stats_per_group_buffer(tmp_path):
+    # the CPU test's programs and hand-derived values (test_access_stats_program.py): the
+    # group's one statistics buffer on the device, added to by every launch (two streams,
+    # graph replays), read back before cudaDeviceReset and at exit
+    p, doc, arrays = _run(tmp_path, "t.cu", PROGRAM, "--access-stats")
+    _check({"kernels": {k["kernel"]: k for k in doc["kernels"]}})
+    p, doc, arrays = _run(tmp_path, "a.cu", ACROSS, "--access-stats")
+    kernel, _ = arrays["strided"]
+    assert _warps(kernel, "in[32 * t]") == ("device", 6, 6 * 32, 6 * 4, 6 * 32, "measured")
+    assert _warps(kernel, "out[t]") == ("device", 6, 6 * 4, 6 * 4, 6, "measured")
