@@ -1216,6 +1216,27 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     }
   }
   const unsigned long long blocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
+#if !defined(GMPROF_CPU)
+  if (sm && c.cooperative) {
+    // a cooperative grid must be resident at once: the counters in shared memory take room
+    // the program sized its grid without (it asks the occupancy of the original kernel), so
+    // where they would leave fewer blocks resident than the grid, they go to device memory
+    int per_sm = 0, sms = 0;
+    const int threads = (int)(c.block.x * c.block.y * c.block.z);
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, d->instrumented, threads, dyn) !=
+            cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+      cudaGetLastError();
+      per_sm = 0;
+    }
+    if ((unsigned long long)per_sm * (unsigned long long)sms < blocks) {
+      sm = false;
+      dyn = c.shared_mem;
+      why = "device memory: a cooperative launch's grid must be resident at once, and the "
+            "counters in shared memory would leave too few blocks resident";
+    }
+  }
+#endif
   const unsigned replicas = sm ? (unsigned)(blocks < kMaxReplicas ? (blocks ? blocks : 1) : kMaxReplicas) : 1;
   key += sm ? "|sm" : "|dm";
   const double t_mapped = now_s();

@@ -150,7 +150,8 @@ int main() {
 def test_statistics_add_up_across_streams_graph_replays_and_a_reset(tmp_path, need_gxx):
     (tmp_path / "t.cu").write_text(ACROSS)
     gmprof("nvcc", "--gmprof-access-stats", "t.cu", "-o", "t", cwd=tmp_path)
-    p = subprocess.run([str(tmp_path / "t")], cwd=tmp_path, env=env(GMPROF_OUTPUT="r.json"),
+    p = subprocess.run([str(tmp_path / "t")], cwd=tmp_path,
+                       env=env(GMPROF_OUTPUT="r.json", GMPROF_GRAPHS=1),
                        capture_output=True, text=True)
     assert p.returncode == 0 and p.stdout == "done\n", p.stdout + p.stderr
     k = report_json(tmp_path, "r.json")["kernels"]["strided"]

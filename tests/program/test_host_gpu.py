@@ -99,7 +99,7 @@ def test_access_stats_per_group_buffer(tmp_path):
     # graph replays), read back before cudaDeviceReset and at exit
     p, doc, arrays = _run(tmp_path, "t.cu", PROGRAM, "--access-stats")
     _check({"kernels": {k["kernel"]: k for k in doc["kernels"]}})
-    p, doc, arrays = _run(tmp_path, "a.cu", ACROSS, "--access-stats")
+    p, doc, arrays = _run(tmp_path, "a.cu", ACROSS, "--access-stats", GMPROF_GRAPHS=1)
     kernel, _ = arrays["strided"]
     assert _warps(kernel, "in[32 * t]") == ("device", 6, 6 * 32, 6 * 4, 6 * 32, "measured")
     assert _warps(kernel, "out[t]") == ("device", 6, 6 * 4, 6 * 4, 6, "measured")

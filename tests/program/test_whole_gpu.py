@@ -268,3 +268,53 @@ def test_cooperative_launch_is_profiled(tmp_path):
     arrays = {x["name"]: (x["reads"], x["writes"]) for x in rep["kernels"]["rotate"]["arrays"]}
     # 128 threads: each writes a[i], then reads a[(i + 1) % n] and writes out[i]
     assert arrays == {"a": (128, 128), "out": (0, 128)}
+
+
+FULL_GRID = r"""#include <cstdio>
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void staged(int *a, int *out, int n) {
+  extern __shared__ int s[];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = i;
+  a[i] = s[threadIdx.x];
+  cg::this_grid().sync();
+  out[i] = a[(i + 1) % n];
+}
+int main() {
+  const size_t dyn = 100 * 1024;  // 2 blocks a multiprocessor fit natively, 1 with counters
+  cudaFuncSetAttribute((const void *)staged, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       (int)dyn);
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, staged, 256, dyn);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  int blocks = per_sm * sms, n = blocks * 256;
+  int *a, *out, last;
+  cudaMalloc(&a, n * sizeof(int));
+  cudaMalloc(&out, n * sizeof(int));
+  void *args[] = {&a, &out, &n};
+  cudaError_t e = cudaLaunchCooperativeKernel((void *)staged, dim3(blocks), dim3(256), args,
+                                              dyn, 0);
+  cudaMemcpy(&last, out + n - 1, sizeof last, cudaMemcpyDeviceToHost);
+  printf("%s %d %d\n", cudaGetErrorName(e), n, last);
+  return 0;
+}
+"""
+
+
+def test_cooperative_full_grid_counts_in_device_memory(tmp_path):
+    """A cooperative grid sized to the original kernel's occupancy (as reductionMultiBlockCG and
+    simpleAWBarrier size theirs): counters in shared memory would leave too few blocks resident,
+    so they go to device memory and the launch is profiled (it ran unprofiled before)."""
+    (tmp_path / "full.cu").write_text(FULL_GRID)
+    gmprof("nvcc", "-arch=sm_90", "full.cu", "-o", "full", cwd=tmp_path, **GPU)
+    p = _run(tmp_path, "full", GMPROF_OUTPUT=tmp_path / "r.json")
+    status, n, last = p.stdout.split()
+    assert p.returncode == 0 and status == "cudaSuccess" and last == "0", p.stdout + p.stderr
+    n = int(n)
+    rep = report_json(tmp_path, tmp_path / "r.json")
+    assert rep["processes"][0]["profiled"] == 1, rep["doc"]["program"]["notes"]
+    arrays = {x["name"]: (x["reads"], x["writes"]) for x in rep["kernels"]["staged"]["arrays"]
+              if x["space"] == "device"}
+    # n threads: each writes a[i] once, reads a[(i + 1) % n] once, writes out[i] once
+    assert arrays == {"a": (n, n), "out": (0, n)}
