@@ -281,8 +281,10 @@ def _write_documents(outs, files, doc: dict) -> None:
 def _report_files(pattern: str) -> list[str]:
     import glob
 
+    from .countsfile import without_counts_files
+
     wild = re.sub(r"%(p|h|q\{[^}]*\})", "*", pattern).replace("%%", "%")
-    return glob.glob(wild)
+    return without_counts_files(glob.glob(wild))
 
 
 def _normalise(text: bytes, ignore) -> list[str]:

@@ -24,6 +24,7 @@
 // Built by nvcc (as CUDA: the fold is a kernel) for the GPU, and by g++ against gmprof's CUDA
 // runtime emulation for the CPU backend (GMPROF_CPU).
 #include "gmprof_host.h"
+#include "gmprof_host_counts.h"
 #include "gmprof_host_fold.h"
 
 #include <dlfcn.h>
@@ -330,7 +331,7 @@ bool name_matches(const std::string &filter, const char *name) {
   return filter == n || filter == base;
 }
 
-// ---------------------------------------------------------------- JSON and base64
+// ---------------------------------------------------------------- JSON
 
 std::string json_string(const std::string &s) {
   std::string out = "\"";
@@ -347,49 +348,6 @@ std::string json_string(const std::string &s) {
     }
   }
   return out + "\"";
-}
-
-std::string base64(const unsigned char *p, size_t n) {
-  static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((n + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < n; i += 3) {
-    unsigned v = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
-    out += t[v >> 18];
-    out += t[(v >> 12) & 63];
-    out += t[(v >> 6) & 63];
-    out += t[v & 63];
-  }
-  if (i < n) {
-    unsigned v = p[i] << 16;
-    if (i + 1 < n) v |= p[i + 1] << 8;
-    out += t[v >> 18];
-    out += t[(v >> 12) & 63];
-    out += i + 1 < n ? t[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-// counters as {"dtype": "u4"|"u8", "data": base64 little-endian}, or {"dtype": "zero", "n": N}
-// when every one is zero (an object whose sites are all counted from their formulas)
-std::string counts_json(const std::vector<unsigned long long> &v) {
-  bool narrow = true, zero = true;
-  for (unsigned long long x : v) {
-    if (x > 0xffffffffull) narrow = false;
-    if (x) zero = false;
-  }
-  if (zero && !v.empty())
-    return "{\"dtype\": \"zero\", \"n\": " + std::to_string((unsigned long long)v.size()) + "}";
-  std::string data;
-  if (narrow) {
-    std::vector<uint32_t> w(v.begin(), v.end());
-    data = base64(reinterpret_cast<const unsigned char *>(w.data()), w.size() * 4);
-  } else {
-    data = base64(reinterpret_cast<const unsigned char *>(v.data()), v.size() * 8);
-  }
-  return std::string("{\"dtype\": \"") + (narrow ? "u4" : "u8") + "\", \"data\": \"" + data + "\"}";
 }
 
 std::string hex(const void *p, size_t n) {
@@ -444,13 +402,30 @@ void write_report() {
   std::lock_guard<std::mutex> guard(s.lock);
   load_options(s);
   std::string path = expand_output(s.options.output);
+  // the counts file beside it (gmprof_host_counts.h): both are written to temporary names and
+  // renamed, the counts file first, so that a report file never names a half-written one
+  const std::string counts_path = counts::path_for(path);
   std::string tmp = path + ".tmp." + std::to_string((long long)getpid());
+  std::string counts_tmp = counts_path + ".tmp." + std::to_string((long long)getpid());
   FILE *f = fopen(tmp.c_str(), "w");
-  if (!f) {
-    fprintf(stderr, "gmprof: error: cannot write the report file %s: %s\n", path.c_str(),
-            strerror(errno));
+  FILE *cf = f ? fopen(counts_tmp.c_str(), "wb") : nullptr;
+  if (!f || !cf) {
+    fprintf(stderr, "gmprof: error: cannot write the report file %s: %s\n",
+            f ? counts_path.c_str() : path.c_str(), strerror(errno));
+    if (f) {
+      fclose(f);
+      unlink(tmp.c_str());
+    }
     return;
   }
+  // this run's id, in the counts file's header and the JSON: a counts file of another run (the
+  // same pid on another day, a file copied without its partner) is refused when decoded
+  char id[17];
+  snprintf(id, sizeof id, "%016llx",
+           (unsigned long long)std::chrono::system_clock::now().time_since_epoch().count() *
+                   0x9e3779b97f4a7c15ull ^
+               ((unsigned long long)getpid() << 40) ^ (unsigned long long)(uintptr_t)&s);
+  counts::Writer cw(cf, id);
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   fprintf(f, "{\"schema\": \"gmprof.raw/1\", \"pid\": %lld, \"host\": %s, ", (long long)getpid(),
@@ -528,10 +503,10 @@ void write_report() {
     fprintf(f, "\"area_words\": %u, \"obj_counters\": %u, \"lr_offset\": %u, \"replicas\": %u, ",
             g.area_words, g.obj_counters, g.lr_offset, g.replicas);
     fprintf(f, "\"unknown_oor\": %llu, \"clock_records\": %llu,\n \"area\": %s,\n \"shared\": %s,",
-            g.unknown_oor, g.clock_records, counts_json(g.area).c_str(),
-            counts_json(g.shared).c_str());
-    if (!g.site_max.empty()) fprintf(f, "\n \"site_max\": %s,", counts_json(g.site_max).c_str());
-    if (g.module->warps) fprintf(f, "\n \"warp_stats\": %s,", counts_json(g.warp_stats).c_str());
+            g.unknown_oor, g.clock_records, cw.entry(g.area).c_str(),
+            cw.entry(g.shared).c_str());
+    if (!g.site_max.empty()) fprintf(f, "\n \"site_max\": %s,", cw.entry(g.site_max).c_str());
+    if (g.module->warps) fprintf(f, "\n \"warp_stats\": %s,", cw.entry(g.warp_stats).c_str());
     fprintf(f, "\n \"objects\": [");
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];
@@ -540,8 +515,12 @@ void write_report() {
               "\"area_offset\": %u, \"lr_offset\": %u, \"known\": %s, \"oor\": %llu",
               i ? "," : "", o.slot, o.kind, o.param, o.unit, o.elem, o.base, o.bytes, o.offset,
               o.n, o.area_offset, o.lr_offset, o.known ? "true" : "false", o.oor);
-      if (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL)
-        fprintf(f, ", \"counts\": %s", counts_json(o.sum).c_str());
+      if (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) {
+        // (a group is reported once harvested, which sized its sums)
+        std::string e = o.sum.size() == o.n ? cw.entry(o.sum) : "{\"dtype\": \"zero\", \"n\": " +
+                        std::to_string(o.n) + "}";
+        fprintf(f, ", \"counts\": %s", e.c_str());
+      }
       fprintf(f, "}");
     }
     fprintf(f, "],\n \"launches\": [");
@@ -560,9 +539,19 @@ void write_report() {
     }
     fprintf(f, "]}");
   }
-  fprintf(f, "]}\n");
+  fprintf(f, "],\n\"counts_file\": {\"name\": %s, \"id\": \"%s\", \"bytes\": %llu}}\n",
+          json_string(counts::base_name(counts_path)).c_str(), id, cw.bytes());
+  bool counts_ok = cw.ok() && fflush(cf) == 0;
+  counts_ok = (fclose(cf) == 0) && counts_ok;
   bool ok = fflush(f) == 0;
   ok = (fclose(f) == 0) && ok;
+  if (!counts_ok || rename(counts_tmp.c_str(), counts_path.c_str()) != 0) {
+    fprintf(stderr, "gmprof: error: cannot write the report file %s: %s\n", counts_path.c_str(),
+            strerror(errno));
+    unlink(counts_tmp.c_str());
+    unlink(tmp.c_str());
+    return;
+  }
   if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
     fprintf(stderr, "gmprof: error: cannot write the report file %s: %s\n", path.c_str(),
             strerror(errno));
@@ -570,8 +559,8 @@ void write_report() {
     return;
   }
   if (!s.options.quiet)
-    fprintf(stderr, "gmprof: %lld launch(es) profiled; report written to %s\n", profiled,
-            path.c_str());
+    fprintf(stderr, "gmprof: %lld launch(es) profiled; report written to %s (its counts in %s)\n",
+            profiled, path.c_str(), counts_path.c_str());
 }
 
 // GMPROF_TIMING=1: the host runtime's seconds per phase and per kernel, on standard error
