@@ -113,7 +113,7 @@ struct ObjState {
   unsigned long long unit, elem, base, bytes, offset, n;
   unsigned area_offset, lr_offset;
   bool known;
-  std::vector<unsigned long long> sum;
+  counts::Sums sum;  // sized at the first harvest (read back into it: no zeroing pass)
   unsigned long long oor = 0;
   void *shadow = nullptr;              // the device counters a launch counts into (shared)
   unsigned long long *total = nullptr;  // the group's u64 totals of them (device)
@@ -1223,7 +1223,6 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     g.sites_end = sites_end;
     g.replicas = replicas;
     g.objects = objs;
-    for (ObjState &o : g.objects) o.sum.assign((o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) ? o.n : 0, 0);
     g.area.assign(words, 0);
     g.shared.assign(offset, 0);
     s.group_order.push_back(key);
@@ -1418,11 +1417,24 @@ void harvest(State &s, bool release) {
     t0 = now_s();
     std::vector<unsigned long long> tot(g.n_totals);
     bool ok = read_device(tot.data(), g.totals, g.n_totals * 8);
-    std::vector<std::vector<unsigned long long>> objs(g.objects.size());
+    // an object's first harvest reads its totals straight into its sums (sized now, not
+    // zeroed: no pass on the host); a later one (after a cudaDeviceReset), or one whose range
+    // sites' difference array must be prefix-summed, reads into objs[i] and adds
+    std::vector<counts::Sums> objs(g.objects.size());
+    std::vector<bool> direct(g.objects.size(), false);
+    unsigned long long copied = 0;
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];
       if (!o.total) continue;
-      objs[i].resize(entries_of(g.kernel, i, o));
+      const size_t entries = entries_of(g.kernel, i, o);
+      copied += entries * 8;
+      if (o.sum.empty() && entries == o.n) {
+        direct[i] = true;
+        o.sum.resize(o.n);
+        ok = read_device(o.sum.data(), o.total, o.n * 8) && ok;
+        continue;
+      }
+      objs[i].resize(entries);
       ok = read_device(objs[i].data(), o.total, objs[i].size() * 8) && ok;
     }
     std::vector<unsigned long long> logs(g.logs.size() * 2 * kLogChunk);
@@ -1430,8 +1442,7 @@ void harvest(State &s, bool release) {
       ok = read_device(logs.data() + i * 2 * kLogChunk, g.logs[i], 2 * kLogChunk * 8) && ok;
     std::vector<unsigned long long> warps(g.n_warps);
     if (g.warps) ok = read_device(warps.data(), g.warps, g.n_warps * 8) && ok;
-    unsigned long long copied = (tot.size() + logs.size() + warps.size()) * 8;
-    for (auto &v : objs) copied += v.size() * 8;
+    copied += (tot.size() + logs.size() + warps.size()) * 8;
     s.timing.copied += copied;
     s.timing.kernels[g.kernel->name].copied += copied;
     const double t1 = now_s();
@@ -1442,6 +1453,8 @@ void harvest(State &s, bool release) {
                         "back from the device: its launches are left out of the report");
       g.launches.clear();
       g.scratch = nullptr;
+      for (size_t i = 0; i < g.objects.size(); ++i)
+        if (direct[i]) g.objects[i].sum.clear();
       continue;
     }
     for (unsigned w = 0; w < g.area_words; ++w) g.area[w] += tot[w];
@@ -1450,7 +1463,9 @@ void harvest(State &s, bool release) {
     g.unknown_oor += tot[oor0];
     for (size_t i = 0; i < g.objects.size(); ++i) {
       g.objects[i].oor += tot[oor0 + 1 + i];
+      if (objs[i].empty()) continue;  // read straight into its sums, or nothing to read
       const size_t n = g.objects[i].n;
+      if (g.objects[i].sum.size() != n) g.objects[i].sum.assign(n, 0);
       unsigned long long run = 0;  // the difference array's prefix sum (mod 2^64: signed)
       for (size_t j = 0; j < n && j < objs[i].size(); ++j) {
         if (objs[i].size() > n) run += objs[i][n + j];
