@@ -226,6 +226,10 @@ def load(path, kernel: str | None = None):
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     if not paths:
         raise ArgumentError("load: no file given")
+    if len(paths) > 1:  # a report file's counts file is read through it (countsfile.py)
+        from .program.countsfile import without_counts_files
+
+        paths = without_counts_files(paths)
     raw = [p for p in paths if fromdoc.schema_of(p) == RAW_SCHEMA]
     if raw and len(raw) == len(paths):
         from .program.records import decode

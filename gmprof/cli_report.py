@@ -14,6 +14,7 @@ stops being one. Outputs go through gmprof.outputs like profile's.
 """
 from __future__ import annotations
 
+import os
 import sys
 
 from . import options as O
@@ -54,10 +55,14 @@ def _load_documents(paths: list, load, argv) -> dict:
     """One run document from the files: a saved run as it is; whole programs' raw report
     files decoded and merged into one."""
     from .errors import InputError
+    from .program.countsfile import counts_path
     from .program.records import RAW_SCHEMA
 
     raw = [p for p in paths if p != "-" and _schema_of(p) == RAW_SCHEMA]
-    saved = [p for p in paths if p not in raw]
+    # a report file's counts file, named too (`gmprof report gmprof-report-*` matches both), is
+    # read through its report file
+    partners = {os.path.normpath(counts_path(p)) for p in raw}
+    saved = [p for p in paths if p not in raw and (p == "-" or os.path.normpath(p) not in partners)]
     if raw and not saved:
         from .program.cli import program_document
         from .program.records import decode

@@ -138,7 +138,8 @@ options:
   -k, --kernel-name NAME   profile launches of this kernel (a name, or regex:RE)
   -s, --launch-skip N      skip the first N launches that match
   -c, --launch-count N     profile N launches after those (default: all)
-  -o, --output PATTERN     keep the raw report files (%p process id, %h host, %q{ENV})
+  -o, --output PATTERN     keep the raw report files (%p process id, %h host, %q{ENV}),
+                           each with its counts file beside it (.json -> .counts)
   --mode M                 default, basic, or SA/NA/SM/TH joined by '-' (as gmprof profile)
   --profile shm|dm|both    --threshold N  --counter-bits 8|16|32  --enhanced  --sampling RATE
   --access-stats           per-warp requests of every site (bank conflicts, coalescing)
@@ -281,8 +282,10 @@ def _write_documents(outs, files, doc: dict) -> None:
 def _report_files(pattern: str) -> list[str]:
     import glob
 
+    from .countsfile import without_counts_files
+
     wild = re.sub(r"%(p|h|q\{[^}]*\})", "*", pattern).replace("%%", "%")
-    return glob.glob(wild)
+    return without_counts_files(glob.glob(wild))
 
 
 def _normalise(text: bytes, ignore) -> list[str]:

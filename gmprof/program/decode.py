@@ -17,7 +17,6 @@ counters as runtime/counters.read_back returns them, the static counts per SiteC
 """
 from __future__ import annotations
 
-import base64
 import dataclasses
 
 import numpy as np
@@ -27,15 +26,6 @@ from gmprof.passes import symbolic as SY
 from gmprof.passes.plan import STATIC
 from gmprof.report.model import APPROXIMATE, RunInfo
 from gmprof.runtime.layout import OBJ_GLOBAL, OBJ_PARAM, OBJ_SHARED, OBJ_SHARED_DYNAMIC
-
-def counts_array(entry: dict) -> np.ndarray:
-    """Counters as the raw report file stores them: base64 of little-endian u4 or u8, or "zero"
-    and their number."""
-    if entry["dtype"] == "zero":
-        return np.zeros(int(entry["n"]), np.int64)
-    dtype = {"u4": "<u4", "u8": "<u8"}[entry["dtype"]]
-    return np.frombuffer(base64.b64decode(entry["data"]), dtype).astype(np.int64)
-
 
 class _Array:
     """What the static formulas and the layout read of a pointer argument: its bytes (from the
@@ -185,9 +175,11 @@ def _label_wrapped(report, plan, slots, counters, mode) -> None:
 
 
 def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str,
-                 site_oor: dict | None = None):
-    """One group of launches -> Report (see the module's docstring). site_oor, when given,
+                 vectors, site_oor: dict | None = None):
+    """One group of launches -> Report (see the module's docstring). `vectors` gives the
+    group's counter vectors (countsfile.Counts of its report file). site_oor, when given,
     gets each static site's accesses out of range added (site -> count), for the findings."""
+    counts_array = vectors.array
     from gmprof.runtime.decode import decode
     from gmprof.runtime import layout as LY
     from gmprof.runtime.counters import SlotLayout
@@ -326,4 +318,4 @@ def mode_of(fields: dict):
                                                           dataclasses.fields(Mode)}})
 
 
-__all__ = ["counts_array", "decode_group", "check_plan", "mode_of"]
+__all__ = ["decode_group", "check_plan", "mode_of"]

@@ -66,6 +66,7 @@ def read_raw(path) -> dict:
 def decode(paths) -> ProgramReport:
     from gmprof.runtime.session import Profiler
 
+    from .countsfile import Counts
     from .decode import check_plan, decode_group, mode_of
 
     out = ProgramReport()
@@ -74,6 +75,7 @@ def decode(paths) -> ProgramReport:
     findings: dict = {}
     for path in paths:
         data = read_raw(path)
+        counts = Counts(path, data)  # its counts file checked before anything is decoded
         modules = {m["id"]: m for m in data.get("modules", [])}
         out.processes.append({"file": str(path), "pid": data.get("pid"), "host": data.get("host"),
                               "backend": data.get("backend"), "launches": data.get("launches", 0),
@@ -126,7 +128,7 @@ def decode(paths) -> ProgramReport:
                 findings[kernel] = (prof.plan(mode), facts.name,
                                     prof.program.kernels[facts.name], {}, prof.tu)
             report = decode_group(prof, mode, group, sizes, device, data.get("backend", "gpu"),
-                                  site_oor=findings[kernel][3])
+                                  counts, site_oor=findings[kernel][3])
             for run in report.launch_runs:
                 if run["failed_check"]:
                     out.failed_launches.append(

@@ -24,6 +24,7 @@
 // Built by nvcc (as CUDA: the fold is a kernel) for the GPU, and by g++ against gmprof's CUDA
 // runtime emulation for the CPU backend (GMPROF_CPU).
 #include "gmprof_host.h"
+#include "gmprof_host_counts.h"
 #include "gmprof_host_fold.h"
 
 #include <dlfcn.h>
@@ -112,7 +113,7 @@ struct ObjState {
   unsigned long long unit, elem, base, bytes, offset, n;
   unsigned area_offset, lr_offset;
   bool known;
-  std::vector<unsigned long long> sum;
+  counts::Sums sum;  // sized at the first harvest (read back into it: no zeroing pass)
   unsigned long long oor = 0;
   void *shadow = nullptr;              // the device counters a launch counts into (shared)
   unsigned long long *total = nullptr;  // the group's u64 totals of them (device)
@@ -330,7 +331,7 @@ bool name_matches(const std::string &filter, const char *name) {
   return filter == n || filter == base;
 }
 
-// ---------------------------------------------------------------- JSON and base64
+// ---------------------------------------------------------------- JSON
 
 std::string json_string(const std::string &s) {
   std::string out = "\"";
@@ -347,49 +348,6 @@ std::string json_string(const std::string &s) {
     }
   }
   return out + "\"";
-}
-
-std::string base64(const unsigned char *p, size_t n) {
-  static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((n + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < n; i += 3) {
-    unsigned v = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
-    out += t[v >> 18];
-    out += t[(v >> 12) & 63];
-    out += t[(v >> 6) & 63];
-    out += t[v & 63];
-  }
-  if (i < n) {
-    unsigned v = p[i] << 16;
-    if (i + 1 < n) v |= p[i + 1] << 8;
-    out += t[v >> 18];
-    out += t[(v >> 12) & 63];
-    out += i + 1 < n ? t[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-// counters as {"dtype": "u4"|"u8", "data": base64 little-endian}, or {"dtype": "zero", "n": N}
-// when every one is zero (an object whose sites are all counted from their formulas)
-std::string counts_json(const std::vector<unsigned long long> &v) {
-  bool narrow = true, zero = true;
-  for (unsigned long long x : v) {
-    if (x > 0xffffffffull) narrow = false;
-    if (x) zero = false;
-  }
-  if (zero && !v.empty())
-    return "{\"dtype\": \"zero\", \"n\": " + std::to_string((unsigned long long)v.size()) + "}";
-  std::string data;
-  if (narrow) {
-    std::vector<uint32_t> w(v.begin(), v.end());
-    data = base64(reinterpret_cast<const unsigned char *>(w.data()), w.size() * 4);
-  } else {
-    data = base64(reinterpret_cast<const unsigned char *>(v.data()), v.size() * 8);
-  }
-  return std::string("{\"dtype\": \"") + (narrow ? "u4" : "u8") + "\", \"data\": \"" + data + "\"}";
 }
 
 std::string hex(const void *p, size_t n) {
@@ -444,13 +402,30 @@ void write_report() {
   std::lock_guard<std::mutex> guard(s.lock);
   load_options(s);
   std::string path = expand_output(s.options.output);
+  // the counts file beside it (gmprof_host_counts.h): both are written to temporary names and
+  // renamed, the counts file first, so that a report file never names a half-written one
+  const std::string counts_path = counts::path_for(path);
   std::string tmp = path + ".tmp." + std::to_string((long long)getpid());
+  std::string counts_tmp = counts_path + ".tmp." + std::to_string((long long)getpid());
   FILE *f = fopen(tmp.c_str(), "w");
-  if (!f) {
-    fprintf(stderr, "gmprof: error: cannot write the report file %s: %s\n", path.c_str(),
-            strerror(errno));
+  FILE *cf = f ? fopen(counts_tmp.c_str(), "wb") : nullptr;
+  if (!f || !cf) {
+    fprintf(stderr, "gmprof: error: cannot write the report file %s: %s\n",
+            f ? counts_path.c_str() : path.c_str(), strerror(errno));
+    if (f) {
+      fclose(f);
+      unlink(tmp.c_str());
+    }
     return;
   }
+  // this run's id, in the counts file's header and the JSON: a counts file of another run (the
+  // same pid on another day, a file copied without its partner) is refused when decoded
+  char id[17];
+  snprintf(id, sizeof id, "%016llx",
+           (unsigned long long)std::chrono::system_clock::now().time_since_epoch().count() *
+                   0x9e3779b97f4a7c15ull ^
+               ((unsigned long long)getpid() << 40) ^ (unsigned long long)(uintptr_t)&s);
+  counts::Writer cw(cf, id);
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   fprintf(f, "{\"schema\": \"gmprof.raw/1\", \"pid\": %lld, \"host\": %s, ", (long long)getpid(),
@@ -528,10 +503,10 @@ void write_report() {
     fprintf(f, "\"area_words\": %u, \"obj_counters\": %u, \"lr_offset\": %u, \"replicas\": %u, ",
             g.area_words, g.obj_counters, g.lr_offset, g.replicas);
     fprintf(f, "\"unknown_oor\": %llu, \"clock_records\": %llu,\n \"area\": %s,\n \"shared\": %s,",
-            g.unknown_oor, g.clock_records, counts_json(g.area).c_str(),
-            counts_json(g.shared).c_str());
-    if (!g.site_max.empty()) fprintf(f, "\n \"site_max\": %s,", counts_json(g.site_max).c_str());
-    if (g.module->warps) fprintf(f, "\n \"warp_stats\": %s,", counts_json(g.warp_stats).c_str());
+            g.unknown_oor, g.clock_records, cw.entry(g.area).c_str(),
+            cw.entry(g.shared).c_str());
+    if (!g.site_max.empty()) fprintf(f, "\n \"site_max\": %s,", cw.entry(g.site_max).c_str());
+    if (g.module->warps) fprintf(f, "\n \"warp_stats\": %s,", cw.entry(g.warp_stats).c_str());
     fprintf(f, "\n \"objects\": [");
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];
@@ -540,8 +515,12 @@ void write_report() {
               "\"area_offset\": %u, \"lr_offset\": %u, \"known\": %s, \"oor\": %llu",
               i ? "," : "", o.slot, o.kind, o.param, o.unit, o.elem, o.base, o.bytes, o.offset,
               o.n, o.area_offset, o.lr_offset, o.known ? "true" : "false", o.oor);
-      if (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL)
-        fprintf(f, ", \"counts\": %s", counts_json(o.sum).c_str());
+      if (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) {
+        // (a group is reported once harvested, which sized its sums)
+        std::string e = o.sum.size() == o.n ? cw.entry(o.sum) : "{\"dtype\": \"zero\", \"n\": " +
+                        std::to_string(o.n) + "}";
+        fprintf(f, ", \"counts\": %s", e.c_str());
+      }
       fprintf(f, "}");
     }
     fprintf(f, "],\n \"launches\": [");
@@ -560,9 +539,19 @@ void write_report() {
     }
     fprintf(f, "]}");
   }
-  fprintf(f, "]}\n");
+  fprintf(f, "],\n\"counts_file\": {\"name\": %s, \"id\": \"%s\", \"bytes\": %llu}}\n",
+          json_string(counts::base_name(counts_path)).c_str(), id, cw.bytes());
+  bool counts_ok = cw.ok() && fflush(cf) == 0;
+  counts_ok = (fclose(cf) == 0) && counts_ok;
   bool ok = fflush(f) == 0;
   ok = (fclose(f) == 0) && ok;
+  if (!counts_ok || rename(counts_tmp.c_str(), counts_path.c_str()) != 0) {
+    fprintf(stderr, "gmprof: error: cannot write the report file %s: %s\n", counts_path.c_str(),
+            strerror(errno));
+    unlink(counts_tmp.c_str());
+    unlink(tmp.c_str());
+    return;
+  }
   if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
     fprintf(stderr, "gmprof: error: cannot write the report file %s: %s\n", path.c_str(),
             strerror(errno));
@@ -570,8 +559,8 @@ void write_report() {
     return;
   }
   if (!s.options.quiet)
-    fprintf(stderr, "gmprof: %lld launch(es) profiled; report written to %s\n", profiled,
-            path.c_str());
+    fprintf(stderr, "gmprof: %lld launch(es) profiled; report written to %s (its counts in %s)\n",
+            profiled, path.c_str(), counts_path.c_str());
 }
 
 // GMPROF_TIMING=1: the host runtime's seconds per phase and per kernel, on standard error
@@ -1255,7 +1244,6 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     g.sites_end = sites_end;
     g.replicas = replicas;
     g.objects = objs;
-    for (ObjState &o : g.objects) o.sum.assign((o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) ? o.n : 0, 0);
     g.area.assign(words, 0);
     g.shared.assign(offset, 0);
     s.group_order.push_back(key);
@@ -1450,11 +1438,24 @@ void harvest(State &s, bool release) {
     t0 = now_s();
     std::vector<unsigned long long> tot(g.n_totals);
     bool ok = read_device(tot.data(), g.totals, g.n_totals * 8);
-    std::vector<std::vector<unsigned long long>> objs(g.objects.size());
+    // an object's first harvest reads its totals straight into its sums (sized now, not
+    // zeroed: no pass on the host); a later one (after a cudaDeviceReset), or one whose range
+    // sites' difference array must be prefix-summed, reads into objs[i] and adds
+    std::vector<counts::Sums> objs(g.objects.size());
+    std::vector<bool> direct(g.objects.size(), false);
+    unsigned long long copied = 0;
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];
       if (!o.total) continue;
-      objs[i].resize(entries_of(g.kernel, i, o));
+      const size_t entries = entries_of(g.kernel, i, o);
+      copied += entries * 8;
+      if (o.sum.empty() && entries == o.n) {
+        direct[i] = true;
+        o.sum.resize(o.n);
+        ok = read_device(o.sum.data(), o.total, o.n * 8) && ok;
+        continue;
+      }
+      objs[i].resize(entries);
       ok = read_device(objs[i].data(), o.total, objs[i].size() * 8) && ok;
     }
     std::vector<unsigned long long> logs(g.logs.size() * 2 * kLogChunk);
@@ -1462,8 +1463,7 @@ void harvest(State &s, bool release) {
       ok = read_device(logs.data() + i * 2 * kLogChunk, g.logs[i], 2 * kLogChunk * 8) && ok;
     std::vector<unsigned long long> warps(g.n_warps);
     if (g.warps) ok = read_device(warps.data(), g.warps, g.n_warps * 8) && ok;
-    unsigned long long copied = (tot.size() + logs.size() + warps.size()) * 8;
-    for (auto &v : objs) copied += v.size() * 8;
+    copied += (tot.size() + logs.size() + warps.size()) * 8;
     s.timing.copied += copied;
     s.timing.kernels[g.kernel->name].copied += copied;
     const double t1 = now_s();
@@ -1474,6 +1474,8 @@ void harvest(State &s, bool release) {
                         "back from the device: its launches are left out of the report");
       g.launches.clear();
       g.scratch = nullptr;
+      for (size_t i = 0; i < g.objects.size(); ++i)
+        if (direct[i]) g.objects[i].sum.clear();
       continue;
     }
     for (unsigned w = 0; w < g.area_words; ++w) g.area[w] += tot[w];
@@ -1482,7 +1484,9 @@ void harvest(State &s, bool release) {
     g.unknown_oor += tot[oor0];
     for (size_t i = 0; i < g.objects.size(); ++i) {
       g.objects[i].oor += tot[oor0 + 1 + i];
+      if (objs[i].empty()) continue;  // read straight into its sums, or nothing to read
       const size_t n = g.objects[i].n;
+      if (g.objects[i].sum.size() != n) g.objects[i].sum.assign(n, 0);
       unsigned long long run = 0;  // the difference array's prefix sum (mod 2^64: signed)
       for (size_t j = 0; j < n && j < objs[i].size(); ++j) {
         if (objs[i].size() > n) run += objs[i][n + j];

@@ -122,6 +122,45 @@ def test_device_reset_keeps_the_counts_before_it(tmp_path, need_gxx):
     # 3 launches before the reset and 2 after, each reading and writing a's 64 elements once
     assert kernel["run"]["launches"] == 5
     assert (arrays["a"]["reads"], arrays["a"]["writes"]) == (5 * 64, 5 * 64)
+    # per element: a read and a write per launch; the counts read back at the reset (straight
+    # into the host's sums) and those read at exit (added to them) make 2 x 5
+    assert arrays["a"]["counts"] == [2 * 5] * 64
+
+
+GLOBAL_RESET = r"""
+#include <cstdio>
+__device__ int g[64];
+__global__ void add() {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  g[i] = g[i] + 1;
+}
+int main() {
+  for (int round = 0; round < 2; ++round) {
+    for (int k = 0; k < 3 - round; ++k) add<<<2, 32>>>();
+    cudaDeviceSynchronize();
+    cudaDeviceReset();
+  }
+  printf("done\n");
+  return 0;
+}
+"""
+
+
+def test_a_group_read_back_twice_adds(tmp_path, need_gxx):
+    # a __device__ array keeps its address across the reset, so its launches stay one group:
+    # its counts are read back at the reset (straight into the host's sums), then again at exit
+    # (added to them)
+    (tmp_path / "g.cu").write_text(GLOBAL_RESET)
+    gmprof("nvcc", "--gmprof-mode", "basic", "g.cu", "-o", "g", cwd=tmp_path)
+    p = subprocess.run([str(tmp_path / "g")], cwd=tmp_path, capture_output=True, text=True,
+                       env=env(GMPROF_OUTPUT=tmp_path / "r.json"))
+    assert p.returncode == 0 and p.stdout == "done\n", p.stdout + p.stderr
+    assert len(json.loads((tmp_path / "r.json").read_text())["groups"]) == 1
+    doc = json.loads(gmprof("report", "--json", "r.json", cwd=tmp_path).stdout)
+    kernel, arrays = _kernel(doc, "add")
+    # 3 launches before the reset and 2 after; each reads and writes g[i] once per element
+    assert kernel["run"]["launches"] == 5
+    assert arrays["g"]["counts"] == [2 * 5] * 64
 
 
 def test_wrap_label_is_per_launch(tmp_path, need_gxx, monkeypatch):

@@ -1,0 +1,160 @@
+"""A whole program's per-element counts go to a counts file beside its report file (raw
+little-endian words, runtime_cu/host/gmprof_host_counts.h; read by gmprof/program/countsfile.py):
+a 2^20-element array's counts come back exactly; a missing or truncated counts file is a located
+error; a report file of an older build (its counts in base64 inside the JSON) still decodes.
+CPU backend; counts derived by hand."""
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import env, gmprof, report_json
+
+from gmprof.report import countcodec
+
+N = 1 << 20
+
+BIG = r"""
+#include <cstdio>
+__global__ void copy(const int *a, int *b, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    b[i] = a[i];
+}
+int main() {
+  const int n = N;
+  int *a, *b;
+  cudaMalloc(&a, n * sizeof(int));
+  cudaMalloc(&b, n * sizeof(int));
+  cudaMemset(a, 0, n * sizeof(int));
+  for (int k = 0; k < 3; ++k) copy<<<16, 128>>>(a, b, n);
+  cudaDeviceSynchronize();
+  printf("done\n");
+  return 0;
+}
+"""
+
+SMALL = r"""
+#include <cstdio>
+__global__ void add(int *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] + 1;
+}
+int main() {
+  int *a;
+  cudaMalloc(&a, 64 * sizeof(int));
+  cudaMemset(a, 0, 64 * sizeof(int));
+  add<<<2, 32>>>(a, 64);
+  cudaDeviceSynchronize();
+  printf("done\n");
+  return 0;
+}
+"""
+
+
+def _build_and_run(d, name, text):
+    (d / f"{name}.cu").write_text(text)
+    # basic mode: every site is counted on the device, into per-element counters
+    gmprof("nvcc", "--gmprof-mode", "basic", f"{name}.cu", "-o", name, cwd=d)
+    p = subprocess.run([str(d / name)], cwd=d, env=env(GMPROF_OUTPUT="r.json"),
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout == "done\n", p.stdout + p.stderr
+    return p
+
+
+def _counts(kernel, array):
+    a = next(x for x in kernel["arrays"] if x["name"] == array)
+    return countcodec.decode(a["counts"])
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory, need_gxx):
+    d = tmp_path_factory.mktemp("big")
+    p = _build_and_run(d, "big", BIG.replace("N;", f"{N};"))
+    assert "report written to r.json (its counts in r.counts)" in p.stderr
+    return d
+
+
+def test_large_counts_come_back_exactly_from_the_counts_file(big):
+    raw = json.loads((big / "r.json").read_text())
+    ref = raw["counts_file"]
+    assert ref["name"] == "r.counts"
+    assert (big / "r.counts").stat().st_size == ref["bytes"]
+    (group,) = raw["groups"]
+    by_param = {o["param"]: o["counts"] for o in group["objects"]}
+    # every element of a and of b: 3 launches x 1 access = 3, which fits a u4
+    for param in (0, 1):
+        assert by_param[param]["dtype"] == "u4" and by_param[param]["n"] == N
+        assert "data" not in by_param[param]
+    k = report_json(big, "r.json")["kernels"]["copy"]
+    assert k["run"]["launches"] == 3
+    assert np.array_equal(_counts(k, "a"), np.full(N, 3))
+    assert np.array_equal(_counts(k, "b"), np.full(N, 3))
+    a = next(x for x in k["arrays"] if x["name"] == "a")
+    assert (a["reads"], a["writes"]) == (3 * N, 0)
+    # a glob that matches both files (gmprof report r.*) reads the counts file through r.json
+    assert report_json(big, "r.json", "r.counts")["kernels"]["copy"]["run"]["launches"] == 3
+
+
+def _report_error(d, *files):
+    p = gmprof("report", *files, cwd=d, check=False)
+    assert "Traceback" not in p.stderr
+    return p.returncode, p.stderr.strip()
+
+
+def test_a_missing_or_short_counts_file_is_a_located_error(big, tmp_path):
+    (tmp_path / "r.json").write_bytes((big / "r.json").read_bytes())
+    status, err = _report_error(tmp_path, "r.json")
+    assert status == 2
+    assert err.startswith("r.json: error: its counts file r.counts is missing"), err
+    assert len(err.splitlines()) == 1
+    # cut short (a copy that stopped half-way)
+    whole = (big / "r.counts").read_bytes()
+    (tmp_path / "r.counts").write_bytes(whole[:len(whole) // 2])
+    status, err = _report_error(tmp_path, "r.json")
+    assert status == 2
+    assert err.startswith(f"r.json: error: its counts file r.counts is shorter than the "
+                          f"{len(whole):,} bytes"), err
+    # the counts file of another run
+    raw = json.loads((big / "r.json").read_text())
+    raw["counts_file"]["id"] = "0" * 16
+    (tmp_path / "r.json").write_text(json.dumps(raw))
+    (tmp_path / "r.counts").write_bytes(whole)
+    status, err = _report_error(tmp_path, "r.json")
+    assert status == 2 and "r.counts belongs to another run" in err, err
+
+
+def test_both_files_renamed_alike_still_decode(big, tmp_path):
+    (tmp_path / "s.json").write_bytes((big / "r.json").read_bytes())
+    (tmp_path / "s.counts").write_bytes((big / "r.counts").read_bytes())
+    k = report_json(tmp_path, "s.json")["kernels"]["copy"]
+    assert np.array_equal(_counts(k, "b"), np.full(N, 3))
+
+
+def test_an_older_builds_base64_report_still_decodes(tmp_path, need_gxx):
+    _build_and_run(tmp_path, "small", SMALL)
+    raw = json.loads((tmp_path / "r.json").read_text())
+    words = (tmp_path / "r.counts").read_bytes()
+    # written as older builds wrote it: each vector's words in base64 inside the JSON, no
+    # counts file
+    (group,) = raw["groups"]
+    (obj,) = group["objects"]
+    # a: 64 threads each read a[i] once and write it once, in one launch: 2 per element
+    obj["counts"] = {"dtype": "u4",
+                     "data": base64.b64encode(np.full(64, 2, "<u4").tobytes()).decode()}
+    for key in ("area", "shared", "site_max"):
+        e = group[key]
+        if e["dtype"] != "zero":
+            size = 4 if e["dtype"] == "u4" else 8
+            chunk = words[e["offset"]:e["offset"] + e["n"] * size]
+            group[key] = {"dtype": e["dtype"], "data": base64.b64encode(chunk).decode()}
+    del raw["counts_file"]
+    (tmp_path / "r.counts").unlink()
+    (tmp_path / "old.json").write_text(json.dumps(raw))
+    k = report_json(tmp_path, "old.json")["kernels"]["add"]
+    assert _counts(k, "a").tolist() == [2] * 64
+    a = next(x for x in k["arrays"] if x["name"] == "a")
+    assert (a["reads"], a["writes"]) == (64, 64)
