@@ -738,10 +738,13 @@ __device__ __forceinline__ void warp_shared(long long off, unsigned size) {
 }
 
 // A device request's sectors, lines and ideal sectors, for the lanes of mask at address a;
-// more: how many lanes of mask have `flag` (a count the caller needs, in the same reduction).
+// more: how many lanes of mask have `flag` (a count the caller needs, in the same reduction);
+// gap: the distance to the lower lane's address (the lowest lane's: ~0u), where the addresses
+// rise or fall in lane order, else 0.
 __device__ __forceinline__ void device_counts(unsigned mask, unsigned long long a, unsigned size,
                                               unsigned &sectors, unsigned &lines,
-                                              unsigned &ideal, bool flag, unsigned &more) {
+                                              unsigned &ideal, bool flag, unsigned &more,
+                                              unsigned &gap) {
   unsigned addresses;
   // addresses rising or falling in lane order (a stride, a broadcast): a key is new where it
   // differs from the lower lane's, and the lowest lane's is (the + 1s below). One reduction,
@@ -753,7 +756,11 @@ __device__ __forceinline__ void device_counts(unsigned mask, unsigned long long 
                 (prev != a ? 1u << 10 : 0u) | (prev > a ? 1u << 15 : 0u) |
                 (prev < a ? 1u << 20 : 0u) | (flag ? 1u << 25 : 0u));
   more = sums >> 25;
+  gap = 0u;
   if (!((sums >> 15) & 31u) || !((sums >> 20) & 31u)) {
+    const unsigned long long step = a > prev ? a - prev : prev - a;
+    gap = lane_id() == (unsigned)(__ffs(mask) - 1) ? ~0u
+                                                   : (step < ~0u ? (unsigned)step : ~0u);
     sectors = (sums & 31u) + 1u;
     lines = ((sums >> 5) & 31u) + 1u;
     addresses = ((sums >> 10) & 31u) + 1u;
@@ -772,8 +779,8 @@ __device__ __forceinline__ void device_counts(unsigned mask, unsigned long long 
 template <int SITE>
 __device__ __forceinline__ void warp_device(const volatile void *p, unsigned size) {
   const unsigned mask = __activemask();
-  unsigned sectors, lines, ideal, more;
-  device_counts(mask, (unsigned long long)p, size, sectors, lines, ideal, false, more);
+  unsigned sectors, lines, ideal, more, gap;
+  device_counts(mask, (unsigned long long)p, size, sectors, lines, ideal, false, more, gap);
   warp_record(SITE, mask, sectors, ideal, lines);
 }
 
@@ -799,17 +806,33 @@ __device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, 
   unsigned long long req = 0ull, units = 0ull, ideal = 0ull, lines = 0ull;
   unsigned k = 0u;
   for (;;) {
-    const unsigned next = __reduce_min_sync(act, n);  // iterations [k, next): act's alone
-    const unsigned len = next - k;
+    // iteration k's request, and how many of its lanes go on after it (m; device: in the
+    // same reduction): none, the walk ends; all, the segment runs to the lowest n (next);
+    // some, it is this iteration alone (spmv's rows: one or two a lane)
     const bool lead = lane_id() == (unsigned)(__ffs(act) - 1);
-    unsigned more = 1u;  // lanes that go on after next (device: counted with the first request)
-    for (unsigned j = 0; j < (len < P ? len : P); ++j) {
-      const unsigned long long at = a + (unsigned long long)((long long)(k + j) * s);
-      unsigned u, id, li = 0u, m = 0u;
-      if (SHARED) shared_counts(act, (long long)at, size, u, id);
-      else device_counts(act, at, size, u, li, id, n > next, m);
-      if (!SHARED && j == 0u) more = m;
-      const unsigned times = (len - j + P - 1u) / P;  // iterations k + j + i P of [k, next)
+    unsigned u, id, li = 0u, m, gap = 0u;
+    if (SHARED) {
+      shared_counts(act, (long long)(a + (unsigned long long)((long long)k * s)), size, u, id);
+      m = __popc(__ballot_sync(act, n > k + 1u));
+    } else {
+      device_counts(act, a + (unsigned long long)((long long)k * s), size, u, li, id,
+                    n > k + 1u, m, gap);
+    }
+    const unsigned next = m == (unsigned)__popc(act) ? __reduce_min_sync(act, n) : k + 1u;
+    const unsigned len = next - k;
+    unsigned evals = len < P ? len : P;
+    // lanes' addresses a line or more apart in lane order (co's rows): at every shift each
+    // lane has its own sector, line and address, the counts of this request
+    if (!SHARED && evals > 1u && __reduce_min_sync(act, gap) >= 128u) evals = 1u;
+    for (unsigned j = 0; j < evals; ++j) {
+      if (j) {
+        const unsigned long long at = a + (unsigned long long)((long long)(k + j) * s);
+        unsigned more;
+        if (SHARED) shared_counts(act, (long long)at, size, u, id);
+        else device_counts(act, at, size, u, li, id, false, more, gap);
+      }
+      // iterations k + j + i P of [k, next) (all of them where one request stands for all)
+      const unsigned times = evals == 1u ? len : (len - j + P - 1u) / P;
       if (lead) {
         req += times;
         units += (unsigned long long)u * times;
@@ -819,7 +842,7 @@ __device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, 
                          (unsigned long long)times);
       }
     }
-    if (!more) break;
+    if (!m) break;
     act = __ballot_sync(act, n > next);
     if (n <= next) break;  // this lane's walk ends here
     k = next;

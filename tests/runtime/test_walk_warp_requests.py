@@ -50,6 +50,23 @@ __global__ void shared_walk(float *out, const float *x, const int *first, int n)
     for (int c = first[0]; c < n; c++) acc += s[c];
     out[t] = acc;
 }
+
+// co's sAcomp[rc * nRowCL + colCL[c]]: one shared word for all lanes, found from memory at each
+// iteration (a spread); a float2 walk every lane reads alike; a device word every lane reads
+__global__ void block_sites(float *out, const float *x, const int *idx, const int *first, int n) {
+    __shared__ float s[256];
+    __shared__ float2 s2[64];
+    int t = threadIdx.x;
+    for (int i = t; i < 256; i += blockDim.x) s[i] = x[i];
+    for (int i = t; i < 64; i += blockDim.x) s2[i] = make_float2(x[i], x[i + 1]);
+    __syncthreads();
+    float acc = 0.0f;
+    for (int c = first[0]; c < n; c++) {
+        float2 v = s2[c];
+        acc += s[idx[c]] + v.x * v.y + x[c];
+    }
+    out[t] = acc;
+}
 """
 
 
@@ -147,3 +164,60 @@ def test_a_shared_word_every_lane_reads(prof):
     w = site.warps
     assert (w.requests, w.units, w.ideal) == (80, 80, 80)
     assert w.histogram[0] == 80 and sum(w.histogram) == 80
+
+
+def test_sites_every_lane_reads_alike(prof):
+    # 1 block of 48 threads: warp 0 all 32 lanes, warp 1 lanes 0-15; n = 20 iterations
+    n = 20
+    x = np.zeros(256, np.float32)
+    idx = np.random.default_rng(3).integers(0, 256, 64).astype(np.int32)
+    out = np.zeros(48, np.float32)
+    report = prof.launch("block_sites", 1, 48, [out, x, idx, np.zeros(1, np.int32), np.int32(n)],
+                         mode=Mode.parse("default", warps=True))
+    strategies = {s.text: s.strategy for s in report.sites}
+    assert "shared out over the block" in strategies["s[idx[c]]"], strategies  # a spread
+    assert "range" in strategies["s2[c]"] and "range" in strategies["x[c]"], strategies
+    bins = lambda k, count: [count if i == k - 1 else 0 for i in range(32)]  # noqa: E731
+    # s[idx[c]]: 2 warps x 20 requests, one word each: 1 wavefront (ideal 1)
+    w = site_of(report, "s[idx[c]]").warps
+    assert (w.requests, w.units, w.ideal, list(w.histogram)) == (40, 40, 40, bins(1, 40))
+    # s2[c]: 8 bytes, served a half-warp at a time, one wavefront each: warp 0 has lanes in
+    # both halves (2 wavefronts), warp 1 in the first only (1); ideal the same
+    w = site_of(report, "s2[c]").warps
+    assert (w.requests, w.units, w.ideal) == (40, 20 * 2 + 20 * 1, 60)
+    assert list(w.histogram) == [20, 20] + [0] * 30
+    # x[c]: one float for all lanes: 1 sector, 1 line, ideal 1 a request
+    w = site_of(report, "x[c]").warps
+    assert (w.requests, w.units, w.ideal, w.lines) == (40, 40, 40, 40)
+
+
+def _collectives(kernel, args, grid, block, warps):
+    """Warp collectives (a lane's call each) of one launch on the CPU backend
+    (gmprof_cpu_collectives: the cost proxy of bench/stats_collectives.py)."""
+    import ctypes
+
+    p = Profiler(text=SOURCE, name="walks.cu", backend="cpu")
+    p.launch(kernel, grid, block, args, mode=Mode.parse("default", warps=warps),
+             compare_native=False, warmup=0)
+    total = 0
+    for m in p.modules._modules.values():
+        f = m.module._lib.gmprof_cpu_collectives
+        f.restype = ctypes.c_ulonglong
+        total += int(f())
+    return total
+
+
+@pytest.mark.parametrize("n", [64, 256])
+def test_a_walk_costs_collectives_once_per_entry(n):
+    # co's rows at its large size (rows 1024 bytes apart): the statistics cost a few
+    # collectives a lane at the loop's entry, however many iterations follow (at every access
+    # they were 3 or 4 a lane an iteration)
+    threads = 64
+    row = (256 * np.arange(threads)).astype(np.int32)
+    args = [np.zeros(threads, np.float32), np.zeros(256 * threads + n, np.float32), row,
+            np.int32(n)]
+    added = _collectives("rows", args, 1, threads, True) - \
+        _collectives("rows", args, 1, threads, False)
+    # __activemask, one request (a shuffle, a reduction), the lowest trip count, the lowest
+    # gap between lanes, the lanes that go on: 6 a lane
+    assert added <= 6 * threads
