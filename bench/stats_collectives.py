@@ -12,11 +12,11 @@ mode and in default mode with --access-stats, and the difference per launch.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import dataclasses
 import sys
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -29,7 +29,7 @@ def collectives(prof) -> int:
     total = 0
     for m in prof.modules._modules.values():
         lib = m.module._lib
-        lib.gmprof_cpu_collectives.restype = __import__("ctypes").c_ulonglong
+        lib.gmprof_cpu_collectives.restype = ctypes.c_ulonglong
         total += int(lib.gmprof_cpu_collectives())
     return total
 
@@ -65,5 +65,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    np.seterr(all="ignore")
     sys.exit(main())
