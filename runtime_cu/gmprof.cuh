@@ -761,6 +761,24 @@ __device__ __forceinline__ void warp_device(const volatile void *p, unsigned siz
 }
 #endif
 
+// --access-stats on a GPU: a hook leaves the warp as converged as it found it. A hook's own
+// branches (one lane adds a count, lanes walk their share of a range a different number of
+// times) may leave its lanes split when it returns: nothing makes the compiler reconverge
+// them there, and under independent thread scheduling they can stay split through the
+// user's next loop, where each part then measures its own request (on an H100, co's small
+// size once counted 2,328 requests where the hardware makes 2,304). The lanes that entered a
+// hook together leave it through __syncwarp with their mask, every return path alike (the
+// destructor). The user's own branches converge as the compiler makes them.
+#if GMPROF_WARPS && !GMPROF_TRACE && defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
+struct Rejoin {
+  unsigned mask;
+  __device__ __forceinline__ ~Rejoin() { __syncwarp(mask); }
+};
+#define GMPROF_REJOIN const ::gmprof::Rejoin gmprof_rejoin_{__activemask()}
+#else
+#define GMPROF_REJOIN (void)0
+#endif
+
 // Returns false when this access is not sampled (sampling mode only).
 __device__ __forceinline__ bool sampled(Sampler *s) {
 #if GMPROF_SAMPLING
@@ -930,6 +948,7 @@ __device__ __forceinline__ void share(const volatile void *p, unsigned bytes) {
 // per loop entry).
 template <int SITE, int OBJ, int MODE, bool STATS = true, class T>
 __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) {
+  GMPROF_REJOIN;
   long long shared_off = 0;
   const int shared_obj = OBJ < 0 ? find_shared_object(p, &shared_off) : -1;
   if (OBJ < 0 && shared_obj < 0 && !in_global(p)) return p;  // local memory
@@ -1006,6 +1025,7 @@ __device__ __forceinline__ void count_run(const Object &o, long long lo, long lo
 
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s = nullptr) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   trace(SITE, OBJ, p, sizeof(T));
   (void)n; (void)d; (void)s;
@@ -1067,6 +1087,7 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
 // launch use it where the host found idx's memory not aliased before compiling.
 template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
 __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   (void)idx; (void)n; (void)d;
   return dm<SITE, OBJ, MODE>(p, 1u);
@@ -1080,6 +1101,7 @@ __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
 // another array of the launch (Object::reserved[0] & 1), every access is counted into x instead.
 template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
 __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
+  GMPROF_REJOIN;
 #if !GMPROF_TRACE
   if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE, false>(p, 1u);
 #endif
@@ -1093,6 +1115,7 @@ __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
 // compiling, and a twin there has no hook: its mere presence cost spmv 0.4x on an H100.)
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
+  GMPROF_REJOIN;
 #if !GMPROF_TRACE
   if (L().obj[OBJ].reserved[0] & 2u) return p;
 #endif
@@ -1106,6 +1129,7 @@ __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
 // access of a shared array that starts at BASE.
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ T *warp_dm(T *p) {
+  GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   long long off = 0;
   if (OBJ >= 0) warp_device<SITE>(p, (unsigned)sizeof(T));
@@ -1117,6 +1141,7 @@ __device__ __forceinline__ T *warp_dm(T *p) {
 
 template <int SITE, class T>
 __device__ __forceinline__ T *warp_sm(T *p, const volatile void *base) {
+  GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   warp_shared<SITE>((long long)((const volatile char *)p - (const volatile char *)base),
                     (unsigned)sizeof(T));
@@ -1131,6 +1156,7 @@ __device__ __forceinline__ T *warp_sm(T *p, const volatile void *base) {
 template <int SITE, int OBJ, int MODE, bool STATS = true, class T>
 __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc = 1u,
                                  Sampler *s = nullptr) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   // shared addresses are per block: record the byte offset within the array
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
@@ -1161,6 +1187,7 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ T *sm_range_block(T *p, const volatile void *base, unsigned n,
                                              long long d, long long elem = (long long)sizeof(T)) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
   (void)n; (void)d; (void)elem;
@@ -1184,6 +1211,7 @@ __device__ __forceinline__ T *sm_range_block(T *p, const volatile void *base, un
 template <int SITE, int OBJ, class T, class F>
 __device__ __forceinline__ T *sm_spread_block(T *p, const volatile void *base, unsigned n,
                                               long long first, long long step, F at) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
   (void)n; (void)first; (void)step; (void)at;
@@ -1221,6 +1249,7 @@ __device__ __forceinline__ void lr_close(const Object &o, unsigned accesses) {
 // The logical clock of Algorithm 2: one thread of the block advances it at each live-range
 // start or end statement and logs (block, array, clock, start/end) to a bounded buffer.
 __device__ __forceinline__ void lr_clock(int obj, int is_end) {
+  GMPROF_REJOIN;
   if (linear_tid() != 0) return;
   unsigned t = atomicAdd(area_words() + AREA_CLOCK, 1u) + 1u;
   unsigned long long *count = (unsigned long long *)L().clock_count;
@@ -1235,6 +1264,7 @@ __device__ __forceinline__ void lr_clock(int obj, int is_end) {
 // (its accesses so far) and count this write as the new range's first access.
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ T *lr_start(T *p, const volatile void *base) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
   return p;
