@@ -1258,6 +1258,7 @@ __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
 // costed by walk_requests.
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
+  GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   if (!n) return;
   const unsigned size = (unsigned)sizeof(T);
@@ -1282,6 +1283,7 @@ __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ void warp_range_sm(T *p, const volatile void *base, unsigned n,
                                               long long d, long long elem = (long long)sizeof(T)) {
+  GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   if (!n) return;
   const unsigned mask = __activemask(), size = (unsigned)sizeof(T);
@@ -1306,6 +1308,7 @@ __device__ __forceinline__ void warp_range_sm(T *p, const volatile void *base, u
 template <int SITE, int OBJ, class T, class F>
 __device__ __forceinline__ void warp_spread_sm(T *p, const volatile void *base, unsigned n,
                                                long long first, long long step, F at) {
+  GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   if (!n) return;
   const unsigned mask = __activemask(), size = (unsigned)sizeof(T);
