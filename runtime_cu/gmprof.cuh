@@ -1245,11 +1245,6 @@ __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
   return dm_range<SITE, OBJ, MODE>(p, n, d);
 }
 
-// --access-stats of a site whose count is made once per loop entry (a range, a spread, a
-// gather and its twin, a site weighted by its loop's trips counted before the loop): the
-// warp's request at each access, nothing counted (the counts keep their kind). warp_dm: a device access of object OBJ (OBJ < 0: a pointer gmprof could not
-// resolve, which may hold a shared array's address, found by address as dm does); warp_sm: an
-// access of a shared array that starts at BASE.
 // --access-stats of a walk, once per loop entry, with the arguments of its count's call
 // (beside it; n: this lane's trips, 0 in the loop's other iterations): a device range or twin
 // (warp_walk_dm: as dm_range), a BLOCK shared range (warp_range_sm: as sm_range_block) or
@@ -1331,6 +1326,11 @@ __device__ __forceinline__ void warp_spread_sm(T *p, const volatile void *base, 
 #endif
 }
 
+// --access-stats of a site whose count is made once per loop entry but whose addresses cannot
+// be costed there (a gather, a site weighted by its loop's trips): the warp's request at each
+// access, nothing counted (the counts keep their kind). warp_dm: a device access of object OBJ
+// (OBJ < 0: a pointer gmprof could not resolve, which may hold a shared array's address, found
+// by address as dm does); warp_sm: an access of a shared array that starts at BASE.
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ T *warp_dm(T *p) {
   GMPROF_REJOIN;
