@@ -8,9 +8,10 @@ default) that runs here; bench/stats_overhead.sh measures it on a GPU.
     python3 bench/stats_sites.py [--samples co,em_v1,...|all] [--size small] [--profile both]
 
 Per sample and kernel: the hooks in default mode; with --access-stats the hooks and the
-statistics calls (warp_dm / warp_sm beside a range, spread or gather count). The target, checked
-(exit status 1 where it fails): with --access-stats no site is hooked that default mode does not
-hook, each hook keeps its kind, and statistics calls sit only on sites default mode hooks.
+statistics calls beside a range, spread or gather count, and of those the ones made at every
+access (warp_dm / warp_sm; a walk's or a spread's are made once per loop entry). The target,
+checked (exit status 1 where it fails): with --access-stats no site is hooked that default mode
+does not hook, each hook keeps its kind, and statistics calls sit only on sites default mode hooks.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ SIX = "co,em_v1,bo_v2,jcb_v1,spmv,dxtc"
 def kernel_sites(prof, li, mode) -> dict:
     """site -> (its kind's template, whether a statistics call sits beside it) for the sites
     of li's kernel the device counts at this launch."""
-    from gmprof.passes.hooks import HOOK, LR_START
+    from gmprof.passes.hooks import HOOK, LR_START, DmRange, SmRangeBlock, SmSpreadBlock
     from gmprof.runtime.static_launch import StaticLaunchCounts
 
     static = StaticLaunchCounts(prof.program).evaluate(prof.plan(mode), li, lambda n: 0,
@@ -44,8 +45,13 @@ def kernel_sites(prof, li, mode) -> dict:
             continue
         kind = sp.hook.template or type(sp.hook).__name__
         has_code = not (kind == "dm_twin" and plan.for_launch)
-        out[sp.site] = (kind if has_code else "none (twin)",
-                        bool(mode.warps and sp.hook.loop is not None))
+        stats = None
+        if mode.warps and sp.hook.loop is not None:
+            # a walk's requests are costed once per loop entry (gmprof.cuh warp_walk_*), the
+            # others at every access (warp_dm / warp_sm)
+            stats = "entry" if isinstance(sp.hook, (DmRange, SmRangeBlock, SmSpreadBlock)) \
+                else "access"
+        out[sp.site] = (kind if has_code else "none (twin)", stats)
     return out
 
 
@@ -85,6 +91,7 @@ def sample_rows(name: str, size_name: str, profile: str) -> list[dict]:
         rows.append({"sample": name, "kernel": launch.kernel, "grid": launch.grid3,
                      "hooks": len(without), "hooks_stats": len(with_),
                      "stats_calls": sum(1 for _, s in with_.values() if s),
+                     "stats_per_access": sum(1 for _, s in with_.values() if s == "access"),
                      "sites": {s.text: (without.get(s, ("-",))[0], with_.get(s, ("-",))[0])
                                for s in set(without) | set(with_)},
                      "problems": problems})
@@ -100,14 +107,14 @@ def main(argv=None) -> int:
     names = sorted(p.parent.name for p in (ROOT / "samples").glob("*/driver.py")) \
         if args.samples == "all" else args.samples.split(",")
     failed = 0
-    print(f"{'sample':8} {'kernel':18} {'hooks':>5} {'with stats':>10} {'stats calls':>11}  "
-          "target")
+    print(f"{'sample':8} {'kernel':18} {'hooks':>5} {'with stats':>10} {'stats calls':>11} "
+          f"{'per access':>10}  target")
     for name in names:
         for r in sample_rows(name, args.size, args.profile):
             ok = not r["problems"]
             failed += not ok
             print(f"{r['sample']:8} {r['kernel'][:18]:18} {r['hooks']:5} {r['hooks_stats']:10} "
-                  f"{r['stats_calls']:11}  {'ok' if ok else 'FAILS'}")
+                  f"{r['stats_calls']:11} {r['stats_per_access']:10}  {'ok' if ok else 'FAILS'}")
             for text, (a, b) in sorted(r["sites"].items()):
                 print(f"{'':10}{text[:40]:40} {a:18} -> {b}")
             for p in r["problems"]:

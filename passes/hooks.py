@@ -271,11 +271,33 @@ def warp_call(sp, rw) -> tuple[str, str] | None:
     (dm, sm at the access, a weighted one in every iteration)."""
     if not rw.plan.mode.warps or (sp.hook.loop is None and not _at_entry(sp, rw)):
         return None
+    if isinstance(sp.hook, (DmRange, SmRangeBlock, SmSpreadBlock)):
+        return None  # costed once per loop entry (walk_call)
     site = sp.site
     if sp.slot is not None and sp.slot.kind == "shared":
         return (f"::gmprof::warp_sm<{site.id}>(",
                 f", (const void *)({rw.shared_base(site, sp.slot)}))")
     return f"::gmprof::warp_dm<{site.id}, {_obj(sp)}>(", ")"
+
+
+def walk_call(sp, rw) -> tuple[str, str] | None:
+    """--access-stats of a walk counted once per loop entry (a device range or twin: each
+    lane's address steps by the range's stride; a BLOCK shared range or spread: the whole
+    warp at one address): (head, tail) of the call that costs the whole loop's requests there,
+    beside the count, with its arguments (gmprof.cuh warp_walk_dm, warp_range_sm,
+    warp_spread_sm) instead of a measure at each access; None for other sites."""
+    if not rw.plan.mode.warps:
+        return None
+    hook, site = sp.hook, sp.site
+    if isinstance(hook, DmRange):  # (a twin too: its count may have no code at this launch)
+        return (f"::gmprof::warp_walk_dm<{site.id}, {_obj(sp)}, ::gmprof::{sp.mode}>(",
+                f", {rw.first_trips(hook.range.loop)}, (long long)({hook.range.stride}))")
+    if isinstance(hook, (SmRangeBlock, SmSpreadBlock)):
+        head, tail = hook.call(sp, rw)
+        return head.replace(f"::gmprof::{hook.template}<", "::gmprof::warp_range_sm<"
+                            if isinstance(hook, SmRangeBlock) else
+                            "::gmprof::warp_spread_sm<"), tail
+    return None
 
 
 def per_access(slot) -> Hook:

@@ -252,7 +252,8 @@ class PlanCounters:
         # count in the first iteration would be charged to that iteration's live range
         # (--sharing needs the hook at every access: no weighted first iteration; nor sampling,
         # whose every access is its own draw. With --access-stats a count made once per loop
-        # entry keeps its kind, beside a per-access warp_dm/warp_sm call: hooks.warp_call)
+        # entry keeps its kind, its requests costed beside it or at the access: hooks.walk_call,
+        # hooks.warp_call)
         weights = [] if keeps_live_ranges or tallies.every_access(mode) or sampling else \
             self._weight_loops(site, classes)
         if not weights and self._ranges_apply(plan):

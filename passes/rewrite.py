@@ -33,7 +33,7 @@ from pycparser import c_ast
 from gmprof.frontend import cxx_ast as X
 
 from .patches import PREFIX, SUFFIX, Patch
-from .hooks import warp_call
+from .hooks import walk_call, warp_call
 from .plan import HOOK, LR_START, Plan
 from .pragmas import before_pragma_text, before_pragmas
 
@@ -134,23 +134,30 @@ class InstrumentSource:
         return f"::gmprof::shared_base({slot.index})"
 
     def _site(self, sp) -> None:
-        site = sp.site
-        slot = sp.slot
         stats = warp_call(sp, self)  # --access-stats of a site counted per loop entry
         if stats is not None:
             self._at_access(sp, *stats)
-        call = sp.hook.call(sp, self)  # the counter kind's call (hooks.py)
-        if call is None:
-            return  # counted by another site's hook (a gather's twin at this launch)
-        head, tail = call
         entry_loop = sp.hook.loop  # the loop counted once per entry of, if any
         if entry_loop is None and len(sp.weight_loops) == 1 and \
                 sp.weight_loops[0] in self.plan.entry:
             entry_loop = sp.weight_loops[0]  # weighted by its trips: counted at its entry
+        walk = walk_call(sp, self)  # --access-stats of a walk: where its count is made
+        if walk is not None:
+            self._beside_count(sp, entry_loop, *walk)
+        call = sp.hook.call(sp, self)  # the counter kind's call (hooks.py)
+        if call is None:
+            return  # counted by another site's hook (a gather's twin at this launch)
+        head, tail = call
         end_prefix = end_suffix = ""
         if sp.lr_end_of is not None:
             end_prefix = f"(::gmprof::lr_clock({sp.lr_end_of.index}, 1), "
             end_suffix = ")"
+        self._beside_count(sp, entry_loop, head, tail, end_prefix, end_suffix)
+
+    def _beside_count(self, sp, entry_loop, head, tail, end_prefix="", end_suffix="") -> None:
+        """A call made where the site's count is: before the loop it is counted once per
+        entry of (Plan.entry), else at the access."""
+        site, slot = sp.site, sp.slot
         # a member of a shared array's element (`sp[i].b`): the hook gets the member's address
         # and type, so it counts the member's words, not the element's
         target = site.member if (site.member is not None and

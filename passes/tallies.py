@@ -204,7 +204,8 @@ class WarpRequests(Tally):
     }
 
     # a count made once per loop entry (a range, a weighted first iteration) keeps its kind,
-    # with a per-access warp_dm/warp_sm call beside it (hooks.warp_call); static sites stay
+    # with the whole loop's requests costed beside it (a walk: hooks.walk_call) or a
+    # per-access warp_dm/warp_sm call at the access (hooks.warp_call); static sites stay
     # static, their requests computed at the launch (runtime/static_warps.py)
     every_access = False
 

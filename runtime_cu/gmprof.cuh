@@ -705,11 +705,12 @@ __device__ __forceinline__ bool narrow_phases(unsigned mask, unsigned long long 
   return ok;
 }
 
-template <int SITE>
-__device__ __forceinline__ void warp_shared(long long off, unsigned size) {
-  const unsigned mask = __activemask();
+// A shared request's wavefronts (units) and its ideal, for the lanes of mask at byte offset off.
+__device__ __forceinline__ void shared_counts(unsigned mask, long long off, unsigned size,
+                                              unsigned &units, unsigned &ideal) {
   const unsigned long long w = (unsigned long long)off >> 2;
-  unsigned units = 0u, ideal = 0u;
+  units = 0u;
+  ideal = 0u;
   // (decided for the whole warp: the collectives below need every lane of mask)
   if ((size == 8u || size == 16u) && __all_sync(mask, (off & (long long)(size - 1u)) == 0)) {
     const unsigned k = size >> 2;
@@ -726,28 +727,43 @@ __device__ __forceinline__ void warp_shared(long long off, unsigned size) {
     }
     ideal = k;
   }
-  warp_record(SITE, mask, units, ideal, 0u);
 }
 
 template <int SITE>
-__device__ __forceinline__ void warp_device(const volatile void *p, unsigned size) {
+__device__ __forceinline__ void warp_shared(long long off, unsigned size) {
   const unsigned mask = __activemask();
-  const unsigned long long a = (unsigned long long)p;
-  unsigned sectors, lines, addresses;
+  unsigned units, ideal;
+  shared_counts(mask, off, size, units, ideal);
+  warp_record(SITE, mask, units, ideal, 0u);
+}
+
+// A device request's sectors, lines and ideal sectors, for the lanes of mask at address a;
+// more: how many lanes of mask have `flag` (a count the caller needs, in the same reduction);
+// gap: the distance to the lower lane's address (the lowest lane's: ~0u), where the addresses
+// rise or fall in lane order, else 0.
+__device__ __forceinline__ void device_counts(unsigned mask, unsigned long long a, unsigned size,
+                                              unsigned &sectors, unsigned &lines,
+                                              unsigned &ideal, bool flag, unsigned &more,
+                                              unsigned &gap) {
+  unsigned addresses;
   // addresses rising or falling in lane order (a stride, a broadcast): a key is new where it
-  // differs from the lower lane's (and at the lowest lane); the three counts in one
-  // reduction, 8 bits each, with the two directions' failures in bits 24 and 25
+  // differs from the lower lane's, and the lowest lane's is (the + 1s below). One reduction,
+  // 5 bits each for the other lanes (at most 31): new sectors, lines and addresses, lanes
+  // below their lower lane's address, lanes above it; 6 bits for the flags (at most 32)
   const unsigned long long prev = lower_lane_key(mask, a);
-  const bool lowest = lane_id() == (unsigned)(__ffs(mask) - 1);
   const unsigned sums = __reduce_add_sync(
-      mask, (lowest || (prev >> 5) != (a >> 5) ? 1u : 0u) |
-                (lowest || (prev >> 7) != (a >> 7) ? 1u << 8 : 0u) |
-                (lowest || prev != a ? 1u << 16 : 0u));
-  const unsigned order = __reduce_or_sync(mask, (prev > a ? 1u : 0u) | (prev < a ? 2u : 0u));
-  if (order != 3u) {
-    sectors = sums & 0xffu;
-    lines = (sums >> 8) & 0xffu;
-    addresses = (sums >> 16) & 0xffu;
+      mask, ((prev >> 5) != (a >> 5) ? 1u : 0u) | ((prev >> 7) != (a >> 7) ? 1u << 5 : 0u) |
+                (prev != a ? 1u << 10 : 0u) | (prev > a ? 1u << 15 : 0u) |
+                (prev < a ? 1u << 20 : 0u) | (flag ? 1u << 25 : 0u));
+  more = sums >> 25;
+  gap = 0u;
+  if (!((sums >> 15) & 31u) || !((sums >> 20) & 31u)) {
+    const unsigned long long step = a > prev ? a - prev : prev - a;
+    gap = lane_id() == (unsigned)(__ffs(mask) - 1) ? ~0u
+                                                   : (step < ~0u ? (unsigned)step : ~0u);
+    sectors = (sums & 31u) + 1u;
+    lines = ((sums >> 5) & 31u) + 1u;
+    addresses = ((sums >> 10) & 31u) + 1u;
   } else {
     sectors = distinct(mask, a >> 5);
     lines = distinct(mask, a >> 7);
@@ -756,9 +772,134 @@ __device__ __forceinline__ void warp_device(const volatile void *p, unsigned siz
   // typed accesses are aligned to their size: one sector each up to 32 bytes
   sectors *= size > 32u ? (size + 31u) >> 5 : 1u;
   lines *= size > 128u ? (size + 127u) >> 7 : 1u;
-  const unsigned ideal = (unsigned)(((unsigned long long)addresses * size + 31u) >> 5);
-  warp_record(SITE, mask, sectors, ideal ? ideal : 1u, lines);
+  ideal = (unsigned)(((unsigned long long)addresses * size + 31u) >> 5);
+  ideal = ideal ? ideal : 1u;
 }
+
+template <int SITE>
+__device__ __forceinline__ void warp_device(const volatile void *p, unsigned size) {
+  const unsigned mask = __activemask();
+  unsigned sectors, lines, ideal, more, gap;
+  device_counts(mask, (unsigned long long)p, size, sectors, lines, ideal, false, more, gap);
+  warp_record(SITE, mask, sectors, ideal, lines);
+}
+
+// --access-stats of a walk counted once per loop entry (a range, a twin, a shared range): a
+// lane's address (SHARED: byte offset in its array) at iteration k < n is a + k * s, and the
+// lanes that start the loop together (this call, at the entry or in the first iteration) make
+// iteration k's request together where n > k: the requests of the whole loop, here, once.
+// Between two lanes' trip counts the request's lanes stay the same and every lane's address
+// moves by s an iteration: a request's counts depend only on the shift modulo 128 bytes
+// (sectors, lines; device) or 4 (words; shared: banks turn round with the words), so P
+// iterations (P = 128 / gcd(s, 128), or 4 / gcd(s, 4); 1 for a row of 128 bytes, a
+// broadcast or a shared walk of words) stand for the rest, each counted as many times as
+// its residue recurs. Exact, as the per-access measure of the same requests; at most as many
+// evaluations as the loop's longest walk has iterations (none at the accesses).
+template <int SITE, bool SHARED>
+__device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, long long s,
+                                              unsigned size) {
+  unsigned act = __activemask();  // the lanes with n > k, k the segment's first iteration
+  const unsigned mod = SHARED ? 4u : 128u;
+  const unsigned r = (unsigned)(((s % (long long)mod) + (long long)mod) % (long long)mod);
+  const unsigned P = r ? mod / (r & (0u - r)) : 1u;
+  unsigned long long *w = warp_row(SITE);
+  unsigned long long req = 0ull, units = 0ull, ideal = 0ull, lines = 0ull;
+  unsigned k = 0u;
+  for (;;) {
+    // iteration k's request, and how many of its lanes go on after it (m; device: in the
+    // same reduction): none, the walk ends; all, the segment runs to the lowest n (next);
+    // some, it is this iteration alone (spmv's rows: one or two a lane)
+    const bool lead = lane_id() == (unsigned)(__ffs(act) - 1);
+    unsigned u, id, li = 0u, m, gap = 0u;
+    if (SHARED) {
+      shared_counts(act, (long long)(a + (unsigned long long)((long long)k * s)), size, u, id);
+      m = __popc(__ballot_sync(act, n > k + 1u));
+    } else {
+      device_counts(act, a + (unsigned long long)((long long)k * s), size, u, li, id,
+                    n > k + 1u, m, gap);
+    }
+    const unsigned next = m == (unsigned)__popc(act) ? __reduce_min_sync(act, n) : k + 1u;
+    const unsigned len = next - k;
+    unsigned evals = len < P ? len : P;
+    // lanes' addresses a line or more apart in lane order (co's rows): at every shift each
+    // lane has its own sector, line and address, the counts of this request
+    if (!SHARED && evals > 1u && __reduce_min_sync(act, gap) >= 128u) evals = 1u;
+    for (unsigned j = 0; j < evals; ++j) {
+      if (j) {
+        const unsigned long long at = a + (unsigned long long)((long long)(k + j) * s);
+        unsigned more;
+        if (SHARED) shared_counts(act, (long long)at, size, u, id);
+        else device_counts(act, at, size, u, li, id, false, more, gap);
+      }
+      // iterations k + j + i P of [k, next) (all of them where one request stands for all)
+      const unsigned times = evals == 1u ? len : (len - j + P - 1u) / P;
+      if (lead) {
+        req += times;
+        units += (unsigned long long)u * times;
+        ideal += (unsigned long long)id * times;
+        lines += (unsigned long long)li * times;
+        if (w) atomicAdd(w + WS_HIST + (u < WS_BINS ? (u ? u : 1u) : WS_BINS) - 1,
+                         (unsigned long long)times);
+      }
+    }
+    if (!m) break;
+    act = __ballot_sync(act, n > next);
+    if (n <= next) break;  // this lane's walk ends here
+    k = next;
+  }
+  if (req && w) {
+    atomicAdd(w + WS_REQUESTS, req);
+    atomicAdd(w + WS_UNITS, units);
+    atomicAdd(w + WS_IDEAL, ideal);
+    atomicAdd(w + WS_LINES, lines);
+  }
+}
+
+// n requests of one warp, each of `units` units (and as many ideal), `lines` lines: added by
+// the lowest lane of mask.
+__device__ __forceinline__ void warp_record_n(int site, unsigned mask, unsigned long long n,
+                                              unsigned units, unsigned ideal, unsigned lines) {
+  if (!n || lane_id() != (unsigned)(__ffs(mask) - 1)) return;
+  unsigned long long *w = warp_row(site);
+  if (!w) return;
+  atomicAdd(w + WS_REQUESTS, n);
+  atomicAdd(w + WS_UNITS, n * units);
+  atomicAdd(w + WS_IDEAL, n * ideal);
+  atomicAdd(w + WS_LINES, n * lines);
+  atomicAdd(w + WS_HIST + (units < WS_BINS ? (units ? units : 1u) : WS_BINS) - 1, n);
+}
+
+// A shared request whose lanes all read one address (a BLOCK site: tid-invariant, run by the
+// whole block alike): one wavefront a word, or a phase a wavefront for an aligned 8- or
+// 16-byte access, as shared_counts finds without a collective (its narrow case); also its ideal.
+__device__ __forceinline__ unsigned broadcast_units(unsigned mask, long long off, unsigned size) {
+  if ((size == 8u || size == 16u) && (off & (long long)(size - 1u)) == 0) {
+    const unsigned k = size >> 2;
+    unsigned phases = 0u;
+    for (unsigned p = 0; p < k; ++p)
+      phases += (mask >> (p * (32u / k))) & ((1u << (32u / k)) - 1u) ? 1u : 0u;
+    return phases;
+  }
+  return size <= 4u ? 1u : (size + 3u) >> 2;
+}
+#endif
+
+// --access-stats on a GPU: a hook leaves the warp as converged as it found it. A hook's own
+// branches (one lane adds a count, lanes walk their share of a range a different number of
+// times) may leave its lanes split when it returns: nothing makes the compiler reconverge
+// them there, and under independent thread scheduling they can stay split through the
+// user's next loop, where each part then measures its own request (on an H100, co's small
+// size once counted 2,328 requests where the hardware makes 2,304). The lanes that entered a
+// hook together leave it through __syncwarp with their mask, every return path alike (the
+// destructor). The user's own branches converge as the compiler makes them.
+#if GMPROF_WARPS && !GMPROF_TRACE && defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
+struct Rejoin {
+  unsigned mask;
+  __device__ __forceinline__ ~Rejoin() { __syncwarp(mask); }
+};
+#define GMPROF_REJOIN const ::gmprof::Rejoin gmprof_rejoin_{__activemask()}
+#else
+#define GMPROF_REJOIN (void)0
 #endif
 
 // Returns false when this access is not sampled (sampling mode only).
@@ -930,6 +1071,7 @@ __device__ __forceinline__ void share(const volatile void *p, unsigned bytes) {
 // per loop entry).
 template <int SITE, int OBJ, int MODE, bool STATS = true, class T>
 __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) {
+  GMPROF_REJOIN;
   long long shared_off = 0;
   const int shared_obj = OBJ < 0 ? find_shared_object(p, &shared_off) : -1;
   if (OBJ < 0 && shared_obj < 0 && !in_global(p)) return p;  // local memory
@@ -1006,6 +1148,7 @@ __device__ __forceinline__ void count_run(const Object &o, long long lo, long lo
 
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s = nullptr) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   trace(SITE, OBJ, p, sizeof(T));
   (void)n; (void)d; (void)s;
@@ -1067,6 +1210,7 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
 // launch use it where the host found idx's memory not aliased before compiling.
 template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
 __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   (void)idx; (void)n; (void)d;
   return dm<SITE, OBJ, MODE>(p, 1u);
@@ -1080,6 +1224,7 @@ __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
 // another array of the launch (Object::reserved[0] & 1), every access is counted into x instead.
 template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
 __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
+  GMPROF_REJOIN;
 #if !GMPROF_TRACE
   if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE, false>(p, 1u);
 #endif
@@ -1093,19 +1238,102 @@ __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
 // compiling, and a twin there has no hook: its mere presence cost spmv 0.4x on an H100.)
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
+  GMPROF_REJOIN;
 #if !GMPROF_TRACE
   if (L().obj[OBJ].reserved[0] & 2u) return p;
 #endif
   return dm_range<SITE, OBJ, MODE>(p, n, d);
 }
 
-// --access-stats of a site whose count is made once per loop entry (a range, a spread, a
-// gather and its twin, a site weighted by its loop's trips counted before the loop): the
-// warp's request at each access, nothing counted (the counts keep their kind). warp_dm: a device access of object OBJ (OBJ < 0: a pointer gmprof could not
-// resolve, which may hold a shared array's address, found by address as dm does); warp_sm: an
-// access of a shared array that starts at BASE.
+// --access-stats of a walk, once per loop entry, with the arguments of its count's call
+// (beside it; n: this lane's trips, 0 in the loop's other iterations): a device range or twin
+// (warp_walk_dm: as dm_range), a BLOCK shared range (warp_range_sm: as sm_range_block) or
+// spread (warp_spread_sm: as sm_spread_block). A BLOCK site's lanes all read one address, the
+// whole warp at each of the n iterations: its requests need no collective; the others are
+// costed by walk_requests.
+template <int SITE, int OBJ, int MODE, class T>
+__device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
+  GMPROF_REJOIN;
+#if GMPROF_WARPS && !GMPROF_TRACE
+  if (!n) return;
+  const unsigned size = (unsigned)sizeof(T);
+  const long long s = d * (long long)size;
+  long long off = 0;
+  if (MODE == BLOCK && OBJ >= 0) {
+    // one address a request: a sector (a line) a 32 (128) bytes of it, typed accesses aligned
+    warp_record_n(SITE, __activemask(), n, size > 32u ? (size + 31u) >> 5 : 1u,
+                  (size + 31u) >> 5, size > 128u ? (size + 127u) >> 7 : 1u);
+  } else if (OBJ >= 0) {
+    walk_requests<SITE, false>((unsigned long long)p, n, s, size);
+  } else if (find_shared_object(p, &off) >= 0) {
+    walk_requests<SITE, true>((unsigned long long)off, n, s, size);
+  } else if (in_global(p)) {
+    walk_requests<SITE, false>((unsigned long long)p, n, s, size);
+  }
+#else
+  (void)p; (void)n; (void)d;
+#endif
+}
+
+template <int SITE, int OBJ, class T>
+__device__ __forceinline__ void warp_range_sm(T *p, const volatile void *base, unsigned n,
+                                              long long d, long long elem = (long long)sizeof(T)) {
+  GMPROF_REJOIN;
+#if GMPROF_WARPS && !GMPROF_TRACE
+  if (!n) return;
+  const unsigned mask = __activemask(), size = (unsigned)sizeof(T);
+  const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
+  const long long s = d * elem;
+  if ((size != 8u && size != 16u) || s % (long long)size == 0) {
+    // every iteration aligned as the first (or no matter)
+    const unsigned u = broadcast_units(mask, off, size);
+    warp_record_n(SITE, mask, n, u, u, 0u);
+  } else if (lane_id() == (unsigned)(__ffs(mask) - 1)) {
+    GMPROF_NO_UNROLL
+    for (unsigned k = 0; k < n; ++k) {  // a member stepping by an element of another size
+      const unsigned u = broadcast_units(mask, off + (long long)k * s, size);
+      warp_record_n(SITE, mask, 1u, u, u, 0u);
+    }
+  }
+#else
+  (void)p; (void)base; (void)n; (void)d; (void)elem;
+#endif
+}
+
+template <int SITE, int OBJ, class T, class F>
+__device__ __forceinline__ void warp_spread_sm(T *p, const volatile void *base, unsigned n,
+                                               long long first, long long step, F at) {
+  GMPROF_REJOIN;
+#if GMPROF_WARPS && !GMPROF_TRACE
+  if (!n) return;
+  const unsigned mask = __activemask(), size = (unsigned)sizeof(T);
+  if ((size != 8u && size != 16u) || alignof(T) >= size) {
+    // aligned wherever it is (its type's alignment): every request alike
+    const unsigned u = broadcast_units(
+        mask, (long long)((const volatile char *)p - (const volatile char *)base), size);
+    warp_record_n(SITE, mask, n, u, u, 0u);
+  } else if (lane_id() == (unsigned)(__ffs(mask) - 1)) {
+    GMPROF_NO_UNROLL
+    for (unsigned k = 0; k < n; ++k) {
+      const volatile char *q = (const volatile char *)at(first + (long long)k * step);
+      const unsigned u =
+          broadcast_units(mask, (long long)(q - (const volatile char *)base), size);
+      warp_record_n(SITE, mask, 1u, u, u, 0u);
+    }
+  }
+#else
+  (void)p; (void)base; (void)n; (void)first; (void)step; (void)at;
+#endif
+}
+
+// --access-stats of a site whose count is made once per loop entry but whose addresses cannot
+// be costed there (a gather, a site weighted by its loop's trips): the warp's request at each
+// access, nothing counted (the counts keep their kind). warp_dm: a device access of object OBJ
+// (OBJ < 0: a pointer gmprof could not resolve, which may hold a shared array's address, found
+// by address as dm does); warp_sm: an access of a shared array that starts at BASE.
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ T *warp_dm(T *p) {
+  GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   long long off = 0;
   if (OBJ >= 0) warp_device<SITE>(p, (unsigned)sizeof(T));
@@ -1117,6 +1345,7 @@ __device__ __forceinline__ T *warp_dm(T *p) {
 
 template <int SITE, class T>
 __device__ __forceinline__ T *warp_sm(T *p, const volatile void *base) {
+  GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   warp_shared<SITE>((long long)((const volatile char *)p - (const volatile char *)base),
                     (unsigned)sizeof(T));
@@ -1131,6 +1360,7 @@ __device__ __forceinline__ T *warp_sm(T *p, const volatile void *base) {
 template <int SITE, int OBJ, int MODE, bool STATS = true, class T>
 __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc = 1u,
                                  Sampler *s = nullptr) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   // shared addresses are per block: record the byte offset within the array
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
@@ -1161,6 +1391,7 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ T *sm_range_block(T *p, const volatile void *base, unsigned n,
                                              long long d, long long elem = (long long)sizeof(T)) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
   (void)n; (void)d; (void)elem;
@@ -1184,6 +1415,7 @@ __device__ __forceinline__ T *sm_range_block(T *p, const volatile void *base, un
 template <int SITE, int OBJ, class T, class F>
 __device__ __forceinline__ T *sm_spread_block(T *p, const volatile void *base, unsigned n,
                                               long long first, long long step, F at) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
   (void)n; (void)first; (void)step; (void)at;
@@ -1221,6 +1453,7 @@ __device__ __forceinline__ void lr_close(const Object &o, unsigned accesses) {
 // The logical clock of Algorithm 2: one thread of the block advances it at each live-range
 // start or end statement and logs (block, array, clock, start/end) to a bounded buffer.
 __device__ __forceinline__ void lr_clock(int obj, int is_end) {
+  GMPROF_REJOIN;
   if (linear_tid() != 0) return;
   unsigned t = atomicAdd(area_words() + AREA_CLOCK, 1u) + 1u;
   unsigned long long *count = (unsigned long long *)L().clock_count;
@@ -1235,6 +1468,7 @@ __device__ __forceinline__ void lr_clock(int obj, int is_end) {
 // (its accesses so far) and count this write as the new range's first access.
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ T *lr_start(T *p, const volatile void *base) {
+  GMPROF_REJOIN;
 #if GMPROF_TRACE
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
   return p;

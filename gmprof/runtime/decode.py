@@ -383,15 +383,6 @@ def _notes(report, counters, mode, demoted, info) -> None:
     if info.outputs_identical is False:
         report.notes.append("the instrumented kernel's outputs differ from the native "
                             "kernel's (a gmprof bug, or a kernel with a data race)")
-    if mode.warps and getattr(info, "backend", None) == "gpu" and any(
-            s.warps is not None and "measured" in s.warps.how for s in report.sites):
-        # a known error (issue 27, docs/results/access_stats.md): on the H100 the measured
-        # requests of sites in loops whose lanes diverge came out about 1% above Nsight
-        # Compute's (co at its small size: 2,328 where it counts 2,304); until it is found,
-        # the measured figures say so
-        report.notes.append("warp requests measured on the GPU (how: measured) may be over "
-                            "by about 1% at sites in loops whose lanes diverge (a known error, "
-                            "docs/results/access_stats.md); static ones are exact")
 
 
 def decode_trace(plan, rec, per_slot, site_exec):

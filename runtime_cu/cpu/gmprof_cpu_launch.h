@@ -529,4 +529,7 @@ extern "C" GMPROF_CPU_EXPORT void gmprof_cpu_release() {
 
 extern "C" GMPROF_CPU_EXPORT unsigned long long gmprof_cpu_status_size() { return sizeof(Status); }
 
+// The warp collectives made so far (g_collectives).
+extern "C" GMPROF_CPU_EXPORT unsigned long long gmprof_cpu_collectives() { return g_collectives; }
+
 #endif  // GMPROF_CPU_LAUNCH_H

@@ -116,6 +116,9 @@ static unsigned g_bar_list[kMaxThreads];
 static const char *g_bar_file;
 static int g_bar_line;
 static unsigned long long g_spins, g_spin_limit;  // spin yields since the block's last progress
+// warp collectives and __activemask calls made, a lane's call each, since the library loaded:
+// a cost proxy where no GPU is (gmprof_cpu_collectives; bench/stats_collectives.py)
+static unsigned long long g_collectives;
 static double g_spin_since, g_livelock_seconds;
 static Status *g_status;
 static void (*g_entry)(void **);
@@ -637,6 +640,7 @@ static void warp_try_complete(unsigned wi) {
 unsigned long long warp_collective(const char *file, int line, const char *what, int op,
                                    unsigned mask, unsigned long long value, int param, int width,
                                    unsigned long long *result2) {
+  g_collectives++;
   Fiber *f = g_cur;
   const unsigned wi = f->warp, bit = 1u << f->lane;
   Warp &w = g_warp[wi];
@@ -696,6 +700,7 @@ unsigned activemask_at(const char *file, int line) {
   // the call site is the return address: each textual use (and each inlined copy of a gmprof
   // hook) has its own
   const void *key = __builtin_return_address(0);
+  g_collectives++;
   Fiber *f = g_cur;
   Warp &w = g_warp[f->warp];
   f->am_key = key;
