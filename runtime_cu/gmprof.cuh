@@ -1148,13 +1148,13 @@ __device__ __forceinline__ void count_run(const Object &o, long long lo, long lo
 
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s = nullptr) {
-  GMPROF_REJOIN;
 #if GMPROF_TRACE
   trace(SITE, OBJ, p, sizeof(T));
   (void)n; (void)d; (void)s;
 #else
   (void)s;
   if (n == 0u) return p;  // not the loop's first iteration
+  GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned total = who_counts<SITE, MODE>(n, p);
   if (!total) return p;
   // the lanes this thread counts for (1 for EACH: no division in the common case)
@@ -1210,7 +1210,6 @@ __device__ __forceinline__ T *dm_range(T *p, unsigned n, long long d, Sampler *s
 // launch use it where the host found idx's memory not aliased before compiling.
 template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
 __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
-  GMPROF_REJOIN;
 #if GMPROF_TRACE
   (void)idx; (void)n; (void)d;
   return dm<SITE, OBJ, MODE>(p, 1u);
@@ -1224,7 +1223,6 @@ __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
 // another array of the launch (Object::reserved[0] & 1), every access is counted into x instead.
 template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
 __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
-  GMPROF_REJOIN;
 #if !GMPROF_TRACE
   if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE, false>(p, 1u);
 #endif
@@ -1238,7 +1236,6 @@ __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
 // compiling, and a twin there has no hook: its mere presence cost spmv 0.4x on an H100.)
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
-  GMPROF_REJOIN;
 #if !GMPROF_TRACE
   if (L().obj[OBJ].reserved[0] & 2u) return p;
 #endif
@@ -1253,9 +1250,9 @@ __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
 // costed by walk_requests.
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
-  GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   if (!n) return;
+  GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned size = (unsigned)sizeof(T);
   const long long s = d * (long long)size;
   long long off = 0;
@@ -1278,9 +1275,9 @@ __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ void warp_range_sm(T *p, const volatile void *base, unsigned n,
                                               long long d, long long elem = (long long)sizeof(T)) {
-  GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   if (!n) return;
+  GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned mask = __activemask(), size = (unsigned)sizeof(T);
   const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
   const long long s = d * elem;
@@ -1303,9 +1300,9 @@ __device__ __forceinline__ void warp_range_sm(T *p, const volatile void *base, u
 template <int SITE, int OBJ, class T, class F>
 __device__ __forceinline__ void warp_spread_sm(T *p, const volatile void *base, unsigned n,
                                                long long first, long long step, F at) {
-  GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   if (!n) return;
+  GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned mask = __activemask(), size = (unsigned)sizeof(T);
   if ((size != 8u && size != 16u) || alignof(T) >= size) {
     // aligned wherever it is (its type's alignment): every request alike
@@ -1391,12 +1388,12 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc =
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ T *sm_range_block(T *p, const volatile void *base, unsigned n,
                                              long long d, long long elem = (long long)sizeof(T)) {
-  GMPROF_REJOIN;
 #if GMPROF_TRACE
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
   (void)n; (void)d; (void)elem;
 #else
   if (n == 0u) return p;
+  GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned threads = n_threads();
   if (linear_tid() == 0) add_site(SITE, (site_count_t)n * threads);
   const long long off0 = (long long)((const volatile char *)p - (const volatile char *)base);
@@ -1415,12 +1412,12 @@ __device__ __forceinline__ T *sm_range_block(T *p, const volatile void *base, un
 template <int SITE, int OBJ, class T, class F>
 __device__ __forceinline__ T *sm_spread_block(T *p, const volatile void *base, unsigned n,
                                               long long first, long long step, F at) {
-  GMPROF_REJOIN;
 #if GMPROF_TRACE
   trace(SITE, OBJ, (const void *)((const volatile char *)p - (const volatile char *)base), sizeof(T));
   (void)n; (void)first; (void)step; (void)at;
 #else
   if (n == 0u) return p;
+  GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned threads = n_threads();
   if (linear_tid() == 0) add_site(SITE, (site_count_t)n * threads);
   for (unsigned k = linear_tid(); k < n; k += threads) {
