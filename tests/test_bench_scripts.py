@@ -214,3 +214,20 @@ def test_rodinia_plumbing(tmp_path, monkeypatch):
     assert (tmp_path / "trimmed" / "cuda" / "tiny" / "tiny.cu").is_file()
     assert (tmp_path / "trimmed" / "data" / "tiny" / "in.txt.xz").is_file()
     assert not (tmp_path / "trimmed" / "cuda" / "tiny" / "tiny").exists()
+
+
+def test_whole_programs_nondeterministic_lines_are_free_not_ignored():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import whole_programs as W
+
+    native = ["Result\t: 667760.000000", "PASSED", "BLOCK 2 launched by thread 0 of block 1"]
+    again = ["Result\t: 664045.000000", "PASSED", "BLOCK 2 launched by thread 0 of block 0"]
+    # the numbers that differ natively are free, the words around them are not
+    assert W.same_but_nondeterministic(
+        native, again, ["Result\t: 12.5", "PASSED", "BLOCK 3 launched by thread 0 of block 7"]) == 2
+    assert W.same_but_nondeterministic(
+        native, again, ["Result\t: 1", "FAILED", "BLOCK 2 launched by thread 0 of block 1"]) is None
+    assert W.same_but_nondeterministic(
+        native, again, ["Total\t: 1", "PASSED", "BLOCK 2 launched by thread 0 of block 1"]) is None
+    # lines that do not line up are not checked
+    assert W.same_but_nondeterministic(native, again, native[:2]) is None
