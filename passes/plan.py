@@ -197,8 +197,11 @@ class PlanCounters:
             return SitePlan(site, NotCounted(), classes=classes,
                             reason="a local array of the caller (registers or local memory)")
         slot, resolved = self._target_slot(site, contexts)
+        # a pointer to one of several shared arrays (a device function called with each) is
+        # shared memory's: --profile shm counts it (it went uncounted, as if device memory)
         is_shared = slot.kind == "shared" if slot is not None else (
-            obj is not None and obj.is_shared)
+            obj is not None and obj.is_shared) or (
+            bool(targets) and all(t is not None and t.is_shared for t in targets))
         if (mode.profile == "shm" and not is_shared) or (mode.profile == "dm" and is_shared):
             return SitePlan(site, NotCounted(), slot=slot, classes=classes,
                             reason=f"not profiled (--profile {mode.profile})")
@@ -239,9 +242,14 @@ class PlanCounters:
                 and not sampling:
             plan.mode = "BLOCK"
             plan.reason = "tid-invariant and executed by the whole block: one thread counts"
-        elif all(sc.tid_invariant for sc in classes) and resolved:
+        elif all(sc.tid_invariant for sc in classes):
+            # the hook groups lanes by address and increment at run time (gmprof.cuh leader),
+            # so a pointer gmprof could not follow (a device function handed one of several
+            # shared arrays) is counted once per group too, not by each of 32 lanes on one
+            # word: eigenvalues' inner loop ran 20x slower on an H100 counting that way
             plan.mode = "UNIFORM"
-            plan.reason = "tid-invariant: one lane per warp counts its active lanes"
+            plan.reason = "tid-invariant: one lane per warp counts its active lanes" + (
+                "" if resolved else " (its array found from the address)")
         elif all(sc.warp_uniform for sc in classes) and resolved:
             plan.mode = "WARP"
             plan.reason = "warp-uniform: one lane per warp counts (when blockDim.x % 32 == 0)"
