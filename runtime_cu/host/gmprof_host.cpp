@@ -832,6 +832,9 @@ void reap_times(State &s, bool wait) {
 // The group's device buffers: zeroed once, then kept zero by each launch's fold.
 // The entries of an object's counters: its n counters, then where range sites count into it
 // (ObjectDesc::ranges) the difference array of n + 1 entries (gmprof.cuh dm_range).
+// Where the objects' touched flags start in a group's totals (one u64 per object, last).
+static size_t touched_flags(const Group &g) { return g.n_totals - g.objects.size(); }
+
 static size_t entries_of(const KernelDesc *d, size_t i, const ObjState &o) {
   return d->objects[i].ranges ? 2 * (size_t)o.n + 1 : (size_t)o.n;
 }
@@ -846,6 +849,8 @@ bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
   g.scratch_bytes = g.area_bytes + n_oor * 8 + 8 + clock_bytes;
   // ... + 1 (clock records) + the sites' largest per-launch counts
   g.n_totals = (size_t)g.area_words + g.obj_counters + n_oor + 1 + g.module->n_sites;
+  // ... + each object's touched flag (fold::FoldObj::touched, last: touched_flags)
+  g.n_totals += g.objects.size();
   // GMPROF_TEST_TOTALS_ORIGIN=N (tests): each device object's totals start at N, as the Python
   // runtime's test builds start counters near 2^32 (runtime/widen.py counter_origin)
   const char *origin_env = getenv("GMPROF_TEST_TOTALS_ORIGIN");
@@ -881,8 +886,11 @@ bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
       // tests only: the totals start near 2^32, so that a few launches carry them past it
       std::vector<unsigned long long> start(o.n, origin);
       cudaStream_t side = side_stream(s);
+      static const unsigned long long one = 1;  // (read back even if never touched)
       ok = cudaMemcpyAsync(o.total, start.data(), o.n * 8, cudaMemcpyHostToDevice, side) ==
                cudaSuccess &&
+           cudaMemcpyAsync(g.totals + touched_flags(g) + i, &one, 8, cudaMemcpyHostToDevice,
+                           side) == cudaSuccess &&
            cudaStreamSynchronize(side) == cudaSuccess;
     }
   }
@@ -959,6 +967,7 @@ Desc *desc_for(State &s, Group &g, const KernelDesc *d, const Config &c, unsigne
         f.total = (unsigned long long)(uintptr_t)o.total;
         f.n = o.n;
         f.n_diff = entries_of(d, i, o) - o.n;
+        f.touched = (unsigned long long)(uintptr_t)(g.totals + touched_flags(g) + i);
       }
     } else {
       obj.kind = KIND_SHARED;
@@ -1446,7 +1455,9 @@ void harvest(State &s, bool release) {
     unsigned long long copied = 0;
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];
-      if (!o.total) continue;
+      // nothing folded into it since the last harvest: nothing to read (a never-touched
+      // object keeps no sums and is written as zeros)
+      if (!o.total || !tot[touched_flags(g) + i]) continue;
       const size_t entries = entries_of(g.kernel, i, o);
       copied += entries * 8;
       if (o.sum.empty() && entries == o.n) {

@@ -158,3 +158,51 @@ def test_an_older_builds_base64_report_still_decodes(tmp_path, need_gxx):
     assert _counts(k, "a").tolist() == [2] * 64
     a = next(x for x in k["arrays"] if x["name"] == "a")
     assert (a["reads"], a["writes"]) == (64, 64)
+
+
+UNTOUCHED = r"""
+#include <cstdio>
+// b is an argument of every launch but only read where flag[0] says so (never here); c is
+// read in the second launch only
+__global__ void pick(const int *a, const int *b, const int *c, int *out, const int *flag,
+                     int use_c) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = a[i];
+  if (flag[0]) v += b[i];
+  if (use_c) v += c[i];
+  out[i] = v;
+}
+int main() {
+  const int n = 256;
+  int *a, *b, *c, *out, *flag;
+  cudaMalloc(&a, n * sizeof(int));
+  cudaMalloc(&b, n * sizeof(int));
+  cudaMalloc(&c, n * sizeof(int));
+  cudaMalloc(&out, n * sizeof(int));
+  cudaMalloc(&flag, sizeof(int));
+  cudaMemset(a, 0, n * sizeof(int));
+  cudaMemset(b, 0, n * sizeof(int));
+  cudaMemset(c, 0, n * sizeof(int));
+  cudaMemset(flag, 0, sizeof(int));
+  pick<<<2, 128>>>(a, b, c, out, flag, 0);
+  pick<<<2, 128>>>(a, b, c, out, flag, 1);
+  cudaDeviceSynchronize();
+  printf("done\n");
+  return 0;
+}
+"""
+
+
+def test_objects_no_launch_touched_are_not_read_back_and_count_zero(tmp_path, need_gxx):
+    """The harvest reads back only objects a fold added to (fold::FoldObj::touched): b, read
+    by no launch, is written as zeros without being read; a (2 launches x 1 read) and c (the
+    second launch's read) are read back. By hand: a 2, b 0, c 1 per element."""
+    _build_and_run(tmp_path, "pick", UNTOUCHED)
+    raw = json.loads((tmp_path / "r.json").read_text())
+    (group,) = raw["groups"]
+    by_param = {o["param"]: o["counts"] for o in group["objects"]}
+    assert by_param[1] == {"dtype": "zero", "n": 256}
+    k = report_json(tmp_path, "r.json")["kernels"]["pick"]
+    assert np.array_equal(_counts(k, "a"), np.full(256, 2))
+    assert np.array_equal(_counts(k, "b"), np.zeros(256))
+    assert np.array_equal(_counts(k, "c"), np.full(256, 1))
