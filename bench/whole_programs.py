@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import contextlib
 import json
 import math
 import os
@@ -258,6 +259,9 @@ def gmprof_cmd() -> list[str]:
     return [sys.executable, "-m", "gmprof.cli"]
 
 
+_RUNNING = contextlib.nullcontext()  # main() makes it a semaphore with --run-jobs
+
+
 def run_sample(suite: Path, name: str, d: Path, backend: str, work: Path, timeout: float,
                arch: str) -> dict:
     res = {"sample": name, "dir": str(d.relative_to(suite)), "build": "-", "run": "-",
@@ -299,10 +303,15 @@ def run_sample(suite: Path, name: str, d: Path, backend: str, work: Path, timeou
             "compiled without profiling" in ib.stderr:
         res["build"] = "ok (a file unprofiled)"
         res["reason"] = first_error(ib.stderr)
-    reports = []
     res["run"] = "ok"
     res["output"] = "same"
     res["run_s"] = {"native": 0.0, "gmprof": 0.0}
+    with _RUNNING:
+        return _run_and_report(res, runs, d, work, name, native, inst, env, log, timeout)
+
+
+def _run_and_report(res, runs, d, work, name, native, inst, env, log, timeout):
+    reports = []
     for k, args in enumerate(runs):
         pattern = str(work / f"report-{k}-%p.json")
         t2 = time.time()
@@ -463,7 +472,14 @@ def main(argv=None) -> int:
     ap.add_argument("--deadline", type=float, default=None,
                     help="seconds after which no sample is started")
     ap.add_argument("--arch", help="nvcc -arch (default: the GPU's)")
+    ap.add_argument("--run-jobs", type=int, default=0,
+                    help="programs running at once (builds still use --jobs; default: as many "
+                         "as --jobs). Wall times are only comparable with few: 14 programs "
+                         "sharing one GPU and the CPUs with builds made ratios swing both ways")
     args = ap.parse_args(argv)
+    global _RUNNING
+    if args.run_jobs > 0:
+        _RUNNING = threading.Semaphore(args.run_jobs)
     start = time.time()
     sys.path.insert(0, str(ROOT))
     from gmprof.program.build import choose_backend
