@@ -685,11 +685,48 @@ bool read_device(void *dst, const void *src, size_t bytes) {
   memcpy(dst, src, bytes);
   return true;
 #else
-  if (cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
+  // Large read-backs go through two pinned buffers in turn, the copy of one chunk from the
+  // device overlapping the host's copy of the last out of the other: a pageable cudaMemcpy
+  // into a fresh vector ran at 1.3 GB/s on an H100 host (NV12toBGRandResize: 1.9 GB, 1.46 s)
+  enum : size_t { kChunk = (size_t)16 << 20 };
+  static char *stage[2] = {nullptr, nullptr};
+  // (the legacy default stream, as cudaMemcpy's: ordered after the program's blocking streams)
+  const cudaStream_t stream = 0;
+  static cudaEvent_t done[2] = {nullptr, nullptr};
+  static bool unavailable = false;
+  if (bytes >= 2 * kChunk && !stage[0] && !unavailable) {
+    unavailable = cudaMallocHost(&stage[0], kChunk) != cudaSuccess ||
+                  cudaMallocHost(&stage[1], kChunk) != cudaSuccess ||
+                  cudaEventCreateWithFlags(&done[0], cudaEventDisableTiming) != cudaSuccess ||
+                  cudaEventCreateWithFlags(&done[1], cudaEventDisableTiming) != cudaSuccess;
+    if (unavailable) cudaGetLastError();
   }
-  return true;
+  if (bytes < 2 * kChunk || unavailable) {
+    if (cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return true;
+  }
+  bool ok = true;
+  size_t last_at = 0, last_n = 0;
+  for (size_t at = 0, k = 0; at < bytes || last_n; ++k) {
+    const size_t n = at < bytes ? (bytes - at < kChunk ? bytes - at : kChunk) : 0;
+    if (n) {
+      ok = cudaMemcpyAsync(stage[k % 2], static_cast<const char *>(src) + at, n,
+                           cudaMemcpyDeviceToHost, stream) == cudaSuccess &&
+           cudaEventRecord(done[k % 2], stream) == cudaSuccess && ok;
+    }
+    if (last_n) {
+      ok = cudaEventSynchronize(done[(k + 1) % 2]) == cudaSuccess && ok;
+      memcpy(static_cast<char *>(dst) + last_at, stage[(k + 1) % 2], last_n);
+    }
+    last_at = at;
+    last_n = n;
+    at += n;
+  }
+  if (!ok) cudaGetLastError();
+  return ok;
 #endif
 }
 

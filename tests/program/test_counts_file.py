@@ -206,3 +206,20 @@ def test_objects_no_launch_touched_are_not_read_back_and_count_zero(tmp_path, ne
     assert np.array_equal(_counts(k, "a"), np.full(256, 2))
     assert np.array_equal(_counts(k, "b"), np.zeros(256))
     assert np.array_equal(_counts(k, "c"), np.full(256, 1))
+
+
+@pytest.mark.gpu
+def test_a_read_back_larger_than_the_pinned_chunks_comes_back_exactly(tmp_path):
+    """On a GPU, totals of 2 x 16 MiB or more are read back through two pinned buffers in turn
+    (gmprof_host.cpp read_device): 2^22 + 5 elements (33.5 MB of u64 totals each: three chunks,
+    the last short). By hand: 3 launches x 1 access = 3 per element of a and of b."""
+    n = (1 << 22) + 5
+    (tmp_path / "big.cu").write_text(BIG.replace("N;", f"{n};"))
+    gmprof("nvcc", "--gmprof-mode", "basic", "-arch=sm_90", "big.cu", "-o", "big", cwd=tmp_path)
+    p = subprocess.run([str(tmp_path / "big")], cwd=tmp_path,
+                       env=env(GMPROF_OUTPUT="r.json", GMPROF_BACKEND="gpu"),
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout == "done\n", p.stdout + p.stderr
+    k = report_json(tmp_path, "r.json")["kernels"]["copy"]
+    assert np.array_equal(_counts(k, "a"), np.full(n, 3))
+    assert np.array_equal(_counts(k, "b"), np.full(n, 3))
