@@ -215,7 +215,8 @@ def test_a_read_back_larger_than_the_pinned_chunks_comes_back_exactly(tmp_path):
     the last short). By hand: 3 launches x 1 access = 3 per element of a and of b."""
     n = (1 << 22) + 5
     (tmp_path / "big.cu").write_text(BIG.replace("N;", f"{n};"))
-    gmprof("nvcc", "--gmprof-mode", "basic", "-arch=sm_90", "big.cu", "-o", "big", cwd=tmp_path)
+    gmprof("nvcc", "--gmprof-mode", "basic", "-arch=sm_90", "big.cu", "-o", "big", cwd=tmp_path,
+           GMPROF_BACKEND="gpu")
     p = subprocess.run([str(tmp_path / "big")], cwd=tmp_path,
                        env=env(GMPROF_OUTPUT="r.json", GMPROF_BACKEND="gpu"),
                        capture_output=True, text=True)
