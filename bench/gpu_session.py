@@ -64,6 +64,14 @@ STEPS = {
                                                 "gpu", "--seeds", "20"], 420),
     "ncu": ("bench/ncu_access.py", [PY, "bench/ncu_access.py", "--out", "{out}/ncu_access.md"],
             300),
+    # issue 27: measured warp requests as the hardware makes them (co's walks: 2,304 each)
+    "convergence": ("bench/warp_convergence.py", [PY, "bench/warp_convergence.py", "--samples",
+                                                  "co,em_v1,spmv", "--size", "small",
+                                                  "--repeat", "2"], 240),
+    # issue 25: Rodinia's applications built from their own sources (suites/rodinia-trim)
+    "rodinia": ("bench/rodinia.py", [PY, "bench/rodinia.py", "--suite", "suites/rodinia-trim",
+                                     "--backend", "gpu", "--out", "{out}/rodinia", "--jobs", "8",
+                                     "--timeout", "120"], 540),
 }
 __doc__ += "".join(f"  {k}: {' '.join(v[1][1:])}\n" for k, v in STEPS.items())
 
