@@ -231,3 +231,19 @@ def test_whole_programs_nondeterministic_lines_are_free_not_ignored():
         native, again, ["Total\t: 1", "PASSED", "BLOCK 2 launched by thread 0 of block 1"]) is None
     # lines that do not line up are not checked
     assert W.same_but_nondeterministic(native, again, native[:2]) is None
+
+
+def test_whole_programs_lines_in_another_order_each_run():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import whole_programs as W
+
+    native = ["BLOCK 6 launched by thread 1 of block 0", "BLOCK 2 launched by thread 0 of block 1",
+              "done"]
+    again = ["BLOCK 2 launched by thread 0 of block 0", "BLOCK 6 launched by thread 1 of block 1",
+             "done"]
+    assert W.same_but_nondeterministic(
+        native, again, ["BLOCK 3 launched by thread 0 of block 0",
+                        "BLOCK 6 launched by thread 0 of block 1", "done"]) == 2
+    assert W.same_but_nondeterministic(
+        native, again, ["BLOCK 3 launched by thread 0 of block 0", "BLOCK 6 ended", "done"]) \
+        is None
