@@ -4,6 +4,7 @@ occupancy, so the copy must have at least its blocks per multiprocessor. Registe
 ptxas's own report (`--resource-usage`), not from gmprof; the GPU test runs such a grid."""
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -170,3 +171,58 @@ def test_full_grid_cooperative_launch_of_capped_copy_is_profiled(tmp_path):
     # part: one write per block (its thread 0), one read of each by block 0's thread 0
     assert (arrays["part"]["reads"], arrays["part"]["writes"]) == (blocks, blocks)
     assert (arrays["out"]["reads"], arrays["out"]["writes"]) == (0, 1)
+
+
+SHARED_THROUGH_POINTER = r"""
+#include <cstdio>
+__device__ void block_sum(int *s) {
+  for (int k = blockDim.x / 2; k > 0; k /= 2) {
+    if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+    __syncthreads();
+  }
+}
+__global__ void sums(const int *a, const int *b, int *out) {
+  __shared__ int s[64];
+  s[threadIdx.x] = a[blockIdx.x * 64 + threadIdx.x] + b[threadIdx.x];
+  __syncthreads();
+  block_sum(s);
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+int main() {
+  int *a, *b, *out;
+  cudaMallocManaged(&a, 128 * sizeof(int));
+  cudaMallocManaged(&b, 64 * sizeof(int));
+  cudaMallocManaged(&out, 2 * sizeof(int));
+  for (int i = 0; i < 128; ++i) a[i] = 1;
+  for (int i = 0; i < 64; ++i) b[i] = 1;
+  sums<<<2, 64>>>(a, b, out);
+  cudaDeviceSynchronize();
+  printf("%d %d\n", out[0], out[1]);
+  return 0;
+}
+"""
+
+
+def test_shared_bases_table_only_as_long_as_the_shared_slots(tmp_path, need_gxx):
+    """A device function reaches a shared array through a pointer: the kernel registers the
+    array's base in a shared table, which has one entry per slot up to the last shared one
+    (a, b, out, s: 4 entries, 32 bytes, not 64 x 8 of every block's shared memory), and the
+    function's accesses are still counted in s."""
+    from gmprof.mode import Mode
+    from gmprof.program.translate import translate
+
+    (tmp_path / "sb.cu").write_text(SHARED_THROUGH_POINTER)
+    t = translate(tmp_path / "sb.cu", mode=Mode.parse("default"))
+    assert "#define GMPROF_SHARED_BASES 4\n" in t.text
+    p = gmprof("run", "--json", "sb.cu", cwd=tmp_path)
+    assert "128 128" in p.stderr, p.stderr  # each block: 64 x (1 + 1)
+    (kernel,) = json.loads(p.stdout)["kernels"]
+    a = {x["name"]: x for x in kernel["arrays"]}
+    # per block: 64 writes s[t] = ..., then block_sum's k = 32, 16, ..., 1 (63 in all) threads
+    # each read 2 and write 1; thread 0 reads s[0] once more: writes 64 + 63, reads 2 x 63 + 1
+    assert (a["s"]["reads"], a["s"]["writes"]) == (2 * 127, 2 * 127)
+    # per word w and block (a read-modify-write is one access, docs/oracle.md): its first
+    # write, one s[w] += ... per k > w, one read as s[t + k] per k <= w < 2k, and s[0] at the end
+    ks = [32, 16, 8, 4, 2, 1]
+    assert a["s"]["counts"] == [2 * (1 + sum(w < k for k in ks) + sum(k <= w < 2 * k for k in ks)
+                                     + (w == 0)) for w in range(64)]
