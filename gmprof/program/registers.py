@@ -14,7 +14,7 @@ architecture: it has at least the original's blocks per SM (spills cost time, ne
     #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900       (nvcc.py, at the top of the file)
     #define GMPROF_MAXNREG_k __maxnreg__(31)
 
-R is read from ptxas's report (`--resource-usage`) of one device-only compile of the user's own
+R is read from ptxas's report (`-Xptxas -v`) of one device-only compile of the user's own
 file with the user's flags (`-fatbin`: every target architecture, no host compile), made only
 for files with such kernels. A kernel with `__launch_bounds__` cannot also have `__maxnreg__`:
 its copy's bounds get a minimum of blocks per SM (`__launch_bounds__(T, M)`, M the blocks of T
@@ -36,8 +36,10 @@ _COOP_LAUNCH = re.compile(
 _FLOOR = 24
 
 
-def macro(name: str) -> str:
-    return f"GMPROF_MAXNREG_{name}"
+def macro(name: str, kind: str = "MAXNREG") -> str:
+    """The macro of a copy's cap: MAXNREG (added) or LAUNCH_BOUNDS (in place of the kernel's
+    own); prefixes that no kernel name can make one of the other."""
+    return f"GMPROF_{kind}_{name}"
 
 
 def cooperative(tu, copies, mentions) -> list:
@@ -75,11 +77,12 @@ def cooperative(tu, copies, mentions) -> list:
 
 def mark(text: str, name: str) -> str:
     """A copy's text with its cap's macro: before the head (after a template head), or, where
-    the kernel has __launch_bounds__ (which __maxnreg__ may not join), in place of it."""
+    the kernel has __launch_bounds__ (which __maxnreg__ may not join), in place of it. (A
+    kernel with its own __maxnreg__ is not parsed by the frontend: it has no copy.)"""
     head = text.split("{", 1)[0]
     if "__launch_bounds__" in head:
         k = text.index("__launch_bounds__")
-        return text[:k] + macro(name) + "_BOUNDS" + text[k + len("__launch_bounds__"):]
+        return text[:k] + macro(name, "LAUNCH_BOUNDS") + text[k + len("__launch_bounds__"):]
     return re.sub(r"^(\s*(?:template\s*<[^{;]*?>\s*)?)", lambda m: m.group(1) + macro(name) + " ",
                   text, count=1)
 
@@ -89,7 +92,8 @@ def fallback(names) -> str:
     out = []
     for n in names:
         out.append(f"#ifndef {macro(n)}\n#define {macro(n)}\n#endif\n"
-                   f"#ifndef {macro(n)}_BOUNDS\n#define {macro(n)}_BOUNDS __launch_bounds__\n#endif\n")
+                   f"#ifndef {macro(n, 'LAUNCH_BOUNDS')}\n"
+                   f"#define {macro(n, 'LAUNCH_BOUNDS')} __launch_bounds__\n#endif\n")
     return "".join(out)
 
 
@@ -114,7 +118,7 @@ def _base_name(symbol: str) -> str:
 
 
 def parse_usage(report: str, names) -> dict:
-    """ptxas's `--resource-usage` report -> {kernel name: {__CUDA_ARCH__: registers}}, for the
+    """ptxas's report (-v) -> {kernel name: {__CUDA_ARCH__: registers}}, for the
     kernels in `names`; several kernels of one name (template instances, namespaces): the least."""
     entries = []  # (symbol, arch, registers)
     current = None
@@ -160,7 +164,7 @@ def defines(caps: dict) -> str:
                        f"#define {macro(name)} __maxnreg__({r})\n"
                        # blocks of T threads per SM that r registers allow (64K registers, in
                        # units of 256 a warp), at most 32: ptxas keeps the copy within them
-                       f"#define {macro(name)}_BOUNDS(T, ...) __launch_bounds__(T, "
+                       f"#define {macro(name, 'LAUNCH_BOUNDS')}(T, ...) __launch_bounds__(T, "
                        f"GMPROF_BLOCKS_FOR((T), {r}))\n")
             first = False
         if not first:
@@ -174,7 +178,10 @@ def defines(caps: dict) -> str:
 def measure(nvcc: str, flags: list, src: str, obj: str) -> tuple:
     """(ptxas's report of the user's file compiled for the device only, with the user's flags;
     an error message or None)."""
-    proc = subprocess.run([nvcc, *flags, "--resource-usage", "-fatbin", src, "-o", obj],
+    # -Xptxas -v, not --resource-usage: with -rdc=true only ptxas's own report has the counts
+    # (before nvlink: a kernel calling another file's functions may end with more, so the cap
+    # is then below the original's, never above)
+    proc = subprocess.run([nvcc, *flags, "-Xptxas", "-v", "-fatbin", src, "-o", obj],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         first = next((ln for ln in proc.stderr.splitlines() if "error" in ln),
