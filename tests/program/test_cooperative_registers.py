@@ -55,13 +55,15 @@ needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None or shutil.which("c+
 
 
 def _registers(report: str) -> dict:
-    """ptxas's report -> {(kernel, is the copy): registers}."""
+    """ptxas's report (-v) or nvlink's (-v: the final counts under -rdc=true, callees included)
+    -> {(kernel, is the copy): registers}."""
     out, current = {}, None
     for line in report.splitlines():
-        m = re.search(r"Compiling entry function '(_Z(N19__gmprof_\w{10})?\d+(\w+?)E?P\w*)'", line)
+        m = re.search(r"(?:Compiling entry function|nvlink info +: Function properties for) "
+                      r"'(_Z(N19__gmprof_\w{10})?\d+(\w+?)E?P\w*)'", line)
         if m:
             current = (m.group(3), m.group(2) is not None)
-        m = re.search(r"Used (\d+) registers", line)
+        m = re.search(r"[Uu]sed (\d+) registers", line)
         if m and current is not None:
             out[current] = int(m.group(1))
             current = None
@@ -77,14 +79,17 @@ def _blocks_per_sm(registers: int, threads: int) -> int:
 
 
 @needs_nvcc
-@pytest.mark.parametrize("step", [["-c"], ["-rdc=true", "-dc"]])
-def test_copy_of_cooperative_kernel_keeps_the_originals_registers(tmp_path, step):
-    (tmp_path / "k.cu").write_text(KERNELS)
-    p = gmprof("nvcc", "-arch=sm_90", "-O2", "-Xptxas", "-v", *step, "k.cu", "-o", "k.o",
-               cwd=tmp_path, **GPU)
+@pytest.mark.parametrize("rdc", [False, True])
+def test_copy_of_cooperative_kernel_keeps_the_originals_registers(tmp_path, rdc):
+    """Whole-program compile (ptxas's counts are final), and -rdc=true linked (nvlink's are:
+    the copy's out-of-line counting functions are only added to its count there)."""
+    (tmp_path / "k.cu").write_text(KERNELS + "int main() { return 0; }\n")
+    step = ["-rdc=true", "-Xnvlink", "-v", "-o", "k"] if rdc else \
+        ["-Xptxas", "-v", "-c", "-o", "k.o"]
+    p = gmprof("nvcc", "-arch=sm_90", "-O2", "k.cu", *step, cwd=tmp_path, **GPU)
     regs = _registers(p.stdout + p.stderr)
     assert set(regs) == {(k, c) for k in ("coop", "bounded", "plain") for c in (False, True)}, regs
-    if step == ["-c"]:
+    if not rdc:
         # the plain kernel shows what instrumentation costs without a cap (its copy needs more)
         assert regs["plain", True] > regs["plain", False], regs
     # the cooperative one's copy: __maxnreg__ of the original's count (the same body)
