@@ -316,7 +316,18 @@ def _with_caps(nvcc, t, src, cmd: Command, tmp: Path) -> str:
     (registers.py), read from one device-only compile of the user's file as it was."""
     from . import registers
 
-    report, error = registers.measure(nvcc, _compile_flags(cmd), src,
+    flags, k = [], 0
+    plain = _compile_flags(cmd)
+    while k < len(plain):  # (no intermediate files of this compile beside the user's)
+        f = plain[k]
+        if f in ("-keep-dir", "--keep-dir"):
+            k += 2
+            continue
+        if f.split("=")[0] not in ("-keep", "--keep", "-keep-dir", "--keep-dir", "-save-temps",
+                                   "--save-temps"):
+            flags.append(f)
+        k += 1
+    report, error = registers.measure(nvcc, flags, src,
                                       str(tmp / f"{Path(src).stem}.usage.fatbin"))
     caps = registers.parse_usage(report, t.capped) if error is None else {}
     missing = sorted(set(t.capped) - set(caps))
