@@ -185,8 +185,11 @@ class Pipeline:
     def instrument(self, plan: Plan, sm: bool | None = None) -> Instrumented:
         """sm: where the block's counters live at this launch (None: as the mode says)."""
         patches, rewriter = self._stage("instrument", instrument_patches, plan)
+        # the registered bases of shared arrays: one per slot up to the last shared one
+        # (gmprof.cuh; 0: none needed)
+        bases = max([s.index + 1 for s in plan.slots if s.kind == "shared"] + [1])
         defines = plan.mode.defines(sm=sm) | {
-            "GMPROF_SHARED_BASES": int(rewriter.needs_shared_bases)}
+            "GMPROF_SHARED_BASES": bases if rewriter.needs_shared_bases else 0}
         done = Instrumented(plan, patches, defines)
         self._after("instrument", done)
         return done

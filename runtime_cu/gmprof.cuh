@@ -475,7 +475,10 @@ __device__ __forceinline__ bool in_global(const volatile void *p) {
 #if GMPROF_SHARED_BASES
 // Where each shared array starts, for accesses through pointers in device functions (the array
 // itself is not in scope there). Every thread stores the same value: a benign write.
-__shared__ unsigned long long __gmprof_shared_bases[GMPROF_MAX_OBJECTS];
+// GMPROF_SHARED_BASES: one past the last shared slot (passes/pipeline.py), not
+// GMPROF_MAX_OBJECTS: 8 bytes a slot of the block's shared memory, which a cooperative grid
+// sized by the original kernel's occupancy may not have to spare
+__shared__ unsigned long long __gmprof_shared_bases[GMPROF_SHARED_BASES];
 #endif
 
 __device__ __forceinline__ void register_shared(int slot, const volatile void *p) {
@@ -507,7 +510,7 @@ __device__ __forceinline__ int objects_in_use() {
 // The registered shared array (this block's base and the object's size) that holds address A,
 // or -1; *off: the byte offset within it.
 GMPROF_OUTLINE int scan_shared_objects(unsigned long long a, long long *off) {
-  const int n = objects_in_use();
+  const int n = objects_in_use() < GMPROF_SHARED_BASES ? objects_in_use() : GMPROF_SHARED_BASES;
   GMPROF_NO_UNROLL
   for (int k = 0; k < n; ++k) {
     const Object &o = L().obj[k];
@@ -1512,7 +1515,7 @@ __device__ __forceinline__ void enter() {
 #if GMPROF_SHARED_BASES
   // no stale base (shared memory starts undefined; a CPU module's statics keep the last
   // launch's): an unregistered slot must not match an address in find_shared_object
-  for (unsigned i = linear_tid(); i < GMPROF_MAX_OBJECTS; i += n_threads())
+  for (unsigned i = linear_tid(); i < GMPROF_SHARED_BASES; i += n_threads())
     __gmprof_shared_bases[i] = 0ull;
 #endif
 #if GMPROF_SM && !GMPROF_TRACE

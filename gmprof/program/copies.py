@@ -59,7 +59,7 @@ def add_copy(patches, src, seg, text, ns) -> None:
     patches.setdefault(src, []).append(Patch(seg.end, _SUFFIX, copy, 1 << 40))
 
 
-def _mentions(fn, macros) -> set:
+def mentions(fn, macros) -> set:
     """Every name a function's body mentions (calls, and names passed or stored: a function
     pointer), with the names in the bodies of the macros it uses, transitively (a call made by
     a macro, `#define LOAD(p) helper(p)`, is a call of helper)."""
@@ -101,7 +101,7 @@ def needed(tu, copyable: set, patches: dict) -> set:
         return any(seg.start <= p.offset < seg.end for p in patches.get(fn.source, []))
 
     need = {fn.name for fn in fns if fn.is_kernel or edited(fn)}
-    calls = {fn.segment: _mentions(fn, tu.macros) for fn in fns}
+    calls = {fn.segment: mentions(fn, tu.macros) for fn in fns}
     grew = True
     while grew:
         grew = False

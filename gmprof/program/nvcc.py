@@ -251,6 +251,7 @@ def _gpu(cmd: Command, opts: Options, mode, tmp: Path) -> int:
     nvcc = B.find_nvcc()
     args = list(cmd.args)
     translated = {}
+    uncapped = {}  # the text without register caps, should nvcc refuse them
     for idx in cmd.sources:
         src = args[idx]
         t = translate_file(src, cmd, opts, mode, cpu=False)
@@ -259,7 +260,10 @@ def _gpu(cmd: Command, opts: Options, mode, tmp: Path) -> int:
         if t.generic:
             t = _with_instances(nvcc, t, src, cmd, opts, mode, tmp)
         out = tmp / f"{len(translated)}_{Path(src).stem}.cu"
-        out.write_text(t.text, errors="surrogateescape")  # non-UTF-8 comments kept
+        text = _with_caps(nvcc, t, src, cmd, tmp) if t.capped else t.text
+        out.write_text(text, errors="surrogateescape")  # non-UTF-8 comments kept
+        if text is not t.text:
+            uncapped[idx] = t.text
         translated[idx] = str(out)
     extra = []
     # local headers gmprof did not inline are still found beside the user's file
@@ -277,10 +281,13 @@ def _gpu(cmd: Command, opts: Options, mode, tmp: Path) -> int:
             obj = str(Path(args[idx]).with_suffix(".o").name) if cmd.output is None else cmd.output
             src = translated.get(idx, args[idx])
             status = status or _gpu_compile(nvcc, others, src, args[idx], obj, extra,
-                                            idx in translated)
+                                            idx in translated, uncapped.get(idx))
         return status
     new = [translated.get(k, a) for k, a in enumerate(args)]
     proc = subprocess.run([nvcc, *extra, *new, *runtime], capture_output=True, text=True)
+    if proc.returncode != 0 and uncapped:
+        proc = _uncapped([nvcc, *extra, *new, *runtime],
+                         {translated[k]: text for k, text in uncapped.items()})
     if proc.returncode != 0 and translated:
         _warn_fallback(proc.stderr, [args[k] for k in translated])
         return subprocess.call([nvcc, *args, *runtime])
@@ -289,11 +296,8 @@ def _gpu(cmd: Command, opts: Options, mode, tmp: Path) -> int:
     return proc.returncode
 
 
-def _with_instances(nvcc, t, src, cmd: Command, opts: Options, mode, tmp: Path):
-    """The translation again, with the specialisations of template kernels that its host
-    templates launch registered (instances.py: found in the host stubs of one compile)."""
-    from .instances import discover
-
+def _compile_flags(cmd: Command) -> list:
+    """The command's flags for one more compile of one file: no inputs, output or step."""
     skip = set(cmd.inputs)
     flags, args = [], cmd.args
     k = 0
@@ -304,6 +308,43 @@ def _with_instances(nvcc, t, src, cmd: Command, opts: Options, mode, tmp: Path):
         if k not in skip and args[k] not in ("-c", "-dc", "-dlink", "-lib", "-shared"):
             flags.append(args[k])
         k += 1
+    return flags
+
+
+def _with_caps(nvcc, t, src, cmd: Command, tmp: Path) -> str:
+    """The translated text with the register caps of its cooperative kernels' copies
+    (registers.py), read from one device-only compile of the user's file as it was."""
+    from . import registers
+
+    flags, k = [], 0
+    plain = _compile_flags(cmd)
+    while k < len(plain):  # (no intermediate files of this compile beside the user's)
+        f = plain[k]
+        if f in ("-keep-dir", "--keep-dir"):
+            k += 2
+            continue
+        if f.split("=")[0] not in ("-keep", "--keep", "-keep-dir", "--keep-dir", "-save-temps",
+                                   "--save-temps"):
+            flags.append(f)
+        k += 1
+    report, error = registers.measure(nvcc, flags, src,
+                                      str(tmp / f"{Path(src).stem}.usage.fatbin"))
+    caps = registers.parse_usage(report, t.capped) if error is None else {}
+    missing = sorted(set(t.capped) - set(caps))
+    if missing:
+        print(f"gmprof: warning: {src}: the registers of {', '.join(missing)} could not be read "
+              f"({error or 'not in ptxas report'}); a cooperative launch of their instrumented "
+              "copy may need more registers than the grid leaves (it then runs unprofiled)",
+              file=sys.stderr)
+    return registers.defines(caps) + t.text
+
+
+def _with_instances(nvcc, t, src, cmd: Command, opts: Options, mode, tmp: Path):
+    """The translation again, with the specialisations of template kernels that its host
+    templates launch registered (instances.py: found in the host stubs of one compile)."""
+    from .instances import discover
+
+    flags = _compile_flags(cmd)
     d = str(Path(src).resolve().parent)
     found = discover(t.text, t.generic, lambda source, obj: [
         nvcc, *flags, f"-I{d}", "-x", "cu", "-c", source, "-o", obj], tmp)
@@ -313,11 +354,27 @@ def _with_instances(nvcc, t, src, cmd: Command, opts: Options, mode, tmp: Path):
     return again if again is not None else t
 
 
-def _gpu_compile(nvcc, others, src, original, obj, extra, was_translated) -> int:
+def _uncapped(nvcc_args: list, texts: dict):
+    """nvcc refused a build with register caps (a `__launch_bounds__` that a macro hid from
+    gmprof cannot be joined by `__maxnreg__`): each translated file written again without them
+    (`texts`: path -> text) and built once more; the CompletedProcess."""
+    for path, text in texts.items():
+        Path(path).write_text(text, errors="surrogateescape")
+    proc = subprocess.run(nvcc_args, capture_output=True, text=True)
+    if proc.returncode == 0:
+        print("gmprof: warning: the instrumented build with register caps on cooperative kernels "
+              "does not compile; built without them (a cooperative launch of their copies may "
+              "then run unprofiled)", file=sys.stderr)
+    return proc
+
+
+def _gpu_compile(nvcc, others, src, original, obj, extra, was_translated, uncapped=None) -> int:
     if "-o" in others:
         k = others.index("-o")
         others = others[:k] + others[k + 2:]
     proc = subprocess.run([nvcc, *extra, *others, src, "-o", obj], capture_output=True, text=True)
+    if proc.returncode != 0 and uncapped is not None:
+        proc = _uncapped([nvcc, *extra, *others, src, "-o", obj], {src: uncapped})
     if proc.returncode != 0 and was_translated:
         _warn_fallback(proc.stderr, [original])
         return subprocess.call([nvcc, *others, original, "-o", obj])

@@ -32,6 +32,7 @@ from gmprof.frontend import segment as S
 
 from . import copies as C
 from . import launches as L
+from . import registers as R
 from .describe import describe_kernel, global_symbols, qualified, size_names
 
 SCHEMA = "gmprof.module/1"
@@ -48,6 +49,8 @@ class Translation:
     #: qualified name -> name of the template kernels launched with template arguments only the
     #: C++ compiler knows (instances.py finds the specialisations; translate again with them)
     generic: dict = field(default_factory=dict)
+    #: kernels whose copies take the original's register count (registers.py; nvcc.py measures)
+    capped: list = field(default_factory=list)
 
 
 def module_id(path: Path, defines: dict) -> str:
@@ -201,11 +204,15 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     mode_json = None
     plan = None
     copies = set()
+    capped: list = []
     if mode is not None:
         plan = pipeline.plan(program, mode)
         done = pipeline.instrument(plan, sm=mode.sm)
         mode_json = mode_fields(mode)
         copies = C.needed(tu, C.copyable(tu, program, plan, warnings), done.patches)
+        # copies of kernels a cooperative launch may run keep the original's registers (their
+        # grid is sized by its occupancy): registers.py, capped by nvcc.py on a GPU
+        capped = [] if cpu else R.cooperative(tu, copies, lambda f: C.mentions(f, tu.macros))
         inst_patches = merge(done.patches, target_patches,
                              C.qualify_calls(tu, copies, scopes, ns, warnings))
         # each copy right after its original, in the module's namespace
@@ -221,6 +228,8 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                                      len(expanded.text))
             else:
                 body = C.copy_text(fn, inst_patches.get(src, []))
+            if fn.is_kernel and fn.name in capped:
+                body = R.mark(C.strip_extern_c(body), fn.name)
             C.add_copy(patches, src, seg, body, ns)
         copied_names = {fn.name for fn in tu.functions if fn.segment in copies}
         for src, segs in tu.segments.items():
@@ -290,7 +299,7 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
         "kernels": instrumented, "sizes": sizes,
         "globals": [g.name for g in globals_],
     }
-    text = _prelude(mode is not None, defines_mode, cpu)
+    text = _prelude(mode is not None, defines_mode, cpu) + R.fallback(capped)
     text += f'#line 1 "{tu.main.name}"\n'
     # the file with its patches, local headers inlined (as the single-launch path emits them,
     # so their functions can have copies too); the originals as written (expand=False)
@@ -308,7 +317,7 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     text += body
     text += _epilogue(mid, manifest, mode, plan, defines_mode, globals_, sizes, objects_c,
                       kernels_c, defaults)
-    return Translation(text, manifest, mid, warnings, instrumented, generic)
+    return Translation(text, manifest, mid, warnings, instrumented, generic, capped)
 
 
 def _deduce_helpers(tu, templates, scopes) -> dict:
