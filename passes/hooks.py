@@ -19,6 +19,8 @@ A SitePlan (plan.py) holds one Hook. Each kind says, in one place:
     Sm              sm                per access, shared memory (4-byte words)
     LrStart         lr_start          a shared live range's start (--enhanced)
     DmRange         dm_range          a device walk, once per loop entry (ranges.py)
+    DmRangeUniform  dm_range_uniform  a tid-invariant walk through an unresolved pointer,
+                                      shared out over the lanes at its address
     SmRangeBlock    sm_range_block    a BLOCK shared walk, shared out over the block
     SmSpreadBlock   sm_spread_block   a BLOCK shared address, shared out over the block
                                       (spread.py)
@@ -149,6 +151,24 @@ class DmRange(Hook):
 
     def call(self, sp, rw):
         return (f"::gmprof::{self.template}<{sp.site.id}, {_obj(sp)}, ::gmprof::{sp.mode}>(",
+                f", {rw.first_trips(self.range.loop)}, (long long)({self.range.stride}))")
+
+
+class DmRangeUniform(Hook):
+    """A tid-invariant walk through a pointer gmprof could not follow to one array (a device
+    function handed one of several shared arrays): in its loop's first iteration the lanes at
+    the same address and trip count share the walk out, each element found by its address
+    (gmprof.cuh dm_range_uniform), not one same-word atomic per warp at every iteration."""
+
+    template = "dm_range_uniform"
+
+    def __init__(self, walk):
+        self.range = walk  # ranges.Range
+
+    def call(self, sp, rw):
+        if any(s.kind == "shared" for s in rw.plan.slots):
+            rw.needs_shared_bases = True  # found by address among the registered bases
+        return (f"::gmprof::{self.template}<{sp.site.id}>(",
                 f", {rw.first_trips(self.range.loop)}, (long long)({self.range.stride}))")
 
 
@@ -305,8 +325,8 @@ def per_access(slot) -> Hook:
     return Sm() if slot is not None and slot.kind == "shared" else Dm()
 
 
-KINDS = (Static, NotCounted, Dm, Sm, LrStart, DmRange, SmRangeBlock, SmSpreadBlock, DmGather,
-         DmTwin)
+KINDS = (Static, NotCounted, Dm, Sm, LrStart, DmRange, DmRangeUniform, SmRangeBlock,
+         SmSpreadBlock, DmGather, DmTwin)
 
 
 def _obj(sp) -> int:

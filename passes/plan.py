@@ -30,8 +30,8 @@ from . import tallies
 from .entry import find_loop_entries
 from .gathers import plan_gathers
 from .hooks import HOOK, LR_START, NONE, STATIC  # noqa: F401 (the strategies, named here too)
-from .hooks import (DmRange, GatherOf, LrStart, NotCounted, SmRangeBlock, SmSpreadBlock,
-                    Static, per_access)
+from .hooks import (DmRange, DmRangeUniform, GatherOf, LrStart, NotCounted, SmRangeBlock,
+                    SmSpreadBlock, Static, per_access)
 from .ranges import find_range
 from .spread import find_spread
 from .symbols import CONSTANT, DEVICE, GLOBAL_VAR, LOCAL_ARRAY, SHARED, SHARED_DYNAMIC
@@ -266,6 +266,15 @@ class PlanCounters:
             self._weight_loops(site, classes)
         if not weights and self._ranges_apply(plan):
             self._range(plan, classes)
+        elif not weights and plan.slot is None and plan.mode == "UNIFORM" and \
+                self._ranges_apply(plan, unresolved=True):
+            found, _why = find_range(self.program, self.program.facts(site.function.name),
+                                     site, classes)
+            if found is not None:
+                plan.hook = DmRangeUniform(found)
+                self.plan.loops.setdefault(found.loop, len(self.plan.loops))
+                plan.reason += "; counted once per entry of " + found.loop.label + \
+                    ", its walk shared out over the lanes at its address"
         if weights:
             plan.weight_loops = weights
             for loop in weights:
@@ -274,14 +283,15 @@ class PlanCounters:
                 ", ".join(loop.label for loop in weights)
         return plan
 
-    def _ranges_apply(self, plan) -> bool:
+    def _ranges_apply(self, plan, unresolved=False) -> bool:
         """Range counting (ranges.py) needs exact 32-bit atomic counters without a threshold
-        (a difference array's entries go negative) and every access counted (no sampling)."""
+        (a difference array's entries go negative) and every access counted (no sampling).
+        unresolved: a walk whose array is found by address (DmRangeUniform)."""
         m = self.mode
         # a shared array's range is spread over the block (sm_range_block): only where one
         # thread would count for all of them (BLOCK), since then every thread runs the entry
         shared_ok = plan.slot is not None and plan.slot.kind == "shared" and plan.mode == "BLOCK"
-        return (plan.slot is not None and (plan.slot.kind == "device" or shared_ok)
+        return ((unresolved or plan.slot is not None and (plan.slot.kind == "device" or shared_ok))
                 and plan.lr_end_of is None
                 and m.ranges and not tallies.every_access(m) and not m.trace and not m.na
                 and m.sampling is None and m.threshold is None and m.counter_bits >= 32

@@ -1245,6 +1245,44 @@ __device__ __forceinline__ T *dm_twin(T *p, unsigned n, long long d) {
   return dm_range<SITE, OBJ, MODE>(p, n, d);
 }
 
+// A tid-invariant walk p, p + D, ..., p + (N - 1) D over the N iterations of its loop through a
+// pointer gmprof could not follow to one array (UNIFORM: a device function handed one of
+// several shared arrays, as eigenvalues' bisection does with its scratch arrays): in the
+// loop's first iteration (N > 0; the others pass 0) the lanes at the same p and N, a group as
+// leader() finds them, share the walk out: element k by the group's lane k mod its size,
+// adding the group's size, each element found from its address as dm finds it. Per entry:
+// N / lanes updates a lane on as many words, not three same-word shared atomics a warp at
+// every iteration (what made eigenvalues' instrumented kernels 30x slower on an H100).
+template <int SITE, class T>
+__device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
+#if !GMPROF_TRACE
+  if (n == 0u) return p;
+  GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
+  unsigned group = __activemask();
+  const unsigned long long a = (unsigned long long)p;
+#if defined(GMPROF_CPU)
+  group = __match_any_sync(group, a) & __match_any_sync(group, n);
+#else
+  const int first = __ffs(group) - 1;
+  if (!__all_sync(group, a == __shfl_sync(group, a, first) && n == __shfl_sync(group, n, first)))
+    group = __match_any_sync(group, a) & __match_any_sync(group, n);
+#endif
+  const unsigned size = (unsigned)__popc(group);
+  const unsigned rank = (unsigned)__popc(group & ((1u << lane_id()) - 1u));
+  if (rank == 0u) add_site(SITE, (site_count_t)n * size);
+  for (unsigned k = rank; k < n; k += size) {
+    const T *q = p + (long long)k * d;
+    long long off = 0;
+    const int shared_obj = find_shared_object(q, &off);
+    if (shared_obj < 0 && !in_global(q)) continue;  // local memory
+    count_unresolved(shared_obj, off, q, (unsigned)sizeof(T), size);
+  }
+#else
+  (void)n; (void)d;
+#endif
+  return p;
+}
+
 // --access-stats of a walk, once per loop entry, with the arguments of its count's call
 // (beside it; n: this lane's trips, 0 in the loop's other iterations): a device range or twin
 // (warp_walk_dm: as dm_range), a BLOCK shared range (warp_range_sm: as sm_range_block) or

@@ -1,10 +1,12 @@
 """A tid-invariant access through a pointer gmprof cannot follow to one array (a device
 function handed one of several shared arrays, as cuda-samples' eigenvalues does) is counted
 by one lane per group of lanes at the same address (UNIFORM), its array found from the
-address, instead of by every lane on the same counter word. Counts by hand."""
+address, instead of by every lane on the same counter word; in a counted loop its walk is
+counted once per entry, shared out over the group's lanes (dm_range_uniform). By hand."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import gmprof.api
 from gmprof.mode import Mode
@@ -30,11 +32,12 @@ __global__ void two_arrays(float *out, const unsigned *active, unsigned n) {
 """
 
 
-def test_tid_invariant_reads_through_one_of_several_shared_arrays(tmp_path):
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_tid_invariant_reads_through_one_of_several_shared_arrays(tmp_path, backend):
     """With --profile shm too: such a pointer went uncounted there, taken for device memory."""
     src = tmp_path / "two.cu"
     src.write_text(SOURCE)
-    prof = gmprof.api.profiler(src, backend="cpu")
+    prof = gmprof.api.profiler(src, backend=backend)
     blocks, threads, active, n = 2, 96, 40, 10
     out = np.zeros(blocks * threads, np.float32)
     rep = prof.launch("two_arrays", blocks, threads,
@@ -49,5 +52,8 @@ def test_tid_invariant_reads_through_one_of_several_shared_arrays(tmp_path):
         [blocks + blocks * active] * n + [blocks] * (64 - n)
     assert rep.array("sb").counts.tolist() == \
         [blocks + blocks * (threads - active)] * (n // 2) + [blocks] * (64 - n // 2)
-    # the site is counted by one lane per group, not by each lane
+    # the site is counted by one lane per group, not by each lane, and its loop's walk once
+    # per entry, shared out over the lanes at its address
     assert "one lane per warp" in rep.site(4, "s[k]").strategy
+    assert "shared out over the lanes" in rep.site(4, "s[k]").strategy
+    assert rep.site(4, "s[k]").executions == blocks * (active * n + (threads - active) * (n // 2))
