@@ -145,6 +145,8 @@ struct Mark {
   const Kernel *k;
   long long index;      // the process's launch number of the launch it holds
   cudaGraph_t graph;    // the graph it is a node of
+  bool profiled;        // an instantiation profiled it (else, when its graph goes or at exit,
+                        // it counts under `captured`: it ran unprofiled, or never ran)
 };
 
 // An executable graph that gmprof instantiated from its own copy of the program's graph: the
@@ -492,6 +494,11 @@ void write_report() {
     fprintf(f, "%s%s: %lld", first ? "" : ", ", json_string(n.first).c_str(), n.second);
     first = false;
   }
+  // the marked nodes that no instantiation profiled (in graphs CUDA cannot clone, in conditional
+  // nodes' bodies, in graphs never instantiated): made during a capture, not profiled
+  for (auto &kv : s.marks)
+    if (!kv.second.profiled) ++s.captured[kv.second.k->desc->name];
+  s.marks.clear();
   fprintf(f, "}, \"captured\": {");
   first = true;
   for (auto &n : s.captured) {
@@ -1142,7 +1149,7 @@ cudaError_t mark_captured(State &s, const Kernel &k, const Config &c, void **arg
   cudaGraph_t graph = nullptr;
   cudaGraphNode_t node = nullptr;
   if (capture_tail(c.stream, &graph, &node))
-    s.marks[node] = Mark{&k, s.seen - 1, graph};
+    s.marks[node] = Mark{&k, s.seen - 1, graph, false};
   else
     ++s.captured[d->name];  // its node is not known: it runs unprofiled
   return err;

@@ -117,11 +117,7 @@ cudaError_t instrumented_copy(State &s, cudaGraph_t graph, unsigned long long fl
 #else
   (void)flags;
 #endif
-  if (uncloneable) {
-    // the program's graph as it is: its launches run unprofiled (counted under `captured`)
-    for (cudaGraphNode_t n : marked) ++s.captured[s.marks[n].k->desc->name];
-    return cudaSuccess;
-  }
+  if (uncloneable) return cudaSuccess;  // the program's graph as it is: unprofiled
   cudaGraph_t copy = nullptr;
   cudaError_t err = cudaGraphClone(&copy, graph);
   if (err != cudaSuccess) return err;
@@ -139,8 +135,7 @@ cudaError_t instrumented_copy(State &s, cudaGraph_t graph, unsigned long long fl
     if (!c || cudaGraphKernelNodeGetParams(c, &p) != cudaSuccess ||
         profiled_child(s, mark, p, &child) != cudaSuccess) {
       cudaGetLastError();
-      ++s.captured[mark.k->desc->name];  // left as it was: it runs unprofiled
-      continue;
+      continue;  // left as it was: it runs unprofiled
     }
     const std::vector<cudaGraphNode_t> deps = node_deps(c, false), after = node_deps(c, true);
     cudaGraphNode_t replaced = nullptr;
@@ -160,6 +155,7 @@ cudaError_t instrumented_copy(State &s, cudaGraph_t graph, unsigned long long fl
     return err;
   }
   eg->copy = copy;
+  for (auto &kv : eg->profiled) s.marks[kv.first].profiled = true;
   return cudaSuccess;
 }
 
@@ -234,7 +230,7 @@ cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
   if (selected && instrumented && !s.graphs) ++s.captured[name];
   cudaError_t err = cudaGraphAddKernelNode(node, graph, deps, n_deps, p);
   if (err == cudaSuccess && selected && instrumented && s.graphs)
-    s.marks[*node] = Mark{k, s.seen - 1, graph};
+    s.marks[*node] = Mark{k, s.seen - 1, graph, false};
   return err;
 }
 
@@ -247,11 +243,8 @@ cudaError_t graph_instantiate_with(
   std::lock_guard<std::mutex> guard(s.lock);
   load_options(s);
   ExecGraph eg;
-  if (instrumented_copy(s, graph, flags, &eg) != cudaSuccess) {
-    cudaGetLastError();  // gmprof's copy failed: the program's graph, unprofiled
-    for (auto &kv : s.marks)
-      if (kv.second.graph == graph) ++s.captured[kv.second.k->desc->name];
-  }
+  // (gmprof's copy failed: the program's graph, unprofiled)
+  if (instrumented_copy(s, graph, flags, &eg) != cudaSuccess) cudaGetLastError();
   cudaError_t err = instantiate(exec, eg.copy ? eg.copy : graph);
   if (err == cudaSuccess && eg.copy) s.execs[*exec] = eg;
   else if (eg.copy) cudaGraphDestroy(eg.copy);
@@ -361,23 +354,32 @@ cudaError_t graph_clone(cudaGraph_t *clone, cudaGraph_t graph) {
     }
     Mark copy = m->second;
     copy.graph = *clone;
+    copy.profiled = false;
     s.marks[c] = copy;
   }
   return err;
 }
 
-// A destroyed graph's nodes are no longer marked (their addresses may come back).
+// A destroyed graph's nodes are no longer marked (their addresses may come back); those no
+// instantiation profiled count under `captured`.
+static void unmark(State &s, cudaGraphNode_t node) {
+  auto m = s.marks.find(node);
+  if (m == s.marks.end()) return;
+  if (!m->second.profiled) ++s.captured[m->second.k->desc->name];
+  s.marks.erase(m);
+}
+
 cudaError_t graph_destroy(cudaGraph_t graph) {
   State &s = state();
   std::lock_guard<std::mutex> guard(s.lock);
-  for (cudaGraphNode_t n : graph_nodes(graph)) s.marks.erase(n);
+  for (cudaGraphNode_t n : graph_nodes(graph)) unmark(s, n);
   return cudaGraphDestroy(graph);
 }
 
 cudaError_t graph_destroy_node(cudaGraphNode_t node) {
   State &s = state();
   std::lock_guard<std::mutex> guard(s.lock);
-  s.marks.erase(node);
+  unmark(s, node);
   return cudaGraphDestroyNode(node);
 }
 

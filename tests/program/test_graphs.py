@@ -118,9 +118,10 @@ def test_captured_graph_of_two_kernels_launched_three_times(tmp_path, need_gxx, 
     assert (arrays["a"]["reads"], arrays["a"]["writes"]) == (3 * 64, 0)
     assert (arrays["b"]["reads"], arrays["b"]["writes"]) == (0, 3 * 64)
     assert arrays["b"]["counts"] == [3] * 64
-    # the process ran 6 profiled launches (2 kernels x 3 replays)
+    # the process ran 6 profiled launches (2 kernels x 3 replays); `never` was made into a
+    # graph and not profiled
     (proc,) = doc["program"]["processes"]
-    assert proc["profiled"] == 6
+    assert proc["profiled"] == 6 and proc["captured"] == {"never": 1}
     # and the breakdown per process, device and kernel counts each kernel's 3 replays
     assert sorted((b["kernel"], b["launches"]) for b in doc["program"]["breakdown"]) == \
         [("dbl", 3), ("inc", 3)]
@@ -353,7 +354,7 @@ def check_observed(output: str, doc: dict) -> None:
 
 
 @pytest.mark.parametrize("mode,text", [("default", OBSERVED), ("basic", OBSERVED),
-                                       ("basic", LEGACY)])
+                                       ("basic", LEGACY)], ids=["default", "basic", "legacy"])
 def test_graphs_look_as_the_program_built_them(tmp_path, need_gxx, mode, text):
     (tmp_path / "o.cu").write_text(text)
     p = gmprof("run", "--json", "--mode", mode, "o.cu", cwd=tmp_path)

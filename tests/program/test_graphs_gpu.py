@@ -38,7 +38,8 @@ def _profiled(tmp_path, name, text, *options):
     return p, json.loads(p.stdout)
 
 
-@pytest.mark.parametrize("mode,text", [("default", OBSERVED), ("basic", LEGACY)])
+@pytest.mark.parametrize("mode,text", [("default", OBSERVED), ("basic", LEGACY)],
+                         ids=["default", "legacy"])
 def test_graphs_look_as_the_program_built_them_on_a_gpu(tmp_path, mode, text):
     native = _native(tmp_path, "o.cu", text)
     p, doc = _profiled(tmp_path, "o.cu", text, "--mode", mode)
