@@ -157,6 +157,9 @@ struct ExecGraph {
   cudaGraph_t copy = nullptr;
   std::map<cudaGraphNode_t, cudaGraphNode_t> nodes;
   std::map<cudaGraphNode_t, Mark> profiled;
+  // a profiled node's child graphs, by parameters: parameters set again reuse theirs (and its
+  // launch record), so that a program alternating two sets keeps two records
+  std::map<std::pair<cudaGraphNode_t, std::string>, cudaGraph_t> children;
 };
 
 // A selected launch that failed (a device-side assert, a fault): listed in the report as failed,

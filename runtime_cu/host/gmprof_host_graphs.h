@@ -47,16 +47,35 @@ std::vector<cudaGraphNode_t> node_deps(cudaGraphNode_t node, bool dependents) {
   return out;
 }
 
+// The kernel a marked node holds now (the program may have set another function on it).
+const Kernel *node_kernel(State &s, const Mark &mark, const cudaKernelNodeParams &p) {
+  auto it = s.kernels.find(p.func);
+  return it != s.kernels.end() ? &it->second : mark.k;
+}
+
+// A node's parameters as bytes (its arguments' by the kernel's parameter sizes).
+std::string params_key(const Kernel *k, const cudaKernelNodeParams &p) {
+  std::string key = hex(&p.func, sizeof p.func) + hex(&p.gridDim, sizeof p.gridDim) +
+                    hex(&p.blockDim, sizeof p.blockDim) + std::to_string(p.sharedMemBytes);
+  for (int i = 0; p.kernelParams && i < k->desc->n_params; ++i)
+    key += ":" + hex(p.kernelParams[i], (size_t)k->desc->params[i].size);
+  return key;
+}
+
+void release(ExecGraph &eg) {
+  for (auto &kv : eg.children) cudaGraphDestroy(kv.second);
+  eg.children.clear();
+  if (eg.copy) cudaGraphDestroy(eg.copy);
+  eg.copy = nullptr;
+}
+
 // The marked node's launch with these parameters, captured on gmprof's own stream into a new
 // graph (the fill, the instrumented kernel, the fold; the original kernel where it cannot be
 // profiled), counted under the launch number of the launch the node holds.
 cudaError_t profiled_child(State &s, const Mark &mark, const cudaKernelNodeParams &p,
                            cudaGraph_t *child) {
   *child = nullptr;
-  // the kernel the node now holds (the program may have set another function on it)
-  const Kernel *k = mark.k;
-  auto it = s.kernels.find(p.func);
-  if (it != s.kernels.end()) k = &it->second;
+  const Kernel *k = node_kernel(s, mark, p);
   if (!p.kernelParams && k->desc->n_params) return cudaErrorInvalidValue;
   Relaxed relaxed;
   cudaStream_t cs = nullptr;
@@ -140,7 +159,7 @@ cudaError_t instrumented_copy(State &s, cudaGraph_t graph, unsigned long long fl
     const std::vector<cudaGraphNode_t> deps = node_deps(c, false), after = node_deps(c, true);
     cudaGraphNode_t replaced = nullptr;
     err = cudaGraphAddChildGraphNode(&replaced, copy, deps.data(), deps.size(), child);
-    cudaGraphDestroy(child);
+    eg->children[std::make_pair(n, params_key(node_kernel(s, mark, p), p))] = child;
     for (size_t i = 0; err == cudaSuccess && i < after.size(); ++i)
       err = cudaGraphAddDependencies(copy, &replaced, &after[i], GMPROF_EDGES 1);
     if (err == cudaSuccess) err = cudaGraphDestroyNode(c);
@@ -149,7 +168,8 @@ cudaError_t instrumented_copy(State &s, cudaGraph_t graph, unsigned long long fl
     eg->profiled[n] = mark;
   }
   if (err != cudaSuccess) {
-    cudaGraphDestroy(copy);
+    eg->copy = copy;
+    release(*eg);
     eg->nodes.clear();
     eg->profiled.clear();
     return err;
@@ -247,7 +267,7 @@ cudaError_t graph_instantiate_with(
   if (instrumented_copy(s, graph, flags, &eg) != cudaSuccess) cudaGetLastError();
   cudaError_t err = instantiate(exec, eg.copy ? eg.copy : graph);
   if (err == cudaSuccess && eg.copy) s.execs[*exec] = eg;
-  else if (eg.copy) cudaGraphDestroy(eg.copy);
+  else release(eg);
   return err;
 }
 
@@ -284,13 +304,17 @@ cudaError_t graph_exec_kernel_node_set_params(cudaGraphExec_t exec, cudaGraphNod
   auto it = s.execs.find(exec);
   if (it == s.execs.end() || !p || !it->second.profiled.count(node))
     return cudaGraphExecKernelNodeSetParams(exec, exec_node(s, exec, node), p);
-  const Mark mark = it->second.profiled[node];
-  cudaGraph_t child = nullptr;
-  cudaError_t err = profiled_child(s, mark, *p, &child);
-  if (err != cudaSuccess) return err;
-  err = cudaGraphExecChildGraphNodeSetParams(exec, it->second.nodes[node], child);
-  cudaGraphDestroy(child);
-  return err;
+  ExecGraph &eg = it->second;
+  const Mark mark = eg.profiled[node];
+  const auto key = std::make_pair(node, params_key(node_kernel(s, mark, *p), *p));
+  auto known = eg.children.find(key);
+  cudaGraph_t child = known == eg.children.end() ? nullptr : known->second;
+  if (!child) {
+    cudaError_t err = profiled_child(s, mark, *p, &child);
+    if (err != cudaSuccess) return err;
+    eg.children[key] = child;
+  }
+  return cudaGraphExecChildGraphNodeSetParams(exec, eg.nodes[node], child);
 }
 
 cudaError_t graph_exec_child_graph_node_set_params(cudaGraphExec_t exec, cudaGraphNode_t node,
@@ -314,12 +338,12 @@ cudaError_t graph_exec_update(cudaGraphExec_t exec, cudaGraph_t graph,
     info->errorFromNode = program_node(eg, info->errorFromNode);
   }
   if (err != cudaSuccess) {
-    if (eg.copy) cudaGraphDestroy(eg.copy);
+    release(eg);
     return err;
   }
   auto it = s.execs.find(exec);
   if (it != s.execs.end()) {
-    cudaGraphDestroy(it->second.copy);
+    release(it->second);
     s.execs.erase(it);
   }
   if (eg.copy) s.execs[exec] = eg;
@@ -332,7 +356,7 @@ cudaError_t graph_exec_destroy(cudaGraphExec_t exec) {
   cudaError_t err = cudaGraphExecDestroy(exec);
   auto it = s.execs.find(exec);
   if (it != s.execs.end()) {
-    cudaGraphDestroy(it->second.copy);
+    release(it->second);
     s.execs.erase(it);
   }
   return err;

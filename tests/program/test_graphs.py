@@ -339,6 +339,9 @@ def check_observed(output: str, doc: dict) -> None:
     assert "clone 3 a 4 3 b 8 6 c 2 1" in output
     kernel, arrays = _arrays(doc, "inc")
     assert kernel["run"]["launches"] == 4
+    # one record per parameters a profiled node held: the executable graph's n (replays 1 and 3:
+    # setting them again reuses their record), its n / 2 (replay 2), the clone's n
+    assert sorted(r.get("repeat", 1) for r in kernel["launches"]) == [1, 1, 2]
     # a read and a write of a[i] per launch that covers i: 4 launches cover i < 32, 3 the rest
     assert arrays["a"]["counts"] == [2 * 4] * 32 + [2 * 3] * 32
     kernel, arrays = _arrays(doc, "dbl")
