@@ -515,6 +515,35 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph,
   return cudaSuccess;
 }
 
+// a pitched copy: extent.width bytes a row, height rows a slice, depth slices
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p) {
+  STICKY();
+  if (!p || p->srcArray || p->dstArray || !p->srcPtr.ptr || !p->dstPtr.ptr)
+    return record(cudaErrorInvalidValue);
+  const size_t h = p->extent.height ? p->extent.height : 1, d = p->extent.depth ? p->extent.depth : 1;
+  const size_t sp = p->srcPtr.pitch, dp = p->dstPtr.pitch;
+  const size_t sh = p->srcPtr.ysize ? p->srcPtr.ysize : h, dh = p->dstPtr.ysize ? p->dstPtr.ysize : h;
+  for (size_t z = 0; z < d; ++z)
+    for (size_t y = 0; y < h; ++y) {
+      const char *src = (const char *)p->srcPtr.ptr +
+                        ((p->srcPos.z + z) * sh + p->srcPos.y + y) * sp + p->srcPos.x;
+      char *dst = (char *)p->dstPtr.ptr + ((p->dstPos.z + z) * dh + p->dstPos.y + y) * dp +
+                  p->dstPos.x;
+      memmove(dst, src, p->extent.width);
+    }
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                   const cudaGraphNode_t *deps, size_t n_deps,
+                                   const struct cudaMemcpy3DParms *p) {
+  if (!node || !graph || !p || p->srcArray || p->dstArray) return record(cudaErrorInvalidValue);
+  const cudaMemcpy3DParms q = *p;
+  *node = add_node(graph, cudaGraphNodeTypeMemcpy, deps, n_deps);
+  (*node)->ops.push_back([q]() { return cudaMemcpy3D(&q); });
+  return cudaSuccess;
+}
+
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph,
                                    const cudaGraphNode_t *deps, size_t n_deps,
                                    const struct cudaMemsetParams *p) {
@@ -550,12 +579,26 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph,
 // Graph allocations: memory outside the runtime's allocation table (gmprof_cudart_address_range
 // does not find it, as cuMemGetAddressRange does not before the graph runs), kept for the
 // process (a freeing node leaves it: its address stays the graph's, as on a GPU).
+static std::set<const void *> &graph_allocations() {
+  static auto *s = new std::set<const void *>();
+  return *s;
+}
+
+bool gmprof_graph_allocation(const void *p) {
+  std::lock_guard<std::mutex> g(g_capture_lock);
+  return graph_allocations().count(p) != 0;
+}
+
 cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph,
                                      const cudaGraphNode_t *deps, size_t n_deps,
                                      struct cudaMemAllocNodeParams *p) {
   if (!node || !graph || !p || !p->bytesize) return record(cudaErrorInvalidValue);
   void *mem = aligned_alloc(256, (p->bytesize + 255) & ~(size_t)255);
   if (!mem) return record(cudaErrorMemoryAllocation);
+  {
+    std::lock_guard<std::mutex> g(g_capture_lock);
+    graph_allocations().insert(mem);
+  }
   p->dptr = mem;
   *node = add_node(graph, cudaGraphNodeTypeMemAlloc, deps, n_deps);
   (*node)->alloc = *p;

@@ -413,10 +413,23 @@ int main() {
   cudaGraphInstantiate(&cx, cg, 0);
   cudaGraphLaunch(cx, s);
   cudaGraphLaunch(cx, s);
+  // a stream-ordered allocation in a capture (graphMemoryNodes), read by a launch after
+  int *t2;
+  cudaGraph_t ag;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  cudaMallocAsync(&t2, n * sizeof(int), s);
+  fill<<<2, 32, 0, s>>>(t2, n);
+  cudaStreamEndCapture(s, &ag);
+  cudaGraphExec_t ax;
+  cudaGraphInstantiate(&ax, ag, 0);
+  cudaGraphLaunch(ax, s);
+  copy<<<2, 32, 0, s>>>(out, t2, n);
   cudaStreamSynchronize(s);
   int h[n];
   cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
-  printf("out %d %d\n", h[5], h[63]);
+  // graph allocations freed outside their graphs
+  cudaError_t e1 = cudaFree(tmp), e2 = cudaFree(t2);
+  printf("out %d %d free %d %d\n", h[5], h[63], (int)e1, (int)e2);
   return 0;
 }
 """
@@ -435,13 +448,14 @@ def test_graph_allocation_is_a_known_object(tmp_path, need_gxx):
 
 def check_graph_memory(output: str, doc: dict) -> None:
     """GRAPH_MEMORY's counts, shared with the GPU test (test_graphs_gpu.py)."""
-    assert "out 5 63" in output
+    assert "out 5 63 free 0 0" in output
     kernel, arrays = _arrays(doc, "copy")
-    # three launches (one outside graphs, two replays), each reading src[i] once per element
-    assert kernel["run"]["launches"] == 3
-    assert arrays["src"]["counts"] == [3] * 64 and arrays["src"]["reads"] == 3 * 64
-    assert arrays["dst"]["writes"] == 3 * 64
+    # four launches (one outside graphs from tmp, two replays from tmp, one from t2), each
+    # reading src[i] and writing dst[i] once per element
+    assert kernel["run"]["launches"] == 4
+    assert (arrays["src"]["reads"], arrays["dst"]["writes"]) == (4 * 64, 4 * 64)
     assert all(a["out_of_range"] == 0 for a in kernel["arrays"]), kernel["arrays"]
     assert not any("not in any allocation" in n for n in kernel.get("notes", []))
+    # the two fills are in graphs with an allocation node: run as built, unprofiled
     (proc,) = doc["program"]["processes"]
-    assert proc["captured"] == {"fill": 1}
+    assert proc["captured"] == {"fill": 2}

@@ -133,7 +133,8 @@ enum cudaDeviceAttr {
   cudaDevAttrConcurrentManagedAccess = 89,
   cudaDevAttrCooperativeLaunch = 95,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-  cudaDevAttrMaxBlocksPerMultiprocessor = 106
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrMemoryPoolsSupported = 115  // stream-ordered allocation (cudaMallocAsync)
 };
 
 enum cudaComputeMode {
@@ -267,6 +268,7 @@ struct cudaLaunchConfig_t {
 };
 typedef struct cudaLaunchConfig_t cudaLaunchConfig_t;
 
+#define CUDART_CB  // the calling convention of callbacks (none on Linux)
 typedef void (*cudaHostFn_t)(void *userData);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 
@@ -369,6 +371,43 @@ struct cudaKernelNodeParams {
   void **kernelParams;
   void **extra;
 };
+// pitched copies (cudaMemcpy3D, memcpy nodes): linear memory only, no CUDA arrays
+typedef struct cudaArray *cudaArray_t;
+struct cudaPitchedPtr {
+  void *ptr;
+  size_t pitch;
+  size_t xsize;
+  size_t ysize;
+};
+struct cudaPos {
+  size_t x, y, z;
+};
+struct cudaExtent {
+  size_t width, height, depth;
+};
+static inline struct cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz,
+                                                        size_t ysz) {
+  struct cudaPitchedPtr s = {d, p, xsz, ysz};
+  return s;
+}
+static inline struct cudaPos make_cudaPos(size_t x, size_t y, size_t z) {
+  struct cudaPos p = {x, y, z};
+  return p;
+}
+static inline struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) {
+  struct cudaExtent e = {w, h, d};
+  return e;
+}
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray;
+  struct cudaPos srcPos;
+  struct cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray;
+  struct cudaPos dstPos;
+  struct cudaPitchedPtr dstPtr;
+  struct cudaExtent extent;
+  enum cudaMemcpyKind kind;
+};
 struct cudaMemsetParams {
   void *dst;
   size_t pitch;
@@ -459,6 +498,10 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph,
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph,
                                      const cudaGraphNode_t *deps, size_t n_deps, void *dst,
                                      const void *src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p);
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                   const cudaGraphNode_t *deps, size_t n_deps,
+                                   const struct cudaMemcpy3DParms *params);
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph,
                                    const cudaGraphNode_t *deps, size_t n_deps,
                                    const struct cudaMemsetParams *params);
@@ -569,6 +612,10 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blo
 template <class T>
 inline cudaError_t cudaMalloc(T **ptr, size_t size) {
   return cudaMalloc((void **)ptr, size);
+}
+template <class T>
+inline cudaError_t cudaMallocAsync(T **ptr, size_t size, cudaStream_t stream) {
+  return cudaMallocAsync((void **)ptr, size, stream);
 }
 template <class T>
 inline cudaError_t cudaMallocManaged(T **ptr, size_t size, unsigned int flags = cudaMemAttachGlobal) {
