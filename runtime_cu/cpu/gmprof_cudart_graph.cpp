@@ -53,9 +53,17 @@ struct CUgraph_st {
   std::map<cudaGraphNode_t, cudaGraphNode_t> cloned_from;  // original -> this graph's node
 };
 CUgraphNode_st::~CUgraphNode_st() { delete child; }
+// one node of an executable graph: the instantiated graph's node (a handle only: the graph may
+// be gone), what it was, and its operations (a child graph's: all of them)
+struct ExecStep {
+  cudaGraphNode_t node;
+  cudaGraphNodeType type;
+  const void *func;    // a kernel node's function
+  size_t child_nodes;  // a child-graph node's graph's nodes
+  std::vector<GraphOp> ops;
+};
 struct CUgraphExec_st {
-  // the instantiated graph's nodes, each with its operations (a child graph's: all of them)
-  std::vector<std::pair<cudaGraphNode_t, std::vector<GraphOp>>> steps;
+  std::vector<ExecStep> steps;
 };
 
 // gmprof's host runtime: how to run a kernel by its address, and its arguments' sizes
@@ -118,23 +126,32 @@ cudaGraphNode_t capture_node(Capture &c, cudaGraphNodeType type) {
   return n;
 }
 
+// Kahn's algorithm, the ready node added first going first
 std::vector<cudaGraphNode_t> topological(cudaGraph_t graph) {
-  std::vector<cudaGraphNode_t> order;
-  std::set<cudaGraphNode_t> done;
-  while (order.size() < graph->nodes.size()) {
-    size_t before = order.size();
-    for (auto &n : graph->nodes) {
-      if (done.count(n.get())) continue;
-      bool ready = true;
-      for (cudaGraphNode_t d : n->deps) ready = ready && done.count(d);
-      if (!ready) continue;
-      order.push_back(n.get());
-      done.insert(n.get());
-      break;  // the first ready node in the order added, then look again from the start
+  const size_t n = graph->nodes.size();
+  std::map<cudaGraphNode_t, size_t> index;
+  for (size_t i = 0; i < n; ++i) index[graph->nodes[i].get()] = i;
+  std::vector<size_t> waiting(n, 0);
+  std::vector<std::vector<size_t>> after(n);
+  for (size_t i = 0; i < n; ++i)
+    for (cudaGraphNode_t d : graph->nodes[i]->deps) {
+      auto it = index.find(d);
+      if (it == index.end()) continue;
+      ++waiting[i];
+      after[it->second].push_back(i);
     }
-    if (order.size() == before) break;  // a cycle (not buildable through this API)
+  std::set<size_t> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (!waiting[i]) ready.insert(i);
+  std::vector<cudaGraphNode_t> order;
+  while (!ready.empty()) {
+    const size_t i = *ready.begin();
+    ready.erase(ready.begin());
+    order.push_back(graph->nodes[i].get());
+    for (size_t j : after[i])
+      if (--waiting[j] == 0) ready.insert(j);
   }
-  return order;
+  return order;  // (short of n: a cycle, which this API cannot build)
 }
 
 GraphOp kernel_op(std::shared_ptr<KernelLaunch> k) {
@@ -649,8 +666,9 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
   if (!exec || !graph) return record(cudaErrorInvalidValue);
   CUgraphExec_st *e = new CUgraphExec_st();
   for (cudaGraphNode_t n : topological(graph)) {
-    e->steps.emplace_back(n, std::vector<GraphOp>());
-    node_ops(n, e->steps.back().second);
+    e->steps.push_back(ExecStep{n, n->type, n->kernel ? n->kernel->p.func : nullptr,
+                                n->child ? n->child->nodes.size() : 0, {}});
+    node_ops(n, e->steps.back().ops);
   }
   *exec = e;
   return cudaSuccess;
@@ -661,36 +679,37 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t gra
   return cudaGraphInstantiate(exec, graph, flags);
 }
 
-static std::vector<GraphOp> *exec_step(cudaGraphExec_t exec, cudaGraphNode_t node) {
+static ExecStep *exec_step(cudaGraphExec_t exec, cudaGraphNode_t node) {
   if (!exec) return nullptr;
   for (auto &st : exec->steps)
-    if (st.first == node) return &st.second;
+    if (st.node == node) return &st;
   return nullptr;
 }
 
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
                                              const struct cudaKernelNodeParams *p) {
-  std::vector<GraphOp> *ops = exec_step(exec, node);
-  if (!ops || !node->kernel) return record(cudaErrorInvalidValue);
+  ExecStep *st = exec_step(exec, node);
+  if (!st || st->type != cudaGraphNodeTypeKernel) return record(cudaErrorInvalidValue);
   std::shared_ptr<KernelLaunch> k;
   cudaError_t err = kernel_launch(p, &k);
   if (err != cudaSuccess) return record(err);
-  *ops = {kernel_op(k)};
+  st->ops = {kernel_op(k)};
   return cudaSuccess;
 }
 
 cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
                                                  cudaGraph_t child) {
-  std::vector<GraphOp> *ops = exec_step(exec, node);
-  if (!ops || !node->child || !child) return record(cudaErrorInvalidValue);
-  if (child->nodes.size() != node->child->nodes.size()) return record(cudaErrorInvalidValue);
-  ops->clear();
-  graph_ops(child, *ops);
+  ExecStep *st = exec_step(exec, node);
+  if (!st || st->type != cudaGraphNodeTypeGraph || !child) return record(cudaErrorInvalidValue);
+  if (child->nodes.size() != st->child_nodes) return record(cudaErrorInvalidValue);
+  st->ops.clear();
+  graph_ops(child, st->ops);
   return cudaSuccess;
 }
 
 // The executable graph takes the graph's parameters where the two have the same nodes, in the
 // same order, of the same types (kernels of the same function); otherwise it is left as it was.
+// Its nodes are still named by the nodes of the graph it was instantiated from.
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 cudaGraphExecUpdateResultInfo *info) {
   if (!exec || !graph) return record(cudaErrorInvalidValue);
@@ -699,10 +718,12 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
   cudaGraphNode_t bad = nullptr;
   if (order.size() != exec->steps.size()) result = cudaGraphExecUpdateErrorTopologyChanged;
   for (size_t i = 0; result == cudaGraphExecUpdateSuccess && i < order.size(); ++i) {
-    cudaGraphNode_t was = exec->steps[i].first;
-    if (order[i]->type != was->type) result = cudaGraphExecUpdateErrorNodeTypeChanged;
-    else if (was->kernel && order[i]->kernel->p.func != was->kernel->p.func)
+    const ExecStep &was = exec->steps[i];
+    if (order[i]->type != was.type) result = cudaGraphExecUpdateErrorNodeTypeChanged;
+    else if (was.type == cudaGraphNodeTypeKernel && order[i]->kernel->p.func != was.func)
       result = cudaGraphExecUpdateErrorFunctionChanged;
+    else if (was.type == cudaGraphNodeTypeGraph && order[i]->child->nodes.size() != was.child_nodes)
+      result = cudaGraphExecUpdateErrorTopologyChanged;
     if (result != cudaGraphExecUpdateSuccess) bad = order[i];
   }
   if (info) {
@@ -711,10 +732,10 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
     info->errorFromNode = nullptr;
   }
   if (result != cudaGraphExecUpdateSuccess) return record(cudaErrorGraphExecUpdateFailure);
+  // (its nodes are still named by the graph it was instantiated from, as on a GPU)
   for (size_t i = 0; i < order.size(); ++i) {
-    exec->steps[i].first = order[i];
-    exec->steps[i].second.clear();
-    node_ops(order[i], exec->steps[i].second);
+    exec->steps[i].ops.clear();
+    node_ops(order[i], exec->steps[i].ops);
   }
   return cudaSuccess;
 }
@@ -723,7 +744,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
   STICKY();
   if (!exec) return record(cudaErrorInvalidResourceHandle);
   std::vector<GraphOp> ops;
-  for (auto &st : exec->steps) ops.insert(ops.end(), st.second.begin(), st.second.end());
+  for (auto &st : exec->steps) ops.insert(ops.end(), st.ops.begin(), st.ops.end());
   if (gmprof_cudart_capturing(stream)) {
     // a graph launched into a capture is a child of the graph being captured
     return gmprof_cudart_capture_add(stream, [ops]() {

@@ -325,7 +325,8 @@ cudaError_t graph_exec_child_graph_node_set_params(cudaGraphExec_t exec, cudaGra
 }
 
 // cudaGraphExecUpdate from a program's graph: from gmprof's copy of it, where it has marked nodes
-// (the result names the program's nodes).
+// (the result names the program's nodes). The executable's nodes are still named by the graph it
+// was instantiated from (CUDA's rule): its ExecGraph stays; the new copy goes once used.
 cudaError_t graph_exec_update(cudaGraphExec_t exec, cudaGraph_t graph,
                               cudaGraphExecUpdateResultInfo *info) {
   State &s = state();
@@ -337,16 +338,7 @@ cudaError_t graph_exec_update(cudaGraphExec_t exec, cudaGraph_t graph,
     info->errorNode = program_node(eg, info->errorNode);
     info->errorFromNode = program_node(eg, info->errorFromNode);
   }
-  if (err != cudaSuccess) {
-    release(eg);
-    return err;
-  }
-  auto it = s.execs.find(exec);
-  if (it != s.execs.end()) {
-    release(it->second);
-    s.execs.erase(it);
-  }
-  if (eg.copy) s.execs[exec] = eg;
+  release(eg);
   return err;
 }
 
