@@ -371,8 +371,8 @@ struct cudaKernelNodeParams {
   void **kernelParams;
   void **extra;
 };
-// pitched copies (cudaMemcpy3D, memcpy nodes): linear memory only, no CUDA arrays
-typedef struct cudaArray *cudaArray_t;
+// pitched copies (cudaMemcpy3D, memcpy nodes): linear memory only, no CUDA arrays (the array
+// fields are null; cudaArray_t is outside the subset)
 struct cudaPitchedPtr {
   void *ptr;
   size_t pitch;
@@ -399,10 +399,10 @@ static inline struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) {
   return e;
 }
 struct cudaMemcpy3DParms {
-  cudaArray_t srcArray;
+  struct cudaArray *srcArray;
   struct cudaPos srcPos;
   struct cudaPitchedPtr srcPtr;
-  cudaArray_t dstArray;
+  struct cudaArray *dstArray;
   struct cudaPos dstPos;
   struct cudaPitchedPtr dstPtr;
   struct cudaExtent extent;
