@@ -145,6 +145,7 @@ struct Mark {
   const Kernel *k;
   long long index;      // the process's launch number of the launch it holds
   cudaGraph_t graph;    // the graph it is a node of
+  bool cooperative;     // captured from cudaLaunchCooperativeKernel
   bool profiled;        // an instantiation profiled it (else, when its graph goes or at exit,
                         // it counts under `captured`: it ran unprofiled, or never ran)
 };
@@ -1151,8 +1152,10 @@ cudaError_t mark_captured(State &s, const Kernel &k, const Config &c, void **arg
   if (err != cudaSuccess) return err;
   cudaGraph_t graph = nullptr;
   cudaGraphNode_t node = nullptr;
-  if (capture_tail(c.stream, &graph, &node))
-    s.marks[node] = Mark{&k, s.seen - 1, graph, false};
+  // (a launch with cudaLaunchKernelEx's attributes keeps them only in the program's node)
+  const bool attributes = c.ex && c.ex->numAttrs;
+  if (!attributes && capture_tail(c.stream, &graph, &node))
+    s.marks[node] = Mark{&k, s.seen - 1, graph, c.cooperative, false};
   else
     ++s.captured[d->name];  // its node is not known: it runs unprofiled
   return err;

@@ -83,7 +83,7 @@ cudaError_t profiled_child(State &s, const Mark &mark, const cudaKernelNodeParam
     return cudaGetLastError();
   cudaError_t err = cudaStreamBeginCapture(cs, cudaStreamCaptureModeRelaxed);
   if (err == cudaSuccess) {
-    const Config c{p.gridDim, p.blockDim, p.sharedMemBytes, cs, nullptr, false};
+    const Config c{p.gridDim, p.blockDim, p.sharedMemBytes, cs, nullptr, mark.cooperative};
     s.building = true;
     s.build_index = mark.index;
     if (k->desc->instrumented)
@@ -250,7 +250,7 @@ cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
   if (selected && instrumented && !s.graphs) ++s.captured[name];
   cudaError_t err = cudaGraphAddKernelNode(node, graph, deps, n_deps, p);
   if (err == cudaSuccess && selected && instrumented && s.graphs)
-    s.marks[*node] = Mark{k, s.seen - 1, graph, false};
+    s.marks[*node] = Mark{k, s.seen - 1, graph, false, false};
   return err;
 }
 

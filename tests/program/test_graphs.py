@@ -459,3 +459,49 @@ def check_graph_memory(output: str, doc: dict) -> None:
     # the two fills are in graphs with an allocation node: run as built, unprofiled
     (proc,) = doc["program"]["processes"]
     assert proc["captured"] == {"fill": 2}
+
+
+COOPERATIVE = r"""
+#include <cstdio>
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void rotate(int *a, int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  a[i] = i;
+  cg::this_grid().sync();
+  out[i] = a[(i + 1) % n];
+}
+int main() {
+  int n = 64;
+  int *a, *out;
+  cudaMalloc(&a, n * sizeof(int));
+  cudaMalloc(&out, n * sizeof(int));
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  void *args[] = {&a, &out, &n};
+  cudaGraph_t g;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  cudaLaunchCooperativeKernel((void *)rotate, 2, 32, args, 0, s);
+  cudaStreamEndCapture(s, &g);
+  cudaGraphExec_t x;
+  cudaGraphInstantiate(&x, g, 0);
+  cudaGraphLaunch(x, s);
+  cudaError_t e = cudaGraphLaunch(x, s);
+  int h[64];
+  cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%s: out %d %d\n", cudaGetErrorString(e), h[5], h[63]);
+  return 0;
+}
+"""
+
+
+def test_captured_cooperative_launch(tmp_path, need_gxx):
+    """A cooperative launch captured into a graph stays cooperative in gmprof's copy (its grid
+    barrier holds): each replay counts."""
+    (tmp_path / "c.cu").write_text(COOPERATIVE)
+    p = gmprof("run", "--json", "--mode", "basic", "c.cu", cwd=tmp_path)
+    assert "no error: out 6 0" in p.stderr  # out[i] = a[i + 1] = i + 1, and out[63] = a[0]
+    kernel, arrays = _arrays(json.loads(p.stdout), "rotate")
+    assert kernel["run"]["launches"] == 2
+    # each replay writes every a[i] once and reads it once (a[(i + 1) % n] over all i)
+    assert arrays["a"]["counts"] == [2 * 2] * 64 and arrays["out"]["counts"] == [2] * 64
