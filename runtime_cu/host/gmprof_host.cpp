@@ -1747,6 +1747,12 @@ cudaError_t device_reset() {
   {
     std::lock_guard<std::mutex> guard(s.lock);
     harvest(s, true);
+    // the reset destroys every graph and executable graph (gmprof's copies with them)
+    for (auto &kv : s.marks)
+      if (!kv.second.profiled) ++s.captured[kv.second.k->desc->name];
+    s.marks.clear();
+    s.execs.clear();
+    s.graph_allocs.clear();
   }
   return cudaDeviceReset();
 }
