@@ -505,3 +505,38 @@ def test_captured_cooperative_launch(tmp_path, need_gxx):
     assert kernel["run"]["launches"] == 2
     # each replay writes every a[i] once and reads it once (a[(i + 1) % n] over all i)
     assert arrays["a"]["counts"] == [2 * 2] * 64 and arrays["out"]["counts"] == [2] * 64
+
+
+ORDER = r"""
+#include <cstdio>
+void CUDART_CB say(void *text) { printf("%s", (const char *)text); }
+int main() {
+  cudaGraph_t g;
+  cudaGraphCreate(&g, 0);
+  cudaHostNodeParams h = {say, (void *)"second "};
+  cudaGraphNode_t second, first, gone;
+  cudaGraphAddHostNode(&second, g, nullptr, 0, &h);
+  h.userData = (void *)"first ";
+  cudaGraphAddHostNode(&first, g, nullptr, 0, &h);
+  h.userData = (void *)"gone ";
+  cudaGraphAddHostNode(&gone, g, &first, 1, &h);
+  cudaGraphAddDependencies(g, &first, &second, nullptr, 1);  // added after, runs before
+  cudaGraphDestroyNode(gone);
+  size_t n = 0, after = 0;
+  cudaGraphGetNodes(g, nullptr, &n);
+  cudaGraphNodeGetDependentNodes(first, nullptr, nullptr, &after);
+  cudaGraphExec_t x;
+  cudaGraphInstantiate(&x, g, 0);
+  cudaGraphLaunch(x, 0);
+  printf("| nodes %zu dependents %zu\n", n, after);
+  return 0;
+}
+"""
+
+
+def test_cpu_graphs_run_in_the_order_of_their_edges(tmp_path, need_gxx):
+    """The CPU backend's graphs run a node after the nodes it depends on, whatever the order
+    they were added in (gmprof's copies rely on it: a profiled node is added last)."""
+    (tmp_path / "order.cu").write_text(ORDER)
+    p = gmprof("run", "order.cu", cwd=tmp_path)
+    assert "first second | nodes 2 dependents 1" in p.stdout + p.stderr
