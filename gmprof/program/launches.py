@@ -10,7 +10,8 @@ without adding a line,
     cudaLaunchKernelExC(&cfg, f, args)        ->  ::gmprof_host::launch_kernel_ex_c(&cfg, f, args)
     cudaLaunchCooperativeKernel(f, g, b, args, s, st)
                                               ->  ::gmprof_host::launch_cooperative_kernel(...)
-    cudaGraphLaunch, cudaGraphAddKernelNode, cudaDeviceReset, cudaThreadExit
+    cudaGraphLaunch, cudaGraphAddKernelNode, cudaGraphInstantiate, cudaGraphExecUpdate and the
+    other graph calls that name a node of an executable graph, cudaDeviceReset, cudaThreadExit
                                               ->  ::gmprof_host::graph_launch, ... (same arguments)
 
 Every launch goes through the runtime, which looks the kernel up by its address: a kernel that
@@ -38,10 +39,32 @@ API_RENAMES = {
     # graphs replay profiled launches, and gmprof's counters live on the device until exit
     "cudaGraphLaunch": "::gmprof_host::graph_launch",
     "cudaGraphAddKernelNode": "::gmprof_host::graph_add_kernel_node",
+    # the program's graphs keep its nodes; gmprof instantiates its own copies of them
+    # (runtime_cu/host/gmprof_host_graphs.h) and translates the executables' node operations
+    "cudaGraphInstantiate": "::gmprof_host::graph_instantiate",
+    "cudaGraphInstantiateWithFlags": "::gmprof_host::graph_instantiate_with_flags",
+    "cudaGraphExecKernelNodeSetParams": "::gmprof_host::graph_exec_kernel_node_set_params",
+    "cudaGraphExecChildGraphNodeSetParams": "::gmprof_host::graph_exec_child_graph_node_set_params",
+    "cudaGraphExecUpdate": "::gmprof_host::graph_exec_update",
+    "cudaGraphExecDestroy": "::gmprof_host::graph_exec_destroy",
+    "cudaGraphClone": "::gmprof_host::graph_clone",
+    "cudaGraphDestroy": "::gmprof_host::graph_destroy",
+    "cudaGraphDestroyNode": "::gmprof_host::graph_destroy_node",
     "cudaDeviceReset": "::gmprof_host::device_reset",
     "cudaThreadExit": "::gmprof_host::thread_exit",
 }
-GPU_RENAMES: dict = {}
+# (APIs the CPU backend does not emulate)
+GPU_RENAMES: dict = {
+    "cudaGraphInstantiateWithParams": "::gmprof_host::graph_instantiate_with_params",
+    "cudaGraphExecMemcpyNodeSetParams": "::gmprof_host::graph_exec_memcpy_node_set_params",
+    "cudaGraphExecMemcpyNodeSetParams1D": "::gmprof_host::graph_exec_memcpy_node_set_params_1d",
+    "cudaGraphExecMemsetNodeSetParams": "::gmprof_host::graph_exec_memset_node_set_params",
+    "cudaGraphExecHostNodeSetParams": "::gmprof_host::graph_exec_host_node_set_params",
+    "cudaGraphExecEventRecordNodeSetEvent": "::gmprof_host::graph_exec_event_record_node_set_event",
+    "cudaGraphExecEventWaitNodeSetEvent": "::gmprof_host::graph_exec_event_wait_node_set_event",
+    "cudaGraphNodeSetEnabled": "::gmprof_host::graph_node_set_enabled",
+    "cudaGraphNodeGetEnabled": "::gmprof_host::graph_node_get_enabled",
+}
 
 
 @dataclass

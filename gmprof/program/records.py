@@ -88,11 +88,13 @@ def decode(paths) -> ProgramReport:
             out.notes.append(f"{path}: {n} selected launch(es) of {name} ran unprofiled (gmprof "
                              "did not instrument that kernel; see the build's warnings)")
         for name, n in data.get("captured", {}).items():
-            out.notes.append(f"{path}: {n} selected launch(es) of {name} were made during a "
-                             "stream capture (into a CUDA graph) and ran unprofiled (GMPROF_GRAPHS"
-                             "=1 profiles them; or the legacy stream while another stream "
-                             "captured); the "
-                             "graph's replays run the original kernel and are not counted")
+            out.notes.append(f"{path}: {n} selected launch(es) of {name} were made into a CUDA "
+                             "graph (a stream capture, a kernel node) and not profiled: "
+                             "GMPROF_GRAPHS=0, a graph CUDA cannot clone (memory allocation, free "
+                             "or conditional nodes), one launched from the device, one never "
+                             "instantiated, or the legacy stream while another stream captured; "
+                             "the graph's replays, if any, run the original kernel and are not "
+                             "counted")
         for rec in data.get("failed", []):
             out.failed_launches.append(
                 {"file": str(path), "pid": data.get("pid"), "kernel": rec["kernel"],

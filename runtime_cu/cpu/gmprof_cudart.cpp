@@ -72,9 +72,14 @@ cudaError_t allocate(void **ptr, size_t size, cudaMemoryType type) {
   return cudaSuccess;
 }
 
+extern "C" bool gmprof_graph_allocation(const void *p);  // gmprof_cudart_graph.cpp
+
 cudaError_t release(void *ptr, bool host) {
   STICKY();
   if (!ptr) return cudaSuccess;
+  // a graph allocation freed outside its graph: its graph's next launch has it again (the
+  // emulation allocates it once, with the node)
+  if (!host && gmprof_graph_allocation(ptr)) return cudaSuccess;
   std::lock_guard<std::mutex> g(g_mem_lock);
   auto it = allocations().find((uintptr_t)ptr);
   if (it == allocations().end() || (host != (it->second.type == cudaMemoryTypeHost)))
@@ -337,6 +342,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrMemoryPoolsSupported: *value = 1; break;
     default: *value = 0;
   }
   return cudaSuccess;

@@ -18,8 +18,9 @@
 // (from a device copy, only when it changes, after the other streams' launches that read the
 // old one), launches on the user's stream, and enqueues a fold of the launch's counters into the
 // totals behind it (gmprof_host_fold.h). The totals are read back once, at exit or before
-// cudaDeviceReset. A launch made while its stream captures into a graph is captured with its
-// fill and fold, so that each replay counts.
+// cudaDeviceReset. A launch into a CUDA graph (stream capture, cudaGraphAddKernelNode) stays the
+// kernel node the program built; gmprof instruments a private copy of the graph when it is
+// instantiated (gmprof_host_graphs.h), so that each replay counts.
 //
 // Built by nvcc (as CUDA: the fold is a kernel) for the GPU, and by g++ against gmprof's CUDA
 // runtime emulation for the CPU backend (GMPROF_CPU).
@@ -54,7 +55,14 @@ extern "C" cudaError_t gmprof_cudart_launch(void (*entry)(void **), void **args,
                                            const char *name);
 // stream capture on the CPU backend (runtime_cu/cpu/gmprof_cudart_graph.cpp)
 int gmprof_cudart_capturing(cudaStream_t stream);
-cudaError_t gmprof_cudart_capture_add(cudaStream_t stream, std::function<cudaError_t()> op);
+cudaError_t gmprof_cudart_capture_kernel(cudaStream_t stream, const void *func,
+                                         void (*invoker)(void **), void **args,
+                                         const size_t *sizes, int n, dim3 grid, dim3 block,
+                                         size_t shared, int cooperative, const char *name);
+void gmprof_cudart_set_kernel_hooks(
+    cudaError_t (*run)(const void *, void (*)(void **), void **, dim3, dim3, size_t, int,
+                       const char *),
+    int (*info)(const void *, void (**)(void **), size_t *, int, const char **));
 #endif
 
 namespace gmprof_host {
@@ -129,6 +137,30 @@ struct LaunchRec {
   unsigned long long *log = nullptr;  // device: [oor, runs] (the fold adds them)
   unsigned long long runs = 0;        // times it ran (a graph's launch: once per replay)
   bool captured = false;              // made during a stream capture (into a graph)
+};
+
+// A kernel node that holds a selected launch of an instrumented kernel (captured or added to a
+// graph): instantiating its graph profiles it (gmprof_host_graphs.h).
+struct Mark {
+  const Kernel *k;
+  long long index;      // the process's launch number of the launch it holds
+  cudaGraph_t graph;    // the graph it is a node of
+  bool cooperative;     // captured from cudaLaunchCooperativeKernel
+  bool profiled;        // an instantiation profiled it (else, when its graph goes or at exit,
+                        // it counts under `captured`: it ran unprofiled, or never ran)
+};
+
+// An executable graph that gmprof instantiated from its own copy of the program's graph: the
+// copy (kept while the executable lives: its nodes name the executable's), and for each of the
+// program's nodes the copy's, where the profiled ones are child graphs (fill, instrumented
+// kernel, fold).
+struct ExecGraph {
+  cudaGraph_t copy = nullptr;
+  std::map<cudaGraphNode_t, cudaGraphNode_t> nodes;
+  std::map<cudaGraphNode_t, Mark> profiled;
+  // a profiled node's child graphs, by parameters: parameters set again reuse theirs (and its
+  // launch record), so that a program alternating two sets keeps two records
+  std::map<std::pair<cudaGraphNode_t, std::string>, cudaGraph_t> children;
 };
 
 // A selected launch that failed (a device-side assert, a fault): listed in the report as failed,
@@ -258,12 +290,14 @@ struct State {
   bool harvest_registered = false;
   bool lost = false;  // the device faulted before the counters were read: they are gone
   bool sync_each = false;
-  // GMPROF_GRAPHS=1: launches into graphs are profiled (their fill and fold nodes join the
-  // graph). Off by default: the extra nodes are visible to the program (cudaGraphGetNodes
-  // counts them: cuda-samples' simpleCudaGraphs prints a different number), a kernel node
-  // becomes a child graph (cudaGraphExecKernelNodeSetParams refuses it: jacobiCudaGraphs
-  // fails), and graph memory nodes' allocations are not yet mapped at capture time
-  bool graphs = false;
+  // launches into graphs are profiled (GMPROF_GRAPHS=0: they run unprofiled, counted under
+  // `captured`); the program's graphs keep the nodes it built, gmprof's are in its own copies
+  bool graphs = true;
+  std::map<cudaGraphNode_t, Mark> marks;
+  std::map<cudaGraphExec_t, ExecGraph> execs;
+  std::map<unsigned long long, unsigned long long> graph_allocs;  // graph allocations: base, bytes
+  bool building = false;     // profiling a marked node into gmprof's copy of its graph
+  long long build_index = 0;  // (the launch number of the launch the node holds)
   Timing timing;
 };
 
@@ -313,7 +347,7 @@ void load_options(State &s) {
   s.options.output = env_or("GMPROF_OUTPUT", s.options.output);
   s.options.quiet = getenv("GMPROF_QUIET") != nullptr;
   s.sync_each = (v = getenv("GMPROF_SYNC")) && *v && strcmp(v, "0") != 0;
-  s.graphs = (v = getenv("GMPROF_GRAPHS")) && *v && strcmp(v, "0") != 0;
+  s.graphs = !((v = getenv("GMPROF_GRAPHS")) && strcmp(v, "0") == 0);
 }
 
 bool name_matches(const std::string &filter, const char *name) {
@@ -438,13 +472,17 @@ void write_report() {
   fprintf(f, "\"options\": {\"kernel\": %s, \"skip\": %lld, \"count\": %lld}, ",
           json_string(s.options.kernel).c_str(), s.options.skip, s.options.count);
   // a launch captured into a graph ran once per replay (its fold counted them)
-  long long replays = 0, captured_recs = 0;
+  // (one captured launch may have several records: a graph instantiated twice, a node given
+  // new parameters)
+  long long replays = 0;
+  std::map<long long, bool> captured_launches;
   for (auto &kv : s.groups)
     for (const LaunchRec &r : kv.second.launches)
       if (r.captured) {
         replays += (long long)r.runs;
-        ++captured_recs;
+        captured_launches[r.index] = true;
       }
+  const long long captured_recs = (long long)captured_launches.size();
   const long long profiled = s.profiled + replays;
   fprintf(f, "\"launches\": %lld, \"matching\": %lld, \"profiled\": %lld, ",
           s.seen - captured_recs + replays, s.matching - captured_recs + replays, profiled);
@@ -460,6 +498,11 @@ void write_report() {
     fprintf(f, "%s%s: %lld", first ? "" : ", ", json_string(n.first).c_str(), n.second);
     first = false;
   }
+  // the marked nodes that no instantiation profiled (in graphs CUDA cannot clone, in conditional
+  // nodes' bodies, in graphs never instantiated): made during a capture, not profiled
+  for (auto &kv : s.marks)
+    if (!kv.second.profiled) ++s.captured[kv.second.k->desc->name];
+  s.marks.clear();
   fprintf(f, "}, \"captured\": {");
   first = true;
   for (auto &n : s.captured) {
@@ -733,43 +776,45 @@ bool read_device(void *dst, const void *src, size_t bytes) {
 // ---------------------------------------------------------------- running a launch
 
 #if defined(GMPROF_CPU)
-// a launch recorded into a graph: its arguments copied (the graph runs later, maybe many times)
-struct CapturedLaunch {
-  const void *fn;
-  Invoker invoker;
-  Config c;
-  const char *name;
-  std::vector<std::vector<unsigned char>> bytes;
-  std::vector<void *> args;
-};
+// The CPU backend's kernel nodes run through here (gmprof_cudart_graph.cpp), and ask the
+// registry for a kernel's invoker and argument sizes.
+cudaError_t run_node(const void *fn, void (*invoker)(void **), void **args, dim3 grid, dim3 block,
+                     size_t shared, int cooperative, const char *name) {
+  g_running = fn;
+  gmprof_cpu_set_cooperative(cooperative);
+  cudaError_t err = gmprof_cudart_launch(invoker, args, grid, block, shared, 0, name);
+  gmprof_cpu_set_cooperative(0);
+  return err;
+}
+
+std::map<const void *, std::pair<const KernelDesc *, bool>> &functions() {
+  static auto *m = new std::map<const void *, std::pair<const KernelDesc *, bool>>();
+  return *m;  // a kernel's native and instrumented addresses -> its description, instrumented
+}
+
+int node_kernel_info(const void *fn, void (**invoker)(void **), size_t *sizes, int max,
+                     const char **name) {
+  auto it = functions().find(fn);
+  if (it == functions().end()) return -1;
+  const KernelDesc *d = it->second.first;
+  *invoker = it->second.second ? d->invoke_instrumented : d->invoke_native;
+  *name = d->name;
+  for (int i = 0; i < d->n_params && i < max; ++i) sizes[i] = (size_t)d->params[i].size;
+  return d->n_params;
+}
 #endif
 
 cudaError_t run_kernel(const void *fn, Invoker invoker, const Config &c, void **args,
                        const char *name, const KernelDesc *d = nullptr) {
 #if defined(GMPROF_CPU)
   if (gmprof_cudart_capturing(c.stream)) {
+    // a kernel node with the launch's parameters (runs through run_node below)
     if (!d || !invoker) return cudaErrorStreamCaptureUnsupported;
-    auto cap = std::make_shared<CapturedLaunch>();
-    cap->fn = fn;
-    cap->invoker = invoker;
-    cap->c = c;
-    cap->c.ex = nullptr;
-    cap->name = name;
-    for (int i = 0; i < d->n_params; ++i) {
-      const unsigned char *p = static_cast<const unsigned char *>(args[i]);
-      cap->bytes.emplace_back(p, p + d->params[i].size);
-    }
-    for (auto &b : cap->bytes) cap->args.push_back(b.data());
-    cap->args.push_back(nullptr);
-    return gmprof_cudart_capture_add(c.stream, [cap]() {
-      g_running = cap->fn;
-      gmprof_cpu_set_cooperative(cap->c.cooperative ? 1 : 0);
-      cudaError_t err = gmprof_cudart_launch(cap->invoker, cap->args.data(), cap->c.grid,
-                                             cap->c.block, cap->c.shared_mem, cap->c.stream,
-                                             cap->name);
-      gmprof_cpu_set_cooperative(0);
-      return err;
-    });
+    std::vector<size_t> sizes;
+    for (int i = 0; i < d->n_params; ++i) sizes.push_back((size_t)d->params[i].size);
+    return gmprof_cudart_capture_kernel(c.stream, fn, invoker, args, sizes.data(), d->n_params,
+                                        c.grid, c.block, c.shared_mem, c.cooperative ? 1 : 0,
+                                        name);
   }
   g_running = fn;
   // a cooperative launch runs its blocks in phases between grid barriers (gmprof_cpu_launch.h)
@@ -1110,6 +1155,58 @@ cudaError_t unprofiled(State &s, const KernelDesc *d, const Config &c, void **ar
   return err;
 }
 
+// A graph allocation's range (gmprof learns them when it instantiates a graph: a GPU's address
+// range query does not know one before its graph runs).
+bool graph_alloc_range(State &s, const void *p, unsigned long long *base,
+                       unsigned long long *bytes) {
+  const unsigned long long a = (unsigned long long)(uintptr_t)p;
+  auto it = s.graph_allocs.upper_bound(a);
+  if (it == s.graph_allocs.begin()) return false;
+  --it;
+  if (a >= it->first + it->second) return false;
+  *base = it->first;
+  *bytes = it->second;
+  return true;
+}
+
+// The capture's latest node and its graph (the node a launch just captured).
+bool capture_tail(cudaStream_t stream, cudaGraph_t *graph, cudaGraphNode_t *node) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t *deps = nullptr;
+  size_t n = 0;
+#if defined(GMPROF_CPU) || CUDART_VERSION >= 13000
+  cudaError_t e = cudaStreamGetCaptureInfo(stream, &status, nullptr, graph, &deps, nullptr, &n);
+#else
+  cudaError_t e = cudaStreamGetCaptureInfo(stream, &status, nullptr, graph, &deps, &n);
+#endif
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  if (status != cudaStreamCaptureStatusActive || n != 1 || !deps) return false;
+  *node = deps[0];
+  return true;
+}
+
+// A selected launch made while its stream captures: the original kernel is captured, as the
+// program asked, and its node marked for the graph's instantiation to profile.
+cudaError_t mark_captured(State &s, const Kernel &k, const Config &c, void **args,
+                          Invoker typed) {
+  const KernelDesc *d = k.desc;
+  cudaError_t err =
+      run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name, d);
+  if (err != cudaSuccess) return err;
+  cudaGraph_t graph = nullptr;
+  cudaGraphNode_t node = nullptr;
+  // (a launch with cudaLaunchKernelEx's attributes keeps them only in the program's node)
+  const bool attributes = c.ex && c.ex->numAttrs;
+  if (!attributes && capture_tail(c.stream, &graph, &node))
+    s.marks[node] = Mark{&k, s.seen - 1, graph, c.cooperative, false};
+  else
+    ++s.captured[d->name];  // its node is not known: it runs unprofiled
+  return err;
+}
+
 cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **args,
                            Invoker typed) {
   const double t_start = now_s();
@@ -1126,6 +1223,9 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     ++s.captured[d->name];
     return run_kernel(d->native, d->invoke_native ? d->invoke_native : typed, c, args, d->name, d);
   }
+  // the program's capture records the kernel node it launches; its graph's instantiation
+  // profiles it (the node is marked)
+  if (captured && !s.building) return mark_captured(s, k, c, args, typed);
   // inside a capture, gmprof's own calls (events, allocations on its side stream) must not be
   // refused as unsafe: relaxed mode for this thread until the launch is enqueued; what goes on
   // the capturing stream (the fill, the kernel, the fold) is captured all the same
@@ -1155,7 +1255,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
     if (od.kind == OBJ_PARAM) {
       const void *p = *static_cast<void *const *>(args[od.param]);
       unsigned long long base = 0, bytes = 0;
-      if (p && address_range(p, &base, &bytes)) {
+      if (p && (graph_alloc_range(s, p, &base, &bytes) || address_range(p, &base, &bytes))) {
         o.base = base;
         o.bytes = bytes;
         o.offset = (unsigned long long)(uintptr_t)p - base;
@@ -1370,8 +1470,9 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
 #endif
   cudaError_t ferr = fold::enqueue(job, c.stream);
   if (ferr != cudaSuccess) cudaGetLastError();
-  // after the fold: a launch of another group that shares these counters waits for both
-  note_user(s, m, c.stream, capture);
+  // after the fold: a launch of another group that shares these counters waits for both (a
+  // graph's launch: graph_launch waits and notes its stream)
+  if (!s.building) note_user(s, m, c.stream, capture);
   KernelTiming &kt = s.timing.kernels[d->name];
   unsigned long long folded = (unsigned long long)g.area_words * 4 * replicas;
   for (unsigned i = 0; i < job->n_objects; ++i) folded += job->obj[i].n * csize;
@@ -1398,7 +1499,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   rec.block[2] = c.block.z;
   rec.shared_mem = c.shared_mem;
   rec.ms = 0;
-  rec.index = s.seen - 1;
+  rec.index = s.building ? s.build_index : s.seen - 1;
   rec.oor = 0;  // the fold logs it; the static sites' are added when the file is decoded
   rec.params = params;
   rec.log = log;
@@ -1625,7 +1726,15 @@ void register_module(const ModuleDesc *module, KernelDesc *kernels, int n) {
     if (!s.kernels.count(kernels[i].native) || (!s.kernels[kernels[i].native].desc->instrumented &&
                                                 kernels[i].instrumented))
       s.kernels[kernels[i].native] = Kernel{&kernels[i], module};
+#if defined(GMPROF_CPU)
+    functions().emplace(kernels[i].native, std::make_pair(&kernels[i], false));
+    if (kernels[i].instrumented)
+      functions()[kernels[i].instrumented] = std::make_pair(&kernels[i], true);
+#endif
   }
+#if defined(GMPROF_CPU)
+  gmprof_cudart_set_kernel_hooks(run_node, node_kernel_info);
+#endif
   if (!s.registered_exit && module->instrumented) {
     s.registered_exit = true;
     atexit(at_exit);
@@ -1686,89 +1795,16 @@ cudaError_t device_reset() {
   {
     std::lock_guard<std::mutex> guard(s.lock);
     harvest(s, true);
+    // the reset destroys every graph and executable graph (gmprof's copies with them)
+    for (auto &kv : s.marks)
+      if (!kv.second.profiled) ++s.captured[kv.second.k->desc->name];
+    s.marks.clear();
+    s.execs.clear();
+    s.graph_allocs.clear();
   }
   return cudaDeviceReset();
 }
 
-// A graph replays fills of the descriptions of the modules it captured launches of: it waits,
-// on the device, for the other streams' launches that read them, as a fill does (fill_for).
-cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream) {
-  State &s = state();
-  std::lock_guard<std::mutex> guard(s.lock);
-  const int device = current_device();
-  for (auto &kv : s.mods) {
-    if (!kv.second.graphs || kv.first.second != device) continue;
-    for (auto &u : kv.second.users)
-      if (u.first.first != stream && u.first.second == 0 &&
-          cudaStreamWaitEvent(stream, u.second.ev, 0) != cudaSuccess)
-        cudaGetLastError();
-  }
-  cudaError_t err = cudaGraphLaunch(exec, stream);
-  for (auto &kv : s.mods) {
-    if (!kv.second.graphs || kv.first.second != device) continue;
-    for (auto it = kv.second.users.begin(); it != kv.second.users.end();) {
-      if (it->first.first != stream && it->first.second == 0) {
-        s.pools[device].push_back(it->second.ev);
-        it = kv.second.users.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    note_user(s, kv.first.first, stream, 0);
-    kv.second.current = nullptr;
-  }
-  return err;
-}
-
-// A kernel node added to a graph: a selected launch of an instrumented kernel becomes a child
-// graph captured on gmprof's own stream (the fill, the instrumented kernel, its fold), so that
-// each replay is counted; anything else is the kernel node the program asked for.
-cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
-                                  const cudaGraphNode_t *deps, size_t n_deps,
-                                  const cudaKernelNodeParams *p) {
-  if (!p || !node) return cudaErrorInvalidValue;
-  State &s = state();
-  std::unique_lock<std::mutex> guard(s.lock);
-  load_options(s);
-  auto it = s.kernels.find(p->func);
-  const Kernel *k = it == s.kernels.end() ? nullptr : &it->second;
-  const char *name = k ? k->desc->name : nullptr;
-  bool selected = false;
-  ++s.seen;
-  if (name_matches(s.options.kernel, name)) {
-    const long long index = s.matching++;
-    selected = index >= s.options.skip &&
-               (s.options.count < 0 || index < s.options.skip + s.options.count);
-  }
-  const bool profile = selected && k && k->desc->instrumented && p->kernelParams && s.graphs;
-  if (selected && !profile && s.registered_exit && !(k && k->desc->instrumented))
-    ++s.not_instrumented[name ? name : "(a kernel gmprof did not translate)"];
-  if (selected && k && k->desc->instrumented && !s.graphs) ++s.captured[name];
-#if !defined(GMPROF_CPU)
-  if (!profile) {
-    guard.unlock();
-    return cudaGraphAddKernelNode(node, graph, deps, n_deps, p);
-  }
-#else
-  if (!k || !p->kernelParams) return cudaErrorInvalidDeviceFunction;
-#endif
-  cudaStream_t cs = nullptr;
-  if (cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking) != cudaSuccess) return cudaGetLastError();
-  cudaError_t err = cudaStreamBeginCapture(cs, cudaStreamCaptureModeRelaxed);
-  if (err == cudaSuccess) {
-    const Config c{p->gridDim, p->blockDim, p->sharedMemBytes, cs, nullptr, false};
-    if (profile)
-      err = profile_launch(s, *k, c, p->kernelParams, nullptr);
-    else
-      err = run_kernel(p->func, k->desc->invoke_native, c, p->kernelParams, name, k->desc);
-    cudaGraph_t child = nullptr;
-    cudaError_t end = cudaStreamEndCapture(cs, &child);
-    if (err == cudaSuccess) err = end;
-    if (err == cudaSuccess) err = cudaGraphAddChildGraphNode(node, graph, deps, n_deps, child);
-    if (child) cudaGraphDestroy(child);
-  }
-  cudaStreamDestroy(cs);
-  return err;
-}
+#include "gmprof_host_graphs.h"
 
 }  // namespace gmprof_host

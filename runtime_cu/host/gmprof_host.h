@@ -19,6 +19,7 @@
 
 #include <cuda_runtime.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <tuple>
 #include <type_traits>
@@ -239,12 +240,61 @@ inline DeducedConfig launch_deduced(dim3 grid, dim3 block, size_t shared_mem = 0
 cudaError_t device_reset();
 inline cudaError_t thread_exit() { return device_reset(); }
 
-// cudaGraphLaunch and cudaGraphAddKernelNode (graphs replay profiled launches: each replay is
-// counted, see gmprof_host.cpp)
+// CUDA graphs (gmprof_host_graphs.h): the program's graphs keep the nodes it built; gmprof
+// instantiates its own copy, where the kernel nodes that hold selected launches are profiled,
+// and translates the executable's node operations to the copy's nodes. Same arguments as CUDA's
+// (the legacy signatures that cuda_runtime.h keeps as C++ overloads included).
 cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
                                   const cudaGraphNode_t *deps, size_t n_deps,
                                   const cudaKernelNodeParams *params);
+cudaError_t graph_instantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                              unsigned long long flags = 0);
+inline cudaError_t graph_instantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                     cudaGraphNode_t *, char *, size_t) {
+  return graph_instantiate(exec, graph, 0);
+}
+cudaError_t graph_instantiate_with_flags(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                         unsigned long long flags = 0);
+cudaError_t graph_exec_kernel_node_set_params(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                              const cudaKernelNodeParams *params);
+cudaError_t graph_exec_child_graph_node_set_params(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                   cudaGraph_t child);
+cudaError_t graph_exec_update(cudaGraphExec_t exec, cudaGraph_t graph,
+                              cudaGraphExecUpdateResultInfo *info);
+inline cudaError_t graph_exec_update(cudaGraphExec_t exec, cudaGraph_t graph,
+                                     cudaGraphNode_t *error_node,
+                                     cudaGraphExecUpdateResult *result) {
+  cudaGraphExecUpdateResultInfo info;
+  memset(&info, 0, sizeof info);
+  cudaError_t err = graph_exec_update(exec, graph, &info);
+  if (error_node) *error_node = info.errorNode;
+  if (result) *result = info.result;
+  return err;
+}
+cudaError_t graph_exec_destroy(cudaGraphExec_t exec);
+cudaError_t graph_clone(cudaGraph_t *clone, cudaGraph_t graph);
+cudaError_t graph_destroy(cudaGraph_t graph);
+cudaError_t graph_destroy_node(cudaGraphNode_t node);
+#if !defined(GMPROF_CPU)
+cudaError_t graph_instantiate_with_params(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                          cudaGraphInstantiateParams *params);
+cudaError_t graph_exec_memcpy_node_set_params(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                              const cudaMemcpy3DParms *params);
+cudaError_t graph_exec_memcpy_node_set_params_1d(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                 void *dst, const void *src, size_t count,
+                                                 cudaMemcpyKind kind);
+cudaError_t graph_exec_memset_node_set_params(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                              const cudaMemsetParams *params);
+cudaError_t graph_exec_host_node_set_params(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                            const cudaHostNodeParams *params);
+cudaError_t graph_exec_event_record_node_set_event(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                   cudaEvent_t event);
+cudaError_t graph_exec_event_wait_node_set_event(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                 cudaEvent_t event);
+cudaError_t graph_node_set_enabled(cudaGraphExec_t exec, cudaGraphNode_t node, unsigned int on);
+cudaError_t graph_node_get_enabled(cudaGraphExec_t exec, cudaGraphNode_t node, unsigned int *on);
+#endif
 
 // ---------------------------------------------------------------- tables
 

@@ -212,10 +212,11 @@ int main() {
 
 
 def test_stream_capture_is_profiled_per_replay(tmp_path):
-    """Launches made during a stream capture are captured with their description's fill and
-    their counters' fold (nothing synchronises or reads back inside the capture: cuda-samples'
-    simpleCudaGraphs failed with cudaErrorStreamCaptureInvalidated when it did), so each replay
-    of the graph is counted; the launch after the capture is profiled as usual."""
+    """Launches made during a stream capture are captured as the program made them (nothing
+    synchronises or reads back inside the capture: cuda-samples' simpleCudaGraphs failed with
+    cudaErrorStreamCaptureInvalidated when it did); gmprof's copy of the graph, instantiated in
+    its place, has each one's fill, instrumented launch and fold, so each replay of the graph is
+    counted; the launch after the capture is profiled as usual."""
     (tmp_path / "cap.cu").write_text(CAPTURE)
     gmprof("nvcc", "-arch=sm_90", "cap.cu", "-o", "cap", cwd=tmp_path, **GPU)
     p = _run(tmp_path, "cap", GMPROF_OUTPUT=tmp_path / "r.json", GMPROF_GRAPHS=1)

@@ -53,6 +53,7 @@ enum cudaError {
   cudaErrorStreamCaptureUnsupported = 900,
   cudaErrorStreamCaptureInvalidated = 901,
   cudaErrorStreamCaptureUnmatched = 903,
+  cudaErrorGraphExecUpdateFailure = 910,
   cudaErrorIllegalState = 401,
   cudaErrorUnknown = 999
 };
@@ -132,7 +133,8 @@ enum cudaDeviceAttr {
   cudaDevAttrConcurrentManagedAccess = 89,
   cudaDevAttrCooperativeLaunch = 95,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-  cudaDevAttrMaxBlocksPerMultiprocessor = 106
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrMemoryPoolsSupported = 115  // stream-ordered allocation (cudaMallocAsync)
 };
 
 enum cudaComputeMode {
@@ -266,6 +268,7 @@ struct cudaLaunchConfig_t {
 };
 typedef struct cudaLaunchConfig_t cudaLaunchConfig_t;
 
+#define CUDART_CB  // the calling convention of callbacks (none on Linux)
 typedef void (*cudaHostFn_t)(void *userData);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 
@@ -368,6 +371,43 @@ struct cudaKernelNodeParams {
   void **kernelParams;
   void **extra;
 };
+// pitched copies (cudaMemcpy3D, memcpy nodes): linear memory only, no CUDA arrays (the array
+// fields are null; cudaArray_t is outside the subset)
+struct cudaPitchedPtr {
+  void *ptr;
+  size_t pitch;
+  size_t xsize;
+  size_t ysize;
+};
+struct cudaPos {
+  size_t x, y, z;
+};
+struct cudaExtent {
+  size_t width, height, depth;
+};
+static inline struct cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz,
+                                                        size_t ysz) {
+  struct cudaPitchedPtr s = {d, p, xsz, ysz};
+  return s;
+}
+static inline struct cudaPos make_cudaPos(size_t x, size_t y, size_t z) {
+  struct cudaPos p = {x, y, z};
+  return p;
+}
+static inline struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d) {
+  struct cudaExtent e = {w, h, d};
+  return e;
+}
+struct cudaMemcpy3DParms {
+  struct cudaArray *srcArray;
+  struct cudaPos srcPos;
+  struct cudaPitchedPtr srcPtr;
+  struct cudaArray *dstArray;
+  struct cudaPos dstPos;
+  struct cudaPitchedPtr dstPtr;
+  struct cudaExtent extent;
+  enum cudaMemcpyKind kind;
+};
 struct cudaMemsetParams {
   void *dst;
   size_t pitch;
@@ -380,12 +420,72 @@ struct cudaHostNodeParams {
   cudaHostFn_t fn;
   void *userData;
 };
+enum cudaGraphNodeType {
+  cudaGraphNodeTypeKernel = 0,
+  cudaGraphNodeTypeMemcpy = 1,
+  cudaGraphNodeTypeMemset = 2,
+  cudaGraphNodeTypeHost = 3,
+  cudaGraphNodeTypeGraph = 4,
+  cudaGraphNodeTypeEmpty = 5,
+  cudaGraphNodeTypeMemAlloc = 10,
+  cudaGraphNodeTypeMemFree = 11
+};
+typedef struct cudaGraphEdgeData_st {
+  unsigned char from_port, to_port, type, reserved[5];
+} cudaGraphEdgeData;
+enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0, cudaMemAllocationTypePinned = 1 };
+enum cudaMemAllocationHandleType { cudaMemHandleTypeNone = 0 };
+enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1 };
+enum cudaMemAccessFlags { cudaMemAccessFlagsProtNone = 0, cudaMemAccessFlagsProtRead = 1,
+                          cudaMemAccessFlagsProtReadWrite = 3 };
+struct cudaMemLocation {
+  enum cudaMemLocationType type;
+  int id;
+};
+struct cudaMemAccessDesc {
+  struct cudaMemLocation location;
+  enum cudaMemAccessFlags flags;
+};
+struct cudaMemPoolProps {
+  enum cudaMemAllocationType allocType;
+  enum cudaMemAllocationHandleType handleTypes;
+  struct cudaMemLocation location;
+  void *win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+// a graph allocation (cudaGraphAddMemAllocNode, cudaMallocAsync while capturing): memory the
+// runtime's allocation table does not hold, as a GPU's address range query does not know a
+// graph allocation before the graph runs
+struct cudaMemAllocNodeParams {
+  struct cudaMemPoolProps poolProps;
+  const struct cudaMemAccessDesc *accessDescs;
+  size_t accessDescCount;
+  size_t bytesize;
+  void *dptr;
+};
+enum cudaGraphExecUpdateResult {
+  cudaGraphExecUpdateSuccess = 0,
+  cudaGraphExecUpdateError = 1,
+  cudaGraphExecUpdateErrorTopologyChanged = 2,
+  cudaGraphExecUpdateErrorNodeTypeChanged = 3,
+  cudaGraphExecUpdateErrorFunctionChanged = 4,
+  cudaGraphExecUpdateErrorParametersChanged = 5,
+  cudaGraphExecUpdateErrorNotSupported = 6
+};
+typedef struct cudaGraphExecUpdateResultInfo_st {
+  enum cudaGraphExecUpdateResult result;
+  cudaGraphNode_t errorNode;
+  cudaGraphNode_t errorFromNode;
+} cudaGraphExecUpdateResultInfo;
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status);
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
 cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
                                      unsigned long long *id = 0, cudaGraph_t *graph = 0,
-                                     const cudaGraphNode_t **deps = 0, size_t *n_deps = 0);
+                                     const cudaGraphNode_t **deps = 0,
+                                     const cudaGraphEdgeData **edges = 0, size_t *n_deps = 0);
 cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode);
 cudaError_t cudaGraphCreate(cudaGraph_t *graph, unsigned int flags);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
@@ -398,6 +498,10 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph,
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph,
                                      const cudaGraphNode_t *deps, size_t n_deps, void *dst,
                                      const void *src, size_t count, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p);
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                   const cudaGraphNode_t *deps, size_t n_deps,
+                                   const struct cudaMemcpy3DParms *params);
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph,
                                    const cudaGraphNode_t *deps, size_t n_deps,
                                    const struct cudaMemsetParams *params);
@@ -410,6 +514,44 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t gra
                                           unsigned long long flags = 0);
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+// nodes as the program built them: kernel nodes keep their parameters (gmprof's host runtime
+// tells the argument sizes), nodes their dependencies; cudaGraphInstantiate runs them in a
+// topological order (the order they were added where the edges allow)
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                   const cudaGraphNode_t *deps, size_t n_deps,
+                                   const struct cudaKernelNodeParams *params);
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *params);
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                         const struct cudaKernelNodeParams *params);
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams *params);
+cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                 cudaGraph_t child);
+cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *graph);
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *type);
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *n);
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps,
+                                         cudaGraphEdgeData *edges, size_t *n);
+cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *nodes,
+                                           cudaGraphEdgeData *edges, size_t *n);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                     const cudaGraphNode_t *to, const cudaGraphEdgeData *edges,
+                                     size_t n);
+cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node);
+cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t graph);
+cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *node, cudaGraphNode_t original,
+                                     cudaGraph_t clone);
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                     const cudaGraphNode_t *deps, size_t n_deps,
+                                     struct cudaMemAllocNodeParams *params);
+cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
+                                           struct cudaMemAllocNodeParams *params);
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph,
+                                    const cudaGraphNode_t *deps, size_t n_deps, void *dptr);
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                cudaGraphExecUpdateResultInfo *info);
+cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream);
+cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                   void *userData, unsigned int flags);
@@ -470,6 +612,10 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blo
 template <class T>
 inline cudaError_t cudaMalloc(T **ptr, size_t size) {
   return cudaMalloc((void **)ptr, size);
+}
+template <class T>
+inline cudaError_t cudaMallocAsync(T **ptr, size_t size, cudaStream_t stream) {
+  return cudaMallocAsync((void **)ptr, size, stream);
 }
 template <class T>
 inline cudaError_t cudaMallocManaged(T **ptr, size_t size, unsigned int flags = cudaMemAttachGlobal) {
