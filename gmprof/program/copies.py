@@ -125,8 +125,8 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
     count into its parent's launch description and block counters, which the child's launch
     never laid out), and is counted, so that the report says how many ran uncounted.
     `device_launches` gets (parent, child) for each counter i, in order (gmprof.cuh's
-    `__gmprof_device_launches`, read back by the host runtime). A launch whose kernel name is
-    made by a macro or written qualified cannot be edited: the warning says it is not counted.
+    `__gmprof_device_launches`, read back by the host runtime). A launch written by a macro
+    cannot be edited: the warning says it is not even counted.
 
     Only names written at the call (not made by a macro) are qualified, and only where every
     function of that name has a copy (a qualified name finds nothing else)."""
@@ -199,7 +199,7 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
                     # (an unnamed namespace has no name to qualify with)
                     prefix = "::" + "".join(s + "::" for s in where)
                 prefix = f"(::gmprof::count_device_launch({len(device_launches)})), " + prefix
-                device_launches.append((fn.name, name))
+                device_launches.append((fn.name, name[2:] if name.startswith("::") else name))
             elif name not in copied or not editable:
                 continue
             elif copied[name] == scope and before(name, fn):
@@ -208,8 +208,8 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
                 continue
             out.setdefault(sp.source, []).append(Patch(sp.start, PREFIX, prefix, 0))
         if children:
-            missed = f" ({', '.join(sorted(uncounted))}: written through a macro or a " \
-                "qualified name, not even counted)" if uncounted else ""
+            missed = f" ({', '.join(sorted(uncounted))}: written by a macro, or not by name; " \
+                "not even counted)" if uncounted else ""
             warnings.append(Diagnostic(
                 "launch-not-profiled",
                 f"{fn.name} launches {', '.join(sorted(children))} from the device (dynamic "

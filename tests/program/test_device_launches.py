@@ -74,7 +74,23 @@ def test_copy_counts_each_device_side_launch(tmp_path):
     msgs = [w.message for w in t.warnings if w.kind == "launch-not-profiled"]
     # the launch a macro writes cannot be edited: the build says it is not even counted
     assert any("parent launches LAUNCH(...), child, ns::nchild from the device" in m and
-               "LAUNCH(...): written through a macro" in m for m in msgs), msgs
+               "LAUNCH(...): written by a macro, or not by name; not even counted" in m
+               for m in msgs), msgs
+
+
+def test_qualified_child_is_counted(tmp_path):
+    from gmprof.mode import Mode
+    from gmprof.program.translate import translate
+
+    f = tmp_path / "q.cu"
+    f.write_text("__global__ void child(int *p) { p[threadIdx.x] = 1; }\n"
+                 "__global__ void parent(int *p) {\n"
+                 "  p[0] = 2;\n"
+                 "  if (threadIdx.x == 0) ::child<<<1, 2>>>(p);\n"
+                 "}\n")
+    t = translate(f, mode=Mode(), cpu=False)
+    assert "(::gmprof::count_device_launch(0)), ::child<<<1, 2>>>(p);" in t.text
+    assert '{"parent\\tchild"}' in t.text  # named as the report names the kernel
 
 
 def test_file_without_device_launches_has_no_counters(tmp_path):
