@@ -191,8 +191,13 @@ namespace gmprof {
 __device__ __forceinline__ const Launch &L() { return __gmprof_launch; }
 
 #if defined(GMPROF_DEVICE_LAUNCHES) && GMPROF_DEVICE_LAUNCHES > 0
-__device__ __forceinline__ void count_device_launch(int i) {
+// (__host__ too: a __host__ __device__ function's copy may launch; only its device side counts)
+__host__ __device__ __forceinline__ void count_device_launch(int i) {
+#if defined(__CUDA_ARCH__) || defined(GMPROF_CPU)
   atomicAdd(&__gmprof_device_launches[i], 1ull);
+#else
+  (void)i;
+#endif
 }
 #endif
 
