@@ -347,6 +347,11 @@ def run_sample(suite: Path, name: str, d: Path, backend: str, work: Path, timeou
     if res["profiled"] == 0 and not res["reason"]:
         res["reason"] = "no launch profiled (" + ("; ".join(doc["program"]["notes"])[:200] or
                                                   "no instrumented kernel launched") + ")"
+    # launches made from device code by profiled kernels (dynamic parallelism) ran unprofiled
+    res["device_launches"] = sum(r["count"] for p in procs for r in p.get("device_launches", []))
+    if res["device_launches"] and not res["reason"]:
+        res["reason"] = (f"{res['device_launches']} launch(es) from device code (dynamic "
+                         "parallelism) ran the original kernel, unprofiled")
     return res
 
 
