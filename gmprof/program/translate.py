@@ -405,7 +405,7 @@ def _epilogue(mid, manifest, mode, plan, defines, globals_, sizes, objects_c, ke
         values = ", ".join(f"(unsigned long long)sizeof({n})" for n in sizes)
         out.append(f"const char *const __gmprof_size_names[] = {{{names}{', ' if sizes else ''}nullptr}};\n")
         out.append(f"const unsigned long long __gmprof_sizes[] = {{{values}{', ' if sizes else ''}0}};\n")
-    dl = ""
+    dl = ", 0, nullptr, nullptr"  # (written out: -Wmissing-field-initializers)
     if device_launches:
         n = len(device_launches)
         names = ", ".join(_c_string(f"{a}\t{b}") for a, b in device_launches)
@@ -430,7 +430,7 @@ def _epilogue(mid, manifest, mode, plan, defines, globals_, sizes, objects_c, ke
     else:
         module = (f"const ::gmprof_host::ModuleDesc __gmprof_module = {{\"{mid}\", __gmprof_manifest, "
                   "GMPROF_HOST_DEFAULTS, 0, 0, 32, 0u, 0, 0, nullptr, 0, 0, nullptr, 0, nullptr, "
-                  "nullptr, 0};\n")
+                  "nullptr, 0, 0, nullptr, nullptr};\n")
     out.append(f"#define GMPROF_HOST_DEFAULTS {_c_string(defaults)}\n")
     out.append(module)
     out.append("::gmprof_host::KernelDesc __gmprof_kernels[] = {\n  " +
