@@ -140,8 +140,10 @@ def test_device_side_launches_are_reported_uncounted_on_gpu(tmp_path):
     assert want.stdout == "p 40 q 0 1 2 3 3 3\n"
     assert (got.returncode, got.stdout) == (want.returncode, want.stdout), got.stderr
     doc = report_json(tmp_path / "gmprof", "r.json")
-    arrays = lambda k: {a["name"]: (a["reads"], a["writes"])  # noqa: E731
-                        for a in doc["kernels"][k]["arrays"]}
+
+    def arrays(k):
+        return {a["name"]: (a["reads"], a["writes"]) for a in doc["kernels"][k]["arrays"]}
+
     # parent: 2 launches x 4 threads write q[tid] once; p is only passed on (no access here,
     # the children's accesses are not counted under the parent)
     par = arrays("parent")
