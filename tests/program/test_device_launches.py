@@ -4,16 +4,18 @@ unprofiled, and counts the launch, so that the report says how many ran uncounte
 (gmprof/program/copies.py qualify_calls, gmprof.cuh count_device_launch, the host runtime's
 `device_launches`, records.py's note). The CPU backend has no dynamic parallelism: the rewriting
 is checked here (and that nvcc -arch=sm_90 -rdc=true compiles it), the run on a GPU (marked
-gpu: the integrator runs it on the H100)."""
+gpu: the integrator runs it on the H100); the counter's way to the report is also checked on
+the CPU backend, with the child launch stubbed out of the translation."""
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
+import sys
 
 import pytest
 
-from conftest import GMPROF, env, gmprof, report_json
+from conftest import GMPROF, env, report_json
 
 PROGRAM = r"""#include <cstdio>
 __global__ void child(int *p, int n) {
@@ -178,3 +180,55 @@ def test_report_notes_device_side_launches(tmp_path):
     assert out.processes[0]["device_launches"] == raw["device_launches"]
     assert any("4 launch(es) of child made from the device by profiled parent (dynamic "
                "parallelism) ran the original kernel, unprofiled" in n for n in out.notes)
+
+
+STUBBED = r"""import sys
+import gmprof.program.nvcc as N
+translate_file = N.translate_file
+def stubbed(*a, **k):
+    # the CPU backend cannot launch from device code: the launch itself becomes nothing, the
+    # counter before it stays
+    t = translate_file(*a, **k)
+    if t is not None:
+        t.text = t.text.replace("::child<<<1, 2>>>(p)", "(void)0").replace(
+            "child<<<1, 2>>>(p)", "(void)0")
+    return t
+N.translate_file = stubbed
+from gmprof.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_counts_reach_the_report_on_the_cpu_backend(tmp_path, need_gxx):
+    """The counter, its read-back at exit and the note, end to end on the CPU backend, with the
+    child launch itself stubbed out of the translation (g++ has no `<<<` in device code)."""
+    (tmp_path / "stub.py").write_text(STUBBED)
+    (tmp_path / "h.cu").write_text(
+        "#include <cstdio>\n"
+        "__global__ void child(int *p) { p[threadIdx.x] = 1; }\n"
+        "__global__ void parent(int *p) {\n"
+        "  p[threadIdx.x] = 2;\n"
+        "  if (threadIdx.x < 3) child<<<1, 2>>>(p);\n"
+        "}\n"
+        "int main() {\n"
+        "  int *p;\n"
+        "  cudaMalloc(&p, 64);\n"
+        "  for (int r = 0; r < 2; ++r) parent<<<2, 4>>>(p);\n"
+        "  cudaDeviceSynchronize();\n"
+        "  return 0;\n"
+        "}\n")
+    p = subprocess.run([sys.executable, "stub.py", "nvcc", "-rdc=true", "h.cu", "-o", "h"],
+                       cwd=tmp_path, env=env(), capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    r = subprocess.run(["./h"], cwd=tmp_path, env=env(GMPROF_OUTPUT="r.json"),
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    raw = json.loads((tmp_path / "r.json").read_text())
+    # 2 launches x 2 blocks x threads 0, 1, 2 of each block = 12 launches of child
+    assert raw["device_launches"] == [{"parent": "parent", "child": "child", "count": 12}]
+    doc = report_json(tmp_path, "r.json")
+    # the parent's own accesses are counted: 2 launches x 8 threads write p[tid] once
+    (arr,) = doc["kernels"]["parent"]["arrays"]
+    assert (arr["name"], arr["reads"], arr["writes"]) == ("p", 0, 16)
+    assert any("12 launch(es) of child made from the device by profiled parent" in n
+               for n in doc["notes"])
