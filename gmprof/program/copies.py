@@ -194,10 +194,11 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
                     uncounted.add(name)
                     continue
                 prefix = ""
-                where = [s for s in copied.get(name, ()) if s is not None]
-                if name in copied and "" not in where:
-                    # (an unnamed namespace has no name to qualify with)
-                    prefix = "::" + "".join(s + "::" for s in where)
+                if name in copied:
+                    # an unnamed namespace has no name, and needs none: `::k` finds its k
+                    # (through the namespace's implicit using-directive) but not the copy in
+                    # its __gmprof_ID namespace, which unqualified `k` would find first
+                    prefix = "::" + "".join(s + "::" for s in copied[name] if s)
                 prefix = f"(::gmprof::count_device_launch({len(device_launches)})), " + prefix
                 device_launches.append((fn.name, name[2:] if name.startswith("::") else name))
             elif name not in copied or not editable:

@@ -95,6 +95,28 @@ def test_qualified_child_is_counted(tmp_path):
     assert '{"parent\\tchild"}' in t.text  # named as the report names the kernel
 
 
+def test_child_in_an_unnamed_namespace_is_the_original(tmp_path, need_nvcc):
+    """`::child` names the original in an unnamed namespace (unqualified, the parent's copy
+    would find the child's instrumented copy first, which would count into its parent's
+    description), and nvcc compiles it."""
+    from gmprof.mode import Mode
+    from gmprof.program.translate import translate
+
+    f = tmp_path / "un.cu"
+    f.write_text("namespace {\n"
+                 "__global__ void child(int *p) { p[threadIdx.x] = 1; }\n"
+                 "__global__ void parent(int *p) { p[0] = 2; if (threadIdx.x == 0) "
+                 "child<<<1, 2>>>(p); }\n"
+                 "}\n")
+    t = translate(f, mode=Mode(), cpu=False)
+    assert "(::gmprof::count_device_launch(0)), ::child<<<1, 2>>>(p);" in t.text
+    out = tmp_path / "un_t.cu"
+    out.write_text(t.text)
+    p = subprocess.run(["nvcc", "-arch=sm_90", "-rdc=true", "-c", str(out), "-o",
+                        str(tmp_path / "un.o")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+
+
 def test_file_without_device_launches_has_no_counters(tmp_path):
     from gmprof.mode import Mode
     from gmprof.program.translate import translate
