@@ -396,6 +396,11 @@ def _run_and_report(res, runs, d, work, name, native, inst, env, log, timeout):
     if res["profiled"] == 0 and not res["reason"]:
         res["reason"] = "no launch profiled (" + ("; ".join(doc["program"]["notes"])[:200] or
                                                   "no instrumented kernel launched") + ")"
+    # launches made from device code by profiled kernels (dynamic parallelism) ran unprofiled
+    res["device_launches"] = sum(r["count"] for p in procs for r in p.get("device_launches", []))
+    if res["device_launches"] and not res["reason"]:
+        res["reason"] = (f"{res['device_launches']} launch(es) from device code (dynamic "
+                         "parallelism) ran the original kernel, unprofiled")
     return res
 
 

@@ -177,9 +177,29 @@ struct Launch {
 
 __constant__ gmprof::Launch __gmprof_launch;
 
+#if defined(GMPROF_DEVICE_LAUNCHES) && GMPROF_DEVICE_LAUNCHES > 0
+// Whole programs: launches made from device code (dynamic parallelism) by the instrumented
+// copies, one counter per (parent, child) written in the file (gmprof/program/copies.py). The
+// child runs its original kernel, unprofiled (the description above is its parent's); these
+// counts let the report say how many such launches ran uncounted. The host reads them back with
+// the groups' totals (ModuleDesc::device_launches).
+__device__ unsigned long long __gmprof_device_launches[GMPROF_DEVICE_LAUNCHES];
+#endif
+
 namespace gmprof {
 
 __device__ __forceinline__ const Launch &L() { return __gmprof_launch; }
+
+#if defined(GMPROF_DEVICE_LAUNCHES) && GMPROF_DEVICE_LAUNCHES > 0
+// (__host__ too: a __host__ __device__ function's copy may launch; only its device side counts)
+__host__ __device__ __forceinline__ void count_device_launch(int i) {
+#if defined(__CUDA_ARCH__) || defined(GMPROF_CPU)
+  atomicAdd(&__gmprof_device_launches[i], 1ull);
+#else
+  (void)i;
+#endif
+}
+#endif
 
 // The hooks' common path is inline (a few dozen SASS instructions a site); what is rare or long
 // runs out of line, called (ptxas copies such a function into each kernel that calls it, once,

@@ -112,7 +112,7 @@ def needed(tu, copyable: set, patches: dict) -> set:
     return {fn.segment for fn in fns if fn.name in need}
 
 
-def qualify_calls(tu, copies, scopes, ns, warnings) -> dict:
+def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dict:
     """Names in the copies that must not find both a function and its copy.
 
     `f(x)` -> `__gmprof_ID::f(x)` where f has a copy in the caller's namespace: unqualified, the
@@ -120,9 +120,13 @@ def qualify_calls(tu, copies, scopes, ns, warnings) -> dict:
     whenever an argument's type is declared at file scope (uint4, float3, a user's struct), two
     equal candidates, an ambiguous call; a qualified name turns argument-dependent lookup off.
 
-    `k<<<g, b>>>(x)` in device code (dynamic parallelism) -> `::k<<<g, b>>>(x)`: a child launch
-    runs the original kernel (an instrumented child would count into its parent's launch
-    description and block counters, which the child's launch never laid out).
+    `k<<<g, b>>>(x)` in device code (dynamic parallelism) -> `(::gmprof::count_device_launch(
+    i)), ::k<<<g, b>>>(x)`: a child launch runs the original kernel (an instrumented child would
+    count into its parent's launch description and block counters, which the child's launch
+    never laid out), and is counted, so that the report says how many ran uncounted.
+    `device_launches` gets (parent, child) for each counter i, in order (gmprof.cuh's
+    `__gmprof_device_launches`, read back by the host runtime). A launch written by a macro
+    cannot be edited: the warning says it is not even counted.
 
     Only names written at the call (not made by a macro) are qualified, and only where every
     function of that name has a copy (a qualified name finds nothing else)."""
@@ -157,42 +161,85 @@ def qualify_calls(tu, copies, scopes, ns, warnings) -> dict:
             and not (sp.start > 0 and re.match(r"[\w:.>]", text[sp.start - 1]))
 
     out: dict = {}
+    if device_launches is None:
+        device_launches = []
     for fn in tu.functions:
         if fn.segment not in copies or fn.funcdef is None:
             continue
         scope = scopes.get(fn.segment, ())
         children = set()
+        uncounted = set()
         for node in X.walk(fn.funcdef.body):
             launch = isinstance(node, X.KernelLaunch)
             if not (launch or isinstance(node, c_ast.FuncCall)):
                 continue
             target = node.name
             if not isinstance(target, (c_ast.ID, X.TemplateId)) or not isinstance(target.name, str):
+                if launch:
+                    uncounted.add(_launch_name(target))
                 continue
             name = target.name
-            sp = X.span(target)
-            if name not in copied or sp is None or \
-                    sp.source not in (fn.source, tu.expansions.get(fn.segment)) or \
-                    not written(sp.source.text, sp, name):
+            if not launch and _launches_in_macro(name, tu.macros):
+                # `LAUNCH(k, p)` whose macro writes `k<<<...>>>`: the copy keeps the macro call
+                children.add(f"{name}(...)")
+                uncounted.add(f"{name}(...)")
                 continue
+            sp = X.span(target)
+            editable = sp is not None and \
+                sp.source in (fn.source, tu.expansions.get(fn.segment)) and \
+                written(sp.source.text, sp, name)
             if launch:
-                where = [s for s in copied[name] if s is not None]
-                if "" in where:
-                    continue  # an unnamed namespace has no name to qualify with
-                prefix = "::" + "".join(s + "::" for s in where)
                 children.add(name)
+                if not editable:
+                    uncounted.add(name)
+                    continue
+                prefix = ""
+                if name in copied:
+                    # an unnamed namespace has no name, and needs none: `::k` finds its k
+                    # (through the namespace's implicit using-directive) but not the copy in
+                    # its __gmprof_ID namespace, which unqualified `k` would find first
+                    prefix = "::" + "".join(s + "::" for s in copied[name] if s)
+                prefix = f"(::gmprof::count_device_launch({len(device_launches)})), " + prefix
+                device_launches.append((fn.name, name[2:] if name.startswith("::") else name))
+            elif name not in copied or not editable:
+                continue
             elif copied[name] == scope and before(name, fn):
                 prefix = f"{ns}::"
             else:
                 continue
             out.setdefault(sp.source, []).append(Patch(sp.start, PREFIX, prefix, 0))
         if children:
+            missed = f" ({', '.join(sorted(uncounted))}: written by a macro, or not by name; " \
+                "not even counted)" if uncounted else ""
             warnings.append(Diagnostic(
                 "launch-not-profiled",
                 f"{fn.name} launches {', '.join(sorted(children))} from the device (dynamic "
-                "parallelism): those child launches run the original kernel, unprofiled",
+                "parallelism): those child launches run the original kernel, unprofiled; the "
+                f"report counts them{missed}",
                 fn.location))
     return out
+
+
+def _launches_in_macro(name, macros) -> bool:
+    """Whether macro `name` writes a kernel launch, itself or through the macros it uses."""
+    todo, seen = [name], set()
+    while todo:
+        m = todo.pop()
+        if m in seen or m not in macros:
+            continue
+        seen.add(m)
+        body = macros[m].body
+        if re.search(r"<\s*<\s*<", body):
+            return True
+        todo.extend(re.findall(r"[A-Za-z_]\w*", body))
+    return False
+
+
+def _launch_name(target) -> str:
+    from gmprof.frontend import cxx_ast as X
+
+    sp = X.span(target)
+    return sp.source.text[sp.start:sp.end] if sp is not None else "a kernel"
 
 
 def copyable(tu, program, plan, warnings) -> set:

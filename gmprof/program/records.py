@@ -81,7 +81,8 @@ def decode(paths) -> ProgramReport:
                               "backend": data.get("backend"), "launches": data.get("launches", 0),
                               "profiled": data.get("profiled", 0),
                               "not_instrumented": data.get("not_instrumented", {}),
-                              "captured": data.get("captured", {})})
+                              "captured": data.get("captured", {}),
+                              "device_launches": data.get("device_launches", [])})
         for note in data.get("notes", []):
             out.notes.append(f"{path}: {note}")
         for name, n in data.get("not_instrumented", {}).items():
@@ -95,6 +96,11 @@ def decode(paths) -> ProgramReport:
                              "instantiated, or the legacy stream while another stream captured; "
                              "the graph's replays, if any, run the original kernel and are not "
                              "counted")
+        for rec in data.get("device_launches", []):
+            out.notes.append(f"{path}: {rec['count']} launch(es) of {rec['child']} made from the "
+                             f"device by profiled {rec['parent']} (dynamic parallelism) ran the "
+                             "original kernel, unprofiled: their accesses, and those of any "
+                             "launches they made in turn, are not counted")
         for rec in data.get("failed", []):
             out.failed_launches.append(
                 {"file": str(path), "pid": data.get("pid"), "kernel": rec["kernel"],

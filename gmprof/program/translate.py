@@ -205,6 +205,7 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     plan = None
     copies = set()
     capped: list = []
+    device_launches: list = []  # (parent, child) per counter of launches from device code
     if mode is not None:
         plan = pipeline.plan(program, mode)
         done = pipeline.instrument(plan, sm=mode.sm)
@@ -214,7 +215,8 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
         # grid is sized by its occupancy): registers.py, capped by nvcc.py on a GPU
         capped = [] if cpu else R.cooperative(tu, copies, lambda f: C.mentions(f, tu.macros))
         inst_patches = merge(done.patches, target_patches,
-                             C.qualify_calls(tu, copies, scopes, ns, warnings))
+                             C.qualify_calls(tu, copies, scopes, ns, warnings,
+                                             device_launches))
         # each copy right after its original, in the module's namespace
         for fn in tu.functions:
             if fn.segment not in copies:
@@ -299,6 +301,8 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
         "kernels": instrumented, "sizes": sizes,
         "globals": [g.name for g in globals_],
     }
+    if device_launches:
+        defines_mode = {**defines_mode, "GMPROF_DEVICE_LAUNCHES": len(device_launches)}
     text = _prelude(mode is not None, defines_mode, cpu) + R.fallback(capped)
     text += f'#line 1 "{tu.main.name}"\n'
     # the file with its patches, local headers inlined (as the single-launch path emits them,
@@ -316,7 +320,7 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
         body = register_static_shared(body)
     text += body
     text += _epilogue(mid, manifest, mode, plan, defines_mode, globals_, sizes, objects_c,
-                      kernels_c, defaults)
+                      kernels_c, defaults, device_launches)
     return Translation(text, manifest, mid, warnings, instrumented, generic, capped)
 
 
@@ -390,7 +394,7 @@ def _c_string(text: str) -> str:
 
 
 def _epilogue(mid, manifest, mode, plan, defines, globals_, sizes, objects_c, kernels_c,
-              defaults: str) -> str:
+              defaults: str, device_launches=()) -> str:
     manifest_text = json.dumps(manifest, sort_keys=True)
     out = ['\n#line 1 "<gmprof module tables>"\nnamespace {\n']
     out.append(f"const char __gmprof_manifest[] = {_c_string(manifest_text)};\n")
@@ -410,17 +414,32 @@ def _epilogue(mid, manifest, mode, plan, defines, globals_, sizes, objects_c, ke
         values = ", ".join(f"(unsigned long long)sizeof({n})" for n in sizes)
         out.append(f"const char *const __gmprof_size_names[] = {{{names}{', ' if sizes else ''}nullptr}};\n")
         out.append(f"const unsigned long long __gmprof_sizes[] = {{{values}{', ' if sizes else ''}0}};\n")
+    dl = ", 0, nullptr, nullptr"  # (written out: -Wmissing-field-initializers)
+    if device_launches:
+        n = len(device_launches)
+        names = ", ".join(_c_string(f"{a}\t{b}") for a, b in device_launches)
+        out.append(f"const char *const __gmprof_device_launch_names[] = {{{names}}};\n"
+                   "cudaError_t __gmprof_device_launches_read(unsigned long long *counts) {\n"
+                   f"  unsigned long long here[{n}] = {{}};\n"
+                   "  cudaError_t e = cudaMemcpyFromSymbol(here, __gmprof_device_launches, "
+                   "sizeof here);\n"
+                   "  if (e != cudaSuccess) return e;\n"
+                   f"  for (int i = 0; i < {n}; ++i) counts[i] += here[i];\n"
+                   f"  unsigned long long zero[{n}] = {{}};\n"
+                   "  return cudaMemcpyToSymbol(__gmprof_device_launches, zero, sizeof zero);\n"
+                   "}\n")
+        dl = f", {n}, __gmprof_device_launch_names, &__gmprof_device_launches_read"
     out.extend(line + "\n" for line in objects_c)
     if mode is not None:
         module = (f"const ::gmprof_host::ModuleDesc __gmprof_module = {{\"{mid}\", __gmprof_manifest, "
                   f"GMPROF_HOST_DEFAULTS, 1, {len(plan.sites)}, {mode.counter_bits}, "
                   f"{mode.threshold or 0}u, {defines.get('GMPROF_SM', 0)}, {int(mode.enhanced)}, "
                   f"&__gmprof_fill, sizeof(::gmprof::Launch), {len(globals_)}, &__gmprof_global, "
-                  f"{len(sizes)}, __gmprof_size_names, __gmprof_sizes, {int(mode.warps)}}};\n")
+                  f"{len(sizes)}, __gmprof_size_names, __gmprof_sizes, {int(mode.warps)}{dl}}};\n")
     else:
         module = (f"const ::gmprof_host::ModuleDesc __gmprof_module = {{\"{mid}\", __gmprof_manifest, "
                   "GMPROF_HOST_DEFAULTS, 0, 0, 32, 0u, 0, 0, nullptr, 0, 0, nullptr, 0, nullptr, "
-                  "nullptr, 0};\n")
+                  "nullptr, 0, 0, nullptr, nullptr};\n")
     out.append(f"#define GMPROF_HOST_DEFAULTS {_c_string(defaults)}\n")
     out.append(module)
     out.append("::gmprof_host::KernelDesc __gmprof_kernels[] = {\n  " +

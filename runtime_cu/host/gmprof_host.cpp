@@ -274,6 +274,8 @@ struct State {
   long long seen = 0;
   std::map<std::string, long long> not_instrumented;  // selected, but no instrumented copy
   std::map<std::string, long long> captured;  // selected, but made during a stream capture
+  // launches from device code by profiled copies ("parent\tchild"): the child ran unprofiled
+  std::map<std::string, unsigned long long> device_launches;
   std::vector<FailedRec> failed;
   std::map<std::string, Group> groups;
   std::vector<std::string> group_order;
@@ -509,7 +511,17 @@ void write_report() {
     fprintf(f, "%s%s: %lld", first ? "" : ", ", json_string(n.first).c_str(), n.second);
     first = false;
   }
-  fprintf(f, "}, \"failed\": [");
+  fprintf(f, "}, \"device_launches\": [");
+  first = true;
+  for (auto &n : s.device_launches) {
+    const size_t tab = n.first.find('\t');
+    fprintf(f, "%s{\"parent\": %s, \"child\": %s, \"count\": %llu}", first ? "" : ", ",
+            json_string(n.first.substr(0, tab)).c_str(),
+            json_string(tab == std::string::npos ? "" : n.first.substr(tab + 1)).c_str(),
+            n.second);
+    first = false;
+  }
+  fprintf(f, "], \"failed\": [");
   for (size_t i = 0; i < s.failed.size(); ++i) {
     const FailedRec &r = s.failed[i];
     fprintf(f, "%s{\"kernel\": %s, \"index\": %lld, \"grid\": [%u, %u, %u], "
@@ -1528,6 +1540,23 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
 
 void harvest(State &s, bool release);
 
+// The copies' counts of the launches they made from the device (dynamic parallelism), on every
+// device with counters: each module's own __device__ array, added up and zeroed.
+void read_device_launches(State &s, const std::map<int, bool> &devices) {
+  const int home = current_device();
+  for (const ModuleDesc *m : s.modules) {
+    if (m->n_device_launches <= 0 || !m->device_launches) continue;
+    std::vector<unsigned long long> counts(m->n_device_launches, 0);
+    for (auto &dv : devices) {
+      if (cudaSetDevice(dv.first) != cudaSuccess || m->device_launches(counts.data()) != cudaSuccess)
+        cudaGetLastError();
+    }
+    for (int i = 0; i < m->n_device_launches; ++i)
+      if (counts[i]) s.device_launches[m->device_launch_names[i]] += counts[i];
+  }
+  if (cudaSetDevice(home) != cudaSuccess) cudaGetLastError();
+}
+
 void harvest_at_exit() {
   State &s = state();
   std::lock_guard<std::mutex> guard(s.lock);
@@ -1578,6 +1607,7 @@ void harvest(State &s, bool release) {
   (void)e;  // the CPU backend's memory is readable after a fault
 #endif
   reap_times(s, true);
+  read_device_launches(s, devices);
   for (const std::string &key : s.group_order) {
     Group &g = s.groups[key];
     if (!g.scratch) continue;

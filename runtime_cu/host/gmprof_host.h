@@ -86,6 +86,12 @@ struct ModuleDesc {
   const char *const *size_names;  // sizeof of the user's types, as this unit compiled them
   const unsigned long long *sizes;
   int warps;                      // --gmprof-access-stats: per-site warp statistics (GMPROF_WARPS)
+  // launches from device code (dynamic parallelism) in the copies, which run the original
+  // child unprofiled: how many, per (parent, child) ("parent\tchild"); the function adds the
+  // device's counts into `counts` and zeroes them (absent, 0: none in this unit)
+  int n_device_launches;
+  const char *const *device_launch_names;
+  cudaError_t (*device_launches)(unsigned long long *counts);
 };
 
 void register_module(const ModuleDesc *module, KernelDesc *kernels, int n);
