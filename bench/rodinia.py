@@ -320,6 +320,14 @@ def run_app(suite: Path, app: App, backend: str, work: Path, timeout: float,
         res["run"] = "timeout"
         res["reason"] = f"ran past {timeout} s (natively {secs['native']} s)"
         return res
+    if rn.returncode < 0 and ri.returncode == rn.returncode:
+        # the application kills itself natively too (dwt2d on a glibc with fortified string
+        # functions: main.cu copies argv[0] into malloc(strlen(argv[0])), one byte short, and
+        # aborts); no process writes a report after a signal
+        res["run"] = f"native aborts (signal {-rn.returncode})"
+        res["reason"] = (W.first_error(rn.stderr) or rn.stderr.strip()[-160:] or
+                         f"killed by signal {-rn.returncode} natively and with gmprof")
+        return res
     res["run"], res["output"] = "ok", "same"
     if rn.returncode != ri.returncode:
         res["run"] = f"status {ri.returncode} (native {rn.returncode})"
