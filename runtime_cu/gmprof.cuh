@@ -586,23 +586,13 @@ GMPROF_OUTLINE int find_device_object(const volatile void *addr) {
 //            INC * threads in the block
 enum { EACH = 0, WARP = 1, UNIFORM = 2, BLOCK = 3 };
 
-template <int MODE>
-__device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, unsigned inc) {
-  if (MODE == BLOCK) {
-    *lanes = n_threads();
-    return linear_tid() == 0;
-  }
-  if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
-    *lanes = 1;
-    return true;
-  }
-  // The lanes counted by one leader must share its address and increment. Converged lanes
-  // need not: after a per-lane `continue` (`if (j < t) continue; s += c[j];`) the lanes that
-  // meet at the site are in different iterations, at different j. So the group is the lanes
-  // of the active mask with the same address and the same increment (the fast path: all of
-  // them, checked with one vote).
+// The lanes counted by one leader must share its address and increment. Converged lanes
+// need not: after a per-lane `continue` (`if (j < t) continue; s += c[j];`) the lanes that
+// meet at the site are in different iterations, at different j. So the group is the lanes
+// of the active mask with the same address and the same increment (the fast path: all of
+// them, checked with one vote).
+__device__ __forceinline__ unsigned same_lanes(unsigned long long a, unsigned inc) {
   unsigned mask = __activemask();
-  const unsigned long long a = (unsigned long long)p;
 #if defined(GMPROF_CPU)
   // the CPU backend's lanes meet at a call site, not at an iteration: match directly (each
   // collective is a fiber switch, so one less than the vote's three)
@@ -614,6 +604,20 @@ __device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, 
   if (!__all_sync(mask, a == a0 && inc == inc0))
     mask = __match_any_sync(mask, a) & __match_any_sync(mask, inc);
 #endif
+  return mask;
+}
+
+template <int MODE>
+__device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, unsigned inc) {
+  if (MODE == BLOCK) {
+    *lanes = n_threads();
+    return linear_tid() == 0;
+  }
+  if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
+    *lanes = 1;
+    return true;
+  }
+  const unsigned mask = same_lanes((unsigned long long)p, inc);
   *lanes = (unsigned)__popc(mask);
   return lane_id() == (unsigned)(__ffs(mask) - 1);
 }
@@ -1278,15 +1282,7 @@ __device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
 #if !GMPROF_TRACE
   if (n == 0u) return p;
   GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
-  unsigned group = __activemask();
-  const unsigned long long a = (unsigned long long)p;
-#if defined(GMPROF_CPU)
-  group = __match_any_sync(group, a) & __match_any_sync(group, n);
-#else
-  const int first = __ffs(group) - 1;
-  if (!__all_sync(group, a == __shfl_sync(group, a, first) && n == __shfl_sync(group, n, first)))
-    group = __match_any_sync(group, a) & __match_any_sync(group, n);
-#endif
+  const unsigned group = same_lanes((unsigned long long)p, n);
   const unsigned size = (unsigned)__popc(group);
   const unsigned rank = (unsigned)__popc(group & ((1u << lane_id()) - 1u));
   if (rank == 0u) add_site(SITE, (site_count_t)n * size);
