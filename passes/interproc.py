@@ -74,6 +74,7 @@ class ClassifyKernels:
             result.targets[sc] = self._target(site, sc, bindings, values)
         if len(chain) >= _MAX_CALL_DEPTH:
             return
+        self._constructors(result, facts, bindings, values)
         for call in self._calls(facts):
             self._receiver(result, facts, call, bindings, values)
             callee = self._callee(facts, call)
@@ -141,6 +142,33 @@ class ClassifyKernels:
                 objects.append(target[0])
         if objects:
             result.opaque_calls.append((call, name or "(an expression)", objects))
+
+    def _constructors(self, result, facts, bindings, values) -> None:
+        """`S s(p, i);`: a constructor a declaration runs is no call this analysis follows (nor
+        one whose copy the instrumented kernel could call): where it accesses memory, the
+        profiled objects its arguments point to are recorded like ones handed to code gmprof
+        cannot see into, so that their counts are labelled lower bounds rather than exact."""
+        from gmprof.frontend import cxx_ast as X
+
+        for node in X.walk(facts.function.funcdef.body):
+            if not isinstance(node, c_ast.Decl) or \
+                    not isinstance(node.init, (c_ast.InitList, c_ast.ExprList)):
+                continue
+            cls = _class_name(node.type)
+            ctor = self.program.facts(f"{cls}::{cls}") if cls else None
+            if ctor is None or not ctor.sites:
+                continue
+            objects = []
+            for arg in node.init.exprs:
+                target = self._pointer_target(facts, arg, bindings, values)
+                if target is not None and target[0] is not None and \
+                        target[0].space != LOCAL_ARRAY:
+                    objects.append(target[0])
+            if objects:
+                result.opaque_calls.append(
+                    (node, f"{cls}::{cls}", objects, f"the constructor {cls}::{cls} may access "
+                                                     "it (a constructor's accesses are not "
+                                                     "counted)"))
 
     def _receiver(self, result, facts, call, bindings, values) -> None:
         """`acc.f(x)`, `a[i].f(x)`, `p->f(x)`: a member function reads and writes its object

@@ -205,9 +205,10 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
         plan = pipeline.plan(program, mode)
         done = pipeline.instrument(plan, sm=mode.sm)
         mode_json = mode_fields(mode)
-        copies = C.needed(tu, C.copyable(tu, program, plan, warnings), done.patches)
+        copies = C.needed(tu, C.copyable(tu, program, plan, warnings), done.patches, program)
         inst_patches = merge(done.patches, target_patches,
-                             C.qualify_calls(tu, copies, scopes, ns, warnings))
+                             C.qualify_calls(tu, copies, scopes, ns, warnings),
+                             C.rename_member_calls(tu, program, copies, ns))
         # each copy right after its original, in the module's namespace
         for fn in tu.functions:
             if fn.segment not in copies:
@@ -221,7 +222,11 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                                      len(expanded.text))
             else:
                 body = C.copy_text(fn, inst_patches.get(src, []))
-            C.add_copy(patches, src, seg, body, ns)
+            body = C.device_only(fn, body)
+            if fn.owner is not None:
+                C.add_member_copy(patches, fn, body, ns)
+            else:
+                C.add_copy(patches, src, seg, body, ns)
         copied_names = {fn.name for fn in tu.functions if fn.segment in copies}
         for src, segs in tu.segments.items():
             for seg in segs:
