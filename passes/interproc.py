@@ -140,7 +140,11 @@ class ClassifyKernels:
             target = self._pointer_target(facts, arg, bindings, values)
             if target is not None and target[0] is not None and target[0].space != LOCAL_ARRAY:
                 objects.append(target[0])
-        if objects:
+        if objects and isinstance(name, str) and self.program.facts(f"{name}::{name}"):
+            result.opaque_calls.append(  # A(p, i): a constructor, which no copy is made of
+                (call, name, objects, f"the constructor {name}::{name} may access it (a "
+                                      "constructor's accesses are not counted)"))
+        elif objects:
             result.opaque_calls.append((call, name or "(an expression)", objects))
 
     def _constructors(self, result, facts, bindings, values) -> None:
@@ -235,6 +239,20 @@ class ClassifyKernels:
         return [n for n in X.walk(facts.function.funcdef.body) if isinstance(n, c_ast.FuncCall)]
 
     def _callee(self, facts, call):
+        """The function a call runs; among overloads of its name (`under()`, `under(int d)`),
+        the one whose parameters are as many as the call's arguments, where only one is."""
+        callee = self._named_callee(facts, call)
+        if callee is None:
+            return None
+        same = [f for f in self.program.functions if f.function.name == callee.function.name]
+        if len(same) > 1:
+            n = len(call.args.exprs) if call.args is not None else 0
+            fit = [f for f in same if f.names is not None and len(f.names.params) == n]
+            if len(fit) == 1:
+                return fit[0]
+        return callee
+
+    def _named_callee(self, facts, call):
         from gmprof.frontend import cxx_ast as X
 
         name = call.name
@@ -245,6 +263,8 @@ class ClassifyKernels:
             init = getattr(getattr(sym, "decl", None), "init", None)
             if isinstance(init, X.Lambda):
                 return self.program.facts(init.name)  # auto f = [&](int i) {...}; f(3)
+            if sym is None or sym.kind == "function":
+                return self._own_member(facts, name.name)  # f(x) in a member: this->f(x)
             return None
         if isinstance(name, X.Lambda):
             return self.program.facts(name.name)  # [&](int i) {...}(3)
@@ -261,12 +281,21 @@ class ClassifyKernels:
                 root = root.name if isinstance(root, c_ast.ArrayRef) else root.expr
             if not isinstance(root, c_ast.ID):
                 return None
+            if root.name == "this":
+                return self._own_member(facts, name.field.name)
             sym = facts.names[root]
             decl = getattr(sym, "decl", None) if sym is not None else None
             cls = _class_name(getattr(decl, "type", None))
             if cls is not None:
                 return self.program.facts(f"{cls}::{name.field.name}")
         return None
+
+    def _own_member(self, facts, name):
+        """A member of the class whose member `facts` is (defined in its body), by name."""
+        fn = facts.function
+        if fn.owner is None or "::" not in fn.name:
+            return None
+        return self.program.facts(f"{fn.name.rsplit('::', 1)[0]}::{name}")
 
 
 def _class_name(t):

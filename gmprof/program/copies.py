@@ -240,7 +240,8 @@ def copyable(tu, program, plan, warnings) -> set:
                     missing[f.name] = bad[f.name]
                 elif f.function.owner is not None and \
                         _member_field(call, path_of[chain[:k - 1]].function) is None:
-                    missing[f.name] = "a member called other than as obj.f(...) or p->f(...)"
+                    missing[f.name] = ("a member called other than as obj.f(...), p->f(...) "
+                                       "or f(...) in its class")
         if missing:
             del ok[fn.segment]
             warnings.append(Diagnostic(
@@ -277,17 +278,21 @@ def _resolved_calls(program):
 
 
 def _member_field(call, caller):
-    """The member's name as written at `obj.f(x)` / `p->f(x)` in the caller's text (the node
-    whose span a prefix is put before), or None."""
+    """The member's name as written at `obj.f(x)` / `p->f(x)` in the caller's text, or at `f(x)`
+    in a member of its class (the span a prefix is put before), or None."""
     from pycparser import c_ast
 
     from gmprof.frontend import cxx_ast as X
 
     name = call.name
-    if not isinstance(name, c_ast.StructRef) or not isinstance(name.field, c_ast.ID):
+    if isinstance(name, c_ast.ID) and caller.owner is not None:
+        node = name  # f(x) in a member of f's class
+    elif isinstance(name, c_ast.StructRef) and isinstance(name.field, c_ast.ID):
+        node = name.field
+    else:
         return None
-    sp = X.span(name.field)
-    field = name.field.name
+    sp = X.span(node)
+    field = node.name
     if sp is None or sp.source not in (caller.source, caller.expanded) or \
             sp.source.text[sp.start:sp.start + len(field)] != field:
         return None
