@@ -286,6 +286,10 @@ class ClassifyKernels:
             sym = facts.names[root]
             decl = getattr(sym, "decl", None) if sym is not None else None
             cls = _class_name(getattr(decl, "type", None))
+            for _ in range(4):  # through typedefs: `typedef St<float> FS; FS s; s.put(i, v)`
+                if cls is None or self.program.facts(f"{cls}::{name.field.name}") is not None:
+                    break
+                cls = _aliased_class(self.program.tu, cls)
             if cls is not None:
                 return self.program.facts(f"{cls}::{name.field.name}")
         return None
@@ -296,6 +300,15 @@ class ClassifyKernels:
         if fn.owner is None or "::" not in fn.name:
             return None
         return self.program.facts(f"{fn.name.rsplit('::', 1)[0]}::{name}")
+
+
+def _aliased_class(tu, name):
+    """The class a typedef or alias names (`typedef St<float> FS;` -> 'St'), or None."""
+    import re
+
+    text = tu.oracle.typedefs.get(name)
+    words = re.findall(r"[A-Za-z_]\w*", text.split("<")[0]) if text else []
+    return words[-1] if words and words[-1] != name else None
 
 
 def _class_name(t):

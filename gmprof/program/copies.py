@@ -240,8 +240,8 @@ def copyable(tu, program, plan, warnings) -> set:
                     missing[f.name] = bad[f.name]
                 elif f.function.owner is not None and \
                         _member_field(call, path_of[chain[:k - 1]].function) is None:
-                    missing[f.name] = ("a member called other than as obj.f(...), p->f(...) "
-                                       "or f(...) in its class")
+                    missing[f.name] = ("a member called other than as obj.f(...), p->f(...), "
+                                       "S::f(...) or f(...) in its class")
         if missing:
             del ok[fn.segment]
             warnings.append(Diagnostic(
@@ -278,15 +278,16 @@ def _resolved_calls(program):
 
 
 def _member_field(call, caller):
-    """The member's name as written at `obj.f(x)` / `p->f(x)` in the caller's text, or at `f(x)`
-    in a member of its class (the span a prefix is put before), or None."""
+    """(source, offset) of the member's name as written at `obj.f(x)` / `p->f(x)` / `S::f(x)`
+    in the caller's text, or at `f(x)` in a member of its class (where a prefix is put), or
+    None."""
     from pycparser import c_ast
 
     from gmprof.frontend import cxx_ast as X
 
     name = call.name
-    if isinstance(name, c_ast.ID) and caller.owner is not None:
-        node = name  # f(x) in a member of f's class
+    if isinstance(name, c_ast.ID) and (caller.owner is not None or "::" in name.name):
+        node = name  # f(x) in a member of f's class, or S::f(x) (a static member)
     elif isinstance(name, c_ast.StructRef) and isinstance(name.field, c_ast.ID):
         node = name.field
     else:
@@ -296,7 +297,7 @@ def _member_field(call, caller):
     if sp is None or sp.source not in (caller.source, caller.expanded) or \
             sp.source.text[sp.start:sp.start + len(field)] != field:
         return None
-    return sp
+    return sp.source, sp.start + len(field) - len(field.rsplit("::", 1)[-1])
 
 
 def device_only(fn, text) -> str:
@@ -332,11 +333,11 @@ def rename_member_calls(tu, program, copies, ns) -> dict:
         fn = callee.function
         if fn.owner is None or not all(names.get(fn.name, [False])):
             continue
-        sp = _member_field(call, caller.function)
-        if sp is None or (sp.source, sp.start) in seen:
+        at = _member_field(call, caller.function)
+        if at is None or at in seen:
             continue
-        seen.add((sp.source, sp.start))
-        out.setdefault(sp.source, []).append(Patch(sp.start, PREFIX, f"{ns}_", 0))
+        seen.add(at)
+        out.setdefault(at[0], []).append(Patch(at[1], PREFIX, f"{ns}_", 0))
     return out
 
 

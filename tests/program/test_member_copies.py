@@ -1,6 +1,7 @@
 """Member functions defined in their class's body get an instrumented copy beside them, in
-their class (gmprof/program/copies.py): a kernel calling `obj.f(x)`, `p->f(x)` or, inside a
-member, `f(x)` / `this->f(x)` is profiled, with the accesses made in the members counted
+their class (gmprof/program/copies.py): a kernel calling `obj.f(x)` (obj's type a typedef
+too), `p->f(x)`, `S::f(x)` or, inside a member, `f(x)` / `this->f(x)` is profiled, with the
+accesses made in the members counted
 (cuda-samples' interval: `global_stack<T, N, THREADS>::push`; cdpQuadtree: `Points::get_point`,
 `__host__ __device__`). What cannot be copied is said: a kernel that reaches counted accesses
 only through a constructor, an operator or a member defined outside its class runs unprofiled
@@ -117,6 +118,34 @@ int main() {
 """
 
 
+# a static member called by its qualified name, and a member called on an object whose type is
+# a typedef of a class template's specialisation
+STATIC = r"""
+#include <cstdio>
+struct Ops {
+  static __device__ float at(const float *p, const int *ix, int i) { return p[ix[i]]; }
+};
+template <class T> struct St {
+  T *b;
+  __device__ void put(int i, T v) { b[i * 2] = v; }
+};
+typedef St<float> FS;
+__global__ void gather(const float *p, const int *ix, float *q) {
+  q[threadIdx.x] = Ops::at(p, ix, threadIdx.x);
+}
+__global__ void every_other(float *q) { FS s; s.b = q; s.put(threadIdx.x, 1.f); }
+int main() {
+  float *p, *q; int *ix;
+  cudaMalloc(&p, 64 * sizeof(float)); cudaMalloc(&q, 64 * sizeof(float));
+  cudaMalloc(&ix, 64 * sizeof(int)); cudaMemset(ix, 0, 64 * sizeof(int));
+  gather<<<1, 16>>>(p, ix, q);
+  every_other<<<1, 16>>>(q);
+  cudaDeviceSynchronize();
+  printf("ok\n");
+  return 0;
+}
+"""
+
 def _build_run(d, name, text):
     (d / f"{name}.cu").write_text(text)
     b = gmprof("nvcc", f"{name}.cu", "-o", name, cwd=d)
@@ -189,6 +218,17 @@ def test_a_constructors_accesses_are_labelled_not_dropped(points):
     assert (q["writes"], q["label"]) == (16, "exact")
 
 
+def test_static_and_typedef_members_are_counted(tmp_path, need_gxx):
+    b, p, rep = _build_run(tmp_path, "static", STATIC)
+    assert "unprofiled" not in b.stderr, b.stderr
+    k = rep["kernels"]
+    # gather: 16 threads read ix[t] (all 0) and then p[0], and write q[t]
+    assert _array(k["gather"], "p")["counts"] == [16] + [0] * 63
+    assert _array(k["gather"], "ix")["counts"] == [1] * 16 + [0] * 48
+    # every_other: thread t writes q[2 t], through St<float>::put
+    assert _array(k["every_other"], "q")["counts"] == [1, 0] * 16 + [0] * 32
+
+
 def test_a_constructor_called_as_an_expression_is_labelled(tmp_path, need_gxx):
     """`A(p, i)` is a call the analysis sees but no copy can be made for: p's counts are
     labelled lower bounds, naming the constructor, and the rest stays exact."""
@@ -212,13 +252,14 @@ def test_member_copies_compile_for_a_gpu(tmp_path):
     """nvcc for sm_90 compiles the copies (built without running: no GPU needed): a member's
     copy is named in its class, a __host__ __device__ one is a __device__ function (its hooks
     are device code, which a host function cannot call), and the kernels' copies exist."""
-    for name, text in (("stacks", STACKS), ("points", POINTS)):
+    for name, text in (("stacks", STACKS), ("points", POINTS), ("static", STATIC)):
         (tmp_path / f"{name}.cu").write_text(text)
         b = gmprof("nvcc", "-arch=sm_90", "-c", f"{name}.cu", "-o", f"{name}.o", cwd=tmp_path,
                    GMPROF_BACKEND="gpu")
         assert "does not compile" not in b.stderr and "unprofiled" not in b.stderr, b.stderr
         nm = subprocess.run(["nm", "-C", str(tmp_path / f"{name}.o")], capture_output=True,
                             text=True).stdout
-        kernels = ("stacks<float>", "twice<float>") if name == "stacks" else ("swap_xy",)
+        kernels = {"stacks": ("stacks<float>", "twice<float>"), "points": ("swap_xy",),
+                   "static": ("gather", "every_other")}[name]
         for k in kernels:
             assert f"::{k}(" in nm and "__gmprof_" in nm, k
