@@ -263,6 +263,12 @@ def _not_copyable(fn) -> str | None:
         return "a member defined outside its class"
     if short in (fn.owner, "~" + fn.owner):
         return "a constructor or destructor"
+    seg = fn.segment
+    head = fn.source.text[seg.start:seg.body_start if seg.body_start is not None else seg.end]
+    if re.search(r"\bfriend\b", head):
+        return "a friend defined in its class"  # not a member: no obj.f(x) reaches it
+    if re.search(r"\b(virtual|override)\b", head):
+        return "a virtual member"  # a copy would add a slot to its class's virtual table
     return None
 
 

@@ -247,6 +247,23 @@ def test_a_constructor_called_as_an_expression_is_labelled(tmp_path, need_gxx):
     assert (q["writes"], q["label"], q["counts"]) == (16, "exact", [1] * 16)
 
 
+def test_a_kernel_reaching_counts_only_through_a_virtual_member_says_so(tmp_path):
+    """A virtual member gets no copy (a copy would add a slot to its class's virtual table):
+    the kernel that reaches its counted access runs unprofiled, and the warning says why."""
+    from gmprof.mode import Mode
+    from gmprof.program.translate import translate
+
+    f = tmp_path / "v.cu"
+    f.write_text("struct B { float *p; __device__ virtual float get(int i) { return p[i * i]; } };\n"
+                 "__global__ void k(float *p, float *q) {\n"
+                 "  B b; b.p = p; q[threadIdx.x] = b.get(threadIdx.x); }\n")
+    t = translate(f, mode=Mode(), cpu=True)
+    said = [w.render() for w in t.warnings if w.kind == "kernel-not-instrumented"]
+    assert len(said) == 1 and "kernel k reaches counted accesses through B::get (a virtual " \
+        "member), which gmprof cannot copy; the kernel runs unprofiled" in said[0], said
+    assert "__gmprof_" not in t.text.split("struct B", 1)[1].split("};", 1)[0]
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_member_copies_compile_for_a_gpu(tmp_path):
     """nvcc for sm_90 compiles the copies (built without running: no GPU needed): a member's
