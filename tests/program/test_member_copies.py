@@ -254,7 +254,8 @@ def test_a_kernel_reaching_counts_only_through_a_virtual_member_says_so(tmp_path
     from gmprof.program.translate import translate
 
     f = tmp_path / "v.cu"
-    f.write_text("struct B { float *p; __device__ virtual float get(int i) { return p[i * i]; } };\n"
+    f.write_text("struct B { float *p;\n"
+                 "  __device__ virtual float get(int i) { return p[i * i]; } };\n"
                  "__global__ void k(float *p, float *q) {\n"
                  "  B b; b.p = p; q[threadIdx.x] = b.get(threadIdx.x); }\n")
     t = translate(f, mode=Mode(), cpu=True)
