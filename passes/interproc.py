@@ -131,6 +131,18 @@ class ClassifyKernels:
         if fn is not None and fn.parsed is None:
             result.opaque_calls.append((call, name, None))
             return
+        if isinstance(call.name, c_ast.StructRef) and isinstance(call.name.field, c_ast.ID):
+            field = call.name.field.name
+            if any(f.sites and f.function.name.endswith("::" + field)
+                   for f in self.program.functions):
+                # obj.f(x) whose class gmprof could not tell (auto, a call's result, a member
+                # of a member): a member f of this file that accesses memory may be the one
+                text = X.span(call.name).text
+                result.opaque_calls.append(
+                    (call, text, None, f"{text}() may access it (a member function whose "
+                                       "class gmprof could not tell; its accesses are not "
+                                       "counted)"))
+                return
         sites = [X.span(site.node) for site in facts.sites]
         objects = []
         for arg in (call.args.exprs if call.args is not None else []):

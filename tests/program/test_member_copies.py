@@ -265,6 +265,25 @@ def test_a_kernel_reaching_counts_only_through_a_virtual_member_says_so(tmp_path
     assert "__gmprof_" not in t.text.split("struct B", 1)[1].split("};", 1)[0]
 
 
+def test_a_member_call_whose_class_is_unknown_is_labelled(tmp_path, need_gxx):
+    """`h.s.put(i, v)`: the class of a member of a member is not told; a member put of the file
+    accesses memory, so every array's counts are lower bounds, the note naming the call."""
+    prog = ("template <class T> struct St { T *b;\n"
+            "  __device__ void put(int i, T v) { b[i * 2] = v; } };\n"
+            "struct Holder { St<float> s; };\n"
+            "__global__ void k(float *q, float *r) {\n"
+            "  Holder h; h.s.b = q; h.s.put(threadIdx.x, 1.f); r[threadIdx.x] = 2.f; }\n"
+            "int main() { float *q, *r; cudaMalloc(&q, 256); cudaMalloc(&r, 256);\n"
+            "  k<<<1, 16>>>(q, r); cudaDeviceSynchronize(); return 0; }\n")
+    _, _, rep = _build_run(tmp_path, "unknown", prog)
+    k = rep["kernels"]["k"]
+    for name in ("q", "r"):
+        assert _array(k, name)["label"] == "approximate", name
+    assert any("h.s.put() may access it" in n for n in k["notes"]), k["notes"]
+    # r: the 16 threads write r[t] once (counted: a lower bound that is here exact)
+    assert _array(k, "r")["counts"] == [1] * 16 + [0] * 48
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_member_copies_compile_for_a_gpu(tmp_path):
     """nvcc for sm_90 compiles the copies (built without running: no GPU needed): a member's
