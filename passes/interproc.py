@@ -74,6 +74,7 @@ class ClassifyKernels:
             result.targets[sc] = self._target(site, sc, bindings, values)
         if len(chain) >= _MAX_CALL_DEPTH:
             return
+        self._constructors(result, facts, bindings, values)
         for call in self._calls(facts):
             self._receiver(result, facts, call, bindings, values)
             callee = self._callee(facts, call)
@@ -130,6 +131,18 @@ class ClassifyKernels:
         if fn is not None and fn.parsed is None:
             result.opaque_calls.append((call, name, None))
             return
+        if isinstance(call.name, c_ast.StructRef) and isinstance(call.name.field, c_ast.ID):
+            field = call.name.field.name
+            if any(f.sites and f.function.name.endswith("::" + field)
+                   for f in self.program.functions):
+                # obj.f(x) whose class gmprof could not tell (auto, a call's result, a member
+                # of a member): a member f of this file that accesses memory may be the one
+                text = X.span(call.name).text
+                result.opaque_calls.append(
+                    (call, text, None, f"{text}() may access it (a member function whose "
+                                       "class gmprof could not tell; its accesses are not "
+                                       "counted)"))
+                return
         sites = [X.span(site.node) for site in facts.sites]
         objects = []
         for arg in (call.args.exprs if call.args is not None else []):
@@ -139,8 +152,39 @@ class ClassifyKernels:
             target = self._pointer_target(facts, arg, bindings, values)
             if target is not None and target[0] is not None and target[0].space != LOCAL_ARRAY:
                 objects.append(target[0])
-        if objects:
+        if objects and isinstance(name, str) and self.program.facts(f"{name}::{name}"):
+            result.opaque_calls.append(  # A(p, i): a constructor, which no copy is made of
+                (call, name, objects, f"the constructor {name}::{name} may access it (a "
+                                      "constructor's accesses are not counted)"))
+        elif objects:
             result.opaque_calls.append((call, name or "(an expression)", objects))
+
+    def _constructors(self, result, facts, bindings, values) -> None:
+        """`S s(p, i);`: a constructor a declaration runs is no call this analysis follows (nor
+        one whose copy the instrumented kernel could call): where it accesses memory, the
+        profiled objects its arguments point to are recorded like ones handed to code gmprof
+        cannot see into, so that their counts are labelled lower bounds rather than exact."""
+        from gmprof.frontend import cxx_ast as X
+
+        for node in X.walk(facts.function.funcdef.body):
+            if not isinstance(node, c_ast.Decl) or \
+                    not isinstance(node.init, (c_ast.InitList, c_ast.ExprList)):
+                continue
+            cls = _class_name(node.type)
+            ctor = self.program.facts(f"{cls}::{cls}") if cls else None
+            if ctor is None or not ctor.sites:
+                continue
+            objects = []
+            for arg in node.init.exprs:
+                target = self._pointer_target(facts, arg, bindings, values)
+                if target is not None and target[0] is not None and \
+                        target[0].space != LOCAL_ARRAY:
+                    objects.append(target[0])
+            if objects:
+                result.opaque_calls.append(
+                    (node, f"{cls}::{cls}", objects, f"the constructor {cls}::{cls} may access "
+                                                     "it (a constructor's accesses are not "
+                                                     "counted)"))
 
     def _receiver(self, result, facts, call, bindings, values) -> None:
         """`acc.f(x)`, `a[i].f(x)`, `p->f(x)`: a member function reads and writes its object
@@ -207,6 +251,20 @@ class ClassifyKernels:
         return [n for n in X.walk(facts.function.funcdef.body) if isinstance(n, c_ast.FuncCall)]
 
     def _callee(self, facts, call):
+        """The function a call runs; among overloads of its name (`under()`, `under(int d)`),
+        the one whose parameters are as many as the call's arguments, where only one is."""
+        callee = self._named_callee(facts, call)
+        if callee is None:
+            return None
+        same = [f for f in self.program.functions if f.function.name == callee.function.name]
+        if len(same) > 1:
+            n = len(call.args.exprs) if call.args is not None else 0
+            fit = [f for f in same if f.names is not None and len(f.names.params) == n]
+            if len(fit) == 1:
+                return fit[0]
+        return callee
+
+    def _named_callee(self, facts, call):
         from gmprof.frontend import cxx_ast as X
 
         name = call.name
@@ -217,6 +275,8 @@ class ClassifyKernels:
             init = getattr(getattr(sym, "decl", None), "init", None)
             if isinstance(init, X.Lambda):
                 return self.program.facts(init.name)  # auto f = [&](int i) {...}; f(3)
+            if sym is None or sym.kind == "function":
+                return self._own_member(facts, name.name)  # f(x) in a member: this->f(x)
             return None
         if isinstance(name, X.Lambda):
             return self.program.facts(name.name)  # [&](int i) {...}(3)
@@ -233,12 +293,34 @@ class ClassifyKernels:
                 root = root.name if isinstance(root, c_ast.ArrayRef) else root.expr
             if not isinstance(root, c_ast.ID):
                 return None
+            if root.name == "this":
+                return self._own_member(facts, name.field.name)
             sym = facts.names[root]
             decl = getattr(sym, "decl", None) if sym is not None else None
             cls = _class_name(getattr(decl, "type", None))
+            for _ in range(4):  # through typedefs: `typedef St<float> FS; FS s; s.put(i, v)`
+                if cls is None or self.program.facts(f"{cls}::{name.field.name}") is not None:
+                    break
+                cls = _aliased_class(self.program.tu, cls)
             if cls is not None:
                 return self.program.facts(f"{cls}::{name.field.name}")
         return None
+
+    def _own_member(self, facts, name):
+        """A member of the class whose member `facts` is (defined in its body), by name."""
+        fn = facts.function
+        if fn.owner is None or "::" not in fn.name:
+            return None
+        return self.program.facts(f"{fn.name.rsplit('::', 1)[0]}::{name}")
+
+
+def _aliased_class(tu, name):
+    """The class a typedef or alias names (`typedef St<float> FS;` -> 'St'), or None."""
+    import re
+
+    text = tu.oracle.typedefs.get(name)
+    words = re.findall(r"[A-Za-z_]\w*", text.split("<")[0]) if text else []
+    return words[-1] if words and words[-1] != name else None
 
 
 def _class_name(t):

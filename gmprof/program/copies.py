@@ -85,9 +85,10 @@ def mentions(fn, macros) -> set:
     return out
 
 
-def needed(tu, copyable: set, patches: dict) -> set:
+def needed(tu, copyable: set, patches: dict, program=None) -> set:
     """The copyable functions that need a copy: kernels, functions the instrumentation edits,
-    and (by name: any mention, through macros too) their callers. A copy of a function with
+    and (by name: any mention, through macros too; a member function by the calls the analysis
+    resolved, `obj.f(x)`) their callers. A copy of a function with
     nothing to count would only hide the original's other overloads from the copies
     (`make_float2(s, s)` in helper_math.h's `make_float2(float s)` finds only the copies in
     their namespace, not CUDA's own)."""
@@ -102,6 +103,9 @@ def needed(tu, copyable: set, patches: dict) -> set:
 
     need = {fn.name for fn in fns if fn.is_kernel or edited(fn)}
     calls = {fn.segment: mentions(fn, tu.macros) for fn in fns}
+    for caller, _, callee in _resolved_calls(program):
+        if caller.function.segment in calls:
+            calls[caller.function.segment].add(callee.name)
     grew = True
     while grew:
         grew = False
@@ -137,7 +141,7 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
 
     by_name: dict = {}
     for fn in tu.functions:
-        if fn.space in _DEVICE_SPACES:
+        if fn.space in _DEVICE_SPACES and "::" not in fn.name:
             by_name.setdefault(fn.name, []).append(fn)
     copied = {name: scopes.get(fns[0].segment, ()) for name, fns in by_name.items()
               if all(f.segment in copies for f in fns) and
@@ -244,34 +248,163 @@ def _launch_name(target) -> str:
 
 def copyable(tu, program, plan, warnings) -> set:
     """The segments of the device functions that get an instrumented copy: parsed, named plainly
-    (an out-of-class member `A::f` cannot be copied into another namespace), not operators."""
+    or members defined in their class's body (an out-of-class member `A::f` cannot be copied
+    into another namespace; an in-class one gets its copy beside it in its class, under another
+    name, add_member_copy), not operators, constructors or destructors (called without their
+    name, no call can be sent to a copy). A kernel that would reach a counted site only through
+    such a function runs unprofiled, with a warning naming it: its copy would not count it."""
     from gmprof.passes.plan import HOOK, LR_START
 
     ok: dict = {}
-    bad = set()
+    bad: dict = {}
     for fn in tu.functions:
         if fn.parsed is None or fn.space not in _DEVICE_SPACES or \
                 not tu.active.get(fn.segment, True):
             continue
-        if "::" in fn.name or fn.name.startswith("operator") or not re.fullmatch(r"\w+", fn.name):
-            bad.add(fn.name)
+        why = _not_copyable(fn)
+        if why is not None:
+            bad.setdefault(fn.name, why)
             continue
         ok[fn.segment] = fn
-    # a kernel whose counted sites include some in a function without a copy would miss them
+    hooked = {sp.site.function.name for sp in plan.sites.values()
+              if sp.strategy in (HOOK, LR_START)}
     kernels = program.kernels
     for fn in list(ok.values()):
-        if not fn.is_kernel:
+        if not fn.is_kernel or kernels.get(fn.name) is None:
             continue
-        ka = kernels.get(fn.name)
-        callees = {c.name for _, c in ka.calls} if ka is not None else set()
-        missing = sorted(n for n in callees & bad if any(
-            sp.strategy in (HOOK, LR_START) and sp.site.function.name == n
-            for sp in plan.sites.values()))
+        missing: dict = {}
+        path_of = {(): kernels[fn.name].kernel}
+        for chain, callee in kernels[fn.name].calls:
+            path_of[chain] = callee
+        for chain, callee in kernels[fn.name].calls:
+            if callee.name not in hooked:
+                continue
+            # every function on the way there is copied, and every member on it is called
+            # by a name its copy can be sent to
+            for k in range(1, len(chain) + 1):
+                f, call = path_of[chain[:k]], chain[k - 1]
+                if f.name in bad:
+                    missing[f.name] = bad[f.name]
+                elif f.function.owner is not None and \
+                        _member_field(call, path_of[chain[:k - 1]].function) is None:
+                    missing[f.name] = ("a member called other than as obj.f(...), p->f(...), "
+                                       "S::f(...) or f(...) in its class")
         if missing:
             del ok[fn.segment]
             warnings.append(Diagnostic(
                 "kernel-not-instrumented",
-                f"kernel {fn.name} calls {', '.join(missing)}, which gmprof cannot copy "
-                "(a member defined outside its class); the kernel runs unprofiled",
-                fn.location))
+                f"kernel {fn.name} reaches counted accesses through "
+                + ", ".join(f"{n} ({w})" for n, w in sorted(missing.items()))
+                + ", which gmprof cannot copy; the kernel runs unprofiled", fn.location))
     return set(ok)
+
+
+def _not_copyable(fn) -> str | None:
+    """Why a device function gets no copy (None: it gets one)."""
+    short = fn.name.rsplit("::", 1)[-1]
+    if short.startswith("operator") or not re.fullmatch(r"~?\w+", short):
+        return "an operator"
+    if "::" not in fn.name:
+        return None
+    if fn.owner is None:
+        return "a member defined outside its class"
+    if short in (fn.owner, "~" + fn.owner):
+        return "a constructor or destructor"
+    seg = fn.segment
+    head = fn.source.text[seg.start:seg.body_start if seg.body_start is not None else seg.end]
+    if re.search(r"\bfriend\b", head):
+        return "a friend defined in its class"  # not a member: no obj.f(x) reaches it
+    if re.search(r"\b(virtual|override)\b", head):
+        return "a virtual member"  # a copy would add a slot to its class's virtual table
+    return None
+
+
+def _resolved_calls(program):
+    """(caller FunctionFacts, call node, callee FunctionFacts) for every call the kernels'
+    analyses followed (passes/interproc.py)."""
+    for ka in (program.kernels or {}).values() if program is not None else ():
+        path_of = {(): ka.kernel}
+        for chain, callee in ka.calls:
+            path_of[chain] = callee
+        for chain, callee in ka.calls:
+            yield path_of[chain[:-1]], chain[-1], callee
+
+
+def _member_field(call, caller):
+    """(source, offset) of the member's name as written at `obj.f(x)` / `p->f(x)` / `S::f(x)`
+    in the caller's text, or at `f(x)` in a member of its class (where a prefix is put), or
+    None."""
+    from pycparser import c_ast
+
+    from gmprof.frontend import cxx_ast as X
+
+    name = call.name
+    if isinstance(name, c_ast.ID) and (caller.owner is not None or "::" in name.name):
+        node = name  # f(x) in a member of f's class, or S::f(x) (a static member)
+    elif isinstance(name, c_ast.StructRef) and isinstance(name.field, c_ast.ID):
+        node = name.field
+    else:
+        return None
+    sp = X.span(node)
+    field = node.name
+    if sp is None or sp.source not in (caller.source, caller.expanded) or \
+            sp.source.text[sp.start:sp.start + len(field)] != field:
+        return None
+    return sp.source, sp.start + len(field) - len(field.rsplit("::", 1)[-1])
+
+
+def device_only(fn, text) -> str:
+    """A `__host__ __device__` function's copy without its `__host__` (as written in its head):
+    its hooks are device functions, which a host function cannot call (nvcc: "calling a
+    __device__ function from a __host__ __device__ function is not allowed"), and only the
+    copies, on the device, call it."""
+    if fn.space != "host_device":
+        return text
+    head = re.search(rf"\b{re.escape(fn.name.rsplit('::', 1)[-1])}\s*\(", text)
+    end = head.start() if head else 0
+    return re.sub(r"\b__host__\b\s*", "", text[:end], count=1) + text[end:]
+
+
+def member_copy_name(fn, ns) -> str:
+    """The name of an in-class member's copy, beside it in its class: the module's namespace
+    name in it, so two files that include one class give its copies different names."""
+    return f"{ns}_{fn.name.rsplit('::', 1)[-1]}"
+
+
+def rename_member_calls(tu, program, copies, ns) -> dict:
+    """`obj.f(x)` -> `obj.__gmprof_ID_f(x)` in the copies, where the analysis resolved the call
+    to a member f of obj's class and every f of that class has a copy (its overloads too: the
+    call's arguments pick among the copies as they pick among the originals)."""
+    from gmprof.passes.patches import PREFIX, Patch
+
+    names: dict = {}
+    for fn in tu.functions:
+        names.setdefault(fn.name, []).append(fn.segment in copies)
+    out: dict = {}
+    seen = set()
+    for caller, call, callee in _resolved_calls(program):
+        fn = callee.function
+        if fn.owner is None or not all(names.get(fn.name, [False])):
+            continue
+        at = _member_field(call, caller.function)
+        if at is None or at in seen:
+            continue
+        seen.add(at)
+        out.setdefault(at[0], []).append(Patch(at[1], PREFIX, f"{ns}_", 0))
+    return out
+
+
+def add_member_copy(patches, fn, text, ns) -> None:
+    """An in-class member's copy right after it, in its class, named member_copy_name (a class
+    cannot be reopened in another namespace; its members reach its private ones)."""
+    from gmprof.passes.patches import SUFFIX as _SUFFIX, Patch
+
+    src, seg = fn.source, fn.segment
+    short = fn.name.rsplit("::", 1)[-1]
+    head = re.search(rf"\b{re.escape(short)}\s*\(", text)
+    text = text[:head.start()] + member_copy_name(fn, ns) + text[head.start() + len(short):]
+    line, col = src.line_col(seg.start)
+    end_line, end_col = src.line_col(seg.end)
+    copy = (f'\n#line {line} "{src.name}"\n' + " " * max(col - 1, 0) + text +
+            f'\n#line {end_line} "{src.name}"\n' + " " * max(end_col - 1, 0))
+    patches.setdefault(src, []).append(Patch(seg.end, _SUFFIX, copy, 1 << 40))

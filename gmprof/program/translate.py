@@ -210,13 +210,14 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
         plan = pipeline.plan(program, mode)
         done = pipeline.instrument(plan, sm=mode.sm)
         mode_json = mode_fields(mode)
-        copies = C.needed(tu, C.copyable(tu, program, plan, warnings), done.patches)
+        copies = C.needed(tu, C.copyable(tu, program, plan, warnings), done.patches, program)
         # copies of kernels a cooperative launch may run keep the original's registers (their
         # grid is sized by its occupancy): registers.py, capped by nvcc.py on a GPU
         capped = [] if cpu else R.cooperative(tu, copies, lambda f: C.mentions(f, tu.macros))
         inst_patches = merge(done.patches, target_patches,
                              C.qualify_calls(tu, copies, scopes, ns, warnings,
-                                             device_launches))
+                                             device_launches),
+                             C.rename_member_calls(tu, program, copies, ns))
         # each copy right after its original, in the module's namespace
         for fn in tu.functions:
             if fn.segment not in copies:
@@ -230,9 +231,13 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                                      len(expanded.text))
             else:
                 body = C.copy_text(fn, inst_patches.get(src, []))
+            body = C.device_only(fn, body)
             if fn.is_kernel and fn.name in capped:
                 body = R.mark(C.strip_extern_c(body), fn.name)
-            C.add_copy(patches, src, seg, body, ns)
+            if fn.owner is not None:
+                C.add_member_copy(patches, fn, body, ns)
+            else:
+                C.add_copy(patches, src, seg, body, ns)
         copied_names = {fn.name for fn in tu.functions if fn.segment in copies}
         for src, segs in tu.segments.items():
             for seg in segs:
