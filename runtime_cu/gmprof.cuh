@@ -274,6 +274,31 @@ __device__ __forceinline__ site_count_t *site_counter(int site) {
 
 // ---------------------------------------------------------------- counter updates
 
+// A 64-bit add into the block's counter area (site counts, per-warp statistics). sm_90 has no
+// 64-bit add on shared memory: atomicAdd of a u64 there compiles to a compare-and-swap loop
+// (ATOMS.CAST.SPIN.64 and a branch back, nvcc 13), which retries while the block's warps add to
+// the same word. Two 32-bit atomics instead: the low word's add returns the word it found, and
+// the add that carries out of it adds the carry to the high word with its own high part. Exact:
+// the low word holds the sum mod 2^32 and each carry is added once; the 64-bit value is whole
+// whenever no add is under way (the flush at block exit). An area in device memory keeps the
+// native 64-bit add.
+__device__ __forceinline__ void area_add64(unsigned long long *p, unsigned long long v) {
+#if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
+  if (__isShared(p)) {
+    unsigned *w = reinterpret_cast<unsigned *>(p);  // little-endian: w[0] the low word
+    const unsigned lo = (unsigned)v;
+    unsigned hi = (unsigned)(v >> 32);
+    if (lo) {
+      const unsigned old = atomicAdd(w, lo);
+      hi += old + lo < old ? 1u : 0u;  // this add carried out of the low word
+    }
+    if (hi) atomicAdd(w + 1, hi);
+    return;
+  }
+#endif
+  atomicAdd(p, v);
+}
+
 #if GMPROF_COUNTER_BITS < 32
 // Compare-and-swap of one narrow (8/16-bit) counter; returns its old value. Only the counter's
 // own bytes are read or written where the hardware allows it: on the CPU backend (one OS thread,
@@ -312,7 +337,11 @@ __device__ __forceinline__ void add_to(C *c, unsigned inc) {
   // The paper's TH: stop updating once the threshold is reached (a read, then no atomic).
   if (*(volatile counter_t *)c >= (counter_t)GMPROF_THRESHOLD) return;
 #endif
-#if GMPROF_ATOMIC
+#if GMPROF_ATOMIC && GMPROF_COUNTER_BITS == 64 && !GMPROF_ENHANCED && !GMPROF_THRESHOLD
+  // (no read of the counter before the flush: a 64-bit word in shared memory may be added to
+  // as two 32-bit halves, area_add64)
+  area_add64((unsigned long long *)c, (unsigned long long)inc);
+#elif GMPROF_ATOMIC
   atomicAdd((counter_t *)c, (counter_t)inc);
 #else
   *(volatile counter_t *)c = *(volatile counter_t *)c + (counter_t)inc;
@@ -360,7 +389,7 @@ __device__ __forceinline__ void add_word(unsigned *c, unsigned inc) {
 
 // A site's execution count: 64-bit, always atomic (exact).
 __device__ __forceinline__ void add_site(int site, site_count_t inc) {
-  atomicAdd(site_counter(site), inc);
+  area_add64(site_counter(site), inc);
 }
 
 // Per-site execution counts, aggregated over the converged lanes of a warp: one shared atomic
@@ -670,11 +699,11 @@ __device__ __forceinline__ void warp_record(int site, unsigned mask, unsigned un
   if (lane_id() != (unsigned)(__ffs(mask) - 1)) return;
   unsigned long long *w = warp_row(site);
   if (!w) return;
-  atomicAdd(w + WS_REQUESTS, 1ull);
-  atomicAdd(w + WS_UNITS, (unsigned long long)units);
-  atomicAdd(w + WS_IDEAL, (unsigned long long)ideal);
-  atomicAdd(w + WS_LINES, (unsigned long long)lines);
-  atomicAdd(w + WS_HIST + (units < WS_BINS ? (units ? units : 1u) : WS_BINS) - 1, 1ull);
+  area_add64(w + WS_REQUESTS, 1ull);
+  area_add64(w + WS_UNITS, (unsigned long long)units);
+  area_add64(w + WS_IDEAL, (unsigned long long)ideal);
+  area_add64(w + WS_LINES, (unsigned long long)lines);
+  area_add64(w + WS_HIST + (units < WS_BINS ? (units ? units : 1u) : WS_BINS) - 1, 1ull);
 }
 
 // Distinct values of key among the lanes of mask (one per group of equal keys).
@@ -865,8 +894,9 @@ __device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, 
         units += (unsigned long long)u * times;
         ideal += (unsigned long long)id * times;
         lines += (unsigned long long)li * times;
-        if (w) atomicAdd(w + WS_HIST + (u < WS_BINS ? (u ? u : 1u) : WS_BINS) - 1,
-                         (unsigned long long)times);
+        if (w)
+          area_add64(w + WS_HIST + (u < WS_BINS ? (u ? u : 1u) : WS_BINS) - 1,
+                     (unsigned long long)times);
       }
     }
     if (!m) break;
@@ -875,10 +905,10 @@ __device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, 
     k = next;
   }
   if (req && w) {
-    atomicAdd(w + WS_REQUESTS, req);
-    atomicAdd(w + WS_UNITS, units);
-    atomicAdd(w + WS_IDEAL, ideal);
-    atomicAdd(w + WS_LINES, lines);
+    area_add64(w + WS_REQUESTS, req);
+    area_add64(w + WS_UNITS, units);
+    area_add64(w + WS_IDEAL, ideal);
+    area_add64(w + WS_LINES, lines);
   }
 }
 
@@ -889,11 +919,11 @@ __device__ __forceinline__ void warp_record_n(int site, unsigned mask, unsigned 
   if (!n || lane_id() != (unsigned)(__ffs(mask) - 1)) return;
   unsigned long long *w = warp_row(site);
   if (!w) return;
-  atomicAdd(w + WS_REQUESTS, n);
-  atomicAdd(w + WS_UNITS, n * units);
-  atomicAdd(w + WS_IDEAL, n * ideal);
-  atomicAdd(w + WS_LINES, n * lines);
-  atomicAdd(w + WS_HIST + (units < WS_BINS ? (units ? units : 1u) : WS_BINS) - 1, n);
+  area_add64(w + WS_REQUESTS, n);
+  area_add64(w + WS_UNITS, n * units);
+  area_add64(w + WS_IDEAL, n * ideal);
+  area_add64(w + WS_LINES, n * lines);
+  area_add64(w + WS_HIST + (units < WS_BINS ? (units ? units : 1u) : WS_BINS) - 1, n);
 }
 
 // A shared request whose lanes all read one address (a BLOCK site: tid-invariant, run by the
