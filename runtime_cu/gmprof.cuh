@@ -1316,6 +1316,23 @@ __device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
   const unsigned size = (unsigned)__popc(group);
   const unsigned rank = (unsigned)__popc(group & ((1u << lane_id()) - 1u));
   if (rank == 0u) add_site(SITE, (site_count_t)n * size);
+  // the whole walk inside the shared array its first element is in (the common case): that
+  // array found once, each element a shared atomic. A group of one lane (a condition picked
+  // one lane of the warp) walks every element itself, so the search per element would cost
+  // more than the user's loop
+  long long off0 = 0;
+  const int obj0 = find_shared_object(p, &off0);
+  if (obj0 >= 0) {
+    const long long step = d * (long long)sizeof(T);
+    const long long last = off0 + (long long)(n - 1u) * step;
+    const long long lo = step < 0 ? last : off0;
+    const long long hi = (step < 0 ? off0 : last) + (long long)sizeof(T);
+    if (lo >= 0 && hi <= (long long)L().obj[obj0].bytes) {
+      for (unsigned k = rank; k < n; k += size)
+        add_shared_words(obj0, off0 + (long long)k * step, (unsigned)sizeof(T), size);
+      return p;
+    }
+  }
   for (unsigned k = rank; k < n; k += size) {
     const T *q = p + (long long)k * d;
     long long off = 0;
