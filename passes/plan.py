@@ -266,15 +266,6 @@ class PlanCounters:
             self._weight_loops(site, classes)
         if not weights and self._ranges_apply(plan):
             self._range(plan, classes)
-        elif not weights and plan.slot is None and plan.mode == "UNIFORM" and \
-                self._ranges_apply(plan, unresolved=True):
-            found, _why = find_range(self.program, self.program.facts(site.function.name),
-                                     site, classes)
-            if found is not None:
-                plan.hook = DmRangeUniform(found)
-                self.plan.loops.setdefault(found.loop, len(self.plan.loops))
-                plan.reason += "; counted once per entry of " + found.loop.label + \
-                    ", its walk shared out over the lanes at its address"
         if weights:
             plan.weight_loops = weights
             for loop in weights:
@@ -283,15 +274,20 @@ class PlanCounters:
                 ", ".join(loop.label for loop in weights)
         return plan
 
-    def _ranges_apply(self, plan, unresolved=False) -> bool:
+    def _ranges_apply(self, plan) -> bool:
         """Range counting (ranges.py) needs exact 32-bit atomic counters without a threshold
-        (a difference array's entries go negative) and every access counted (no sampling).
-        unresolved: a walk whose array is found by address (DmRangeUniform)."""
+        (a difference array's entries go negative) and every access counted (no sampling)."""
         m = self.mode
         # a shared array's range is spread over the block (sm_range_block): only where one
-        # thread would count for all of them (BLOCK), since then every thread runs the entry
-        shared_ok = plan.slot is not None and plan.slot.kind == "shared" and plan.mode == "BLOCK"
-        return ((unresolved or plan.slot is not None and (plan.slot.kind == "device" or shared_ok))
+        # thread would count for all of them (BLOCK), since then every thread runs the entry;
+        # a tid-invariant walk whose array is found by address (slot None), over the lanes at
+        # its address (dm_range_uniform)
+        if plan.slot is None:
+            kind_ok = plan.mode == "UNIFORM"
+        else:
+            kind_ok = plan.slot.kind == "device" or (plan.slot.kind == "shared" and
+                                                     plan.mode == "BLOCK")
+        return (kind_ok
                 and plan.lr_end_of is None
                 and m.ranges and not tallies.every_access(m) and not m.trace and not m.na
                 and m.sampling is None and m.threshold is None and m.counter_bits >= 32
@@ -303,7 +299,13 @@ class PlanCounters:
         if facts is None:
             return
         found, _why = find_range(self.program, facts, site, classes)
-        if found is None and plan.slot.kind == "shared":
+        if found is not None and plan.slot is None:
+            plan.hook = DmRangeUniform(found)
+            self.plan.loops.setdefault(found.loop, len(self.plan.loops))
+            plan.reason += "; counted once per entry of " + found.loop.label + \
+                ", its walk shared out over the lanes at its address"
+            return
+        if found is None and plan.slot is not None and plan.slot.kind == "shared":
             spread, _why = find_spread(self.program, facts, site)
             if spread is not None:
                 plan.hook = SmSpreadBlock(spread)
