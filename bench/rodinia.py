@@ -205,7 +205,8 @@ def toolchain(directory: Path, mode: str, backend: str, arch: str,
         cmd = [*W.gmprof_cmd(), "nvcc", *(["--gmprof-native"] if mode == "native" else [])]
     b = directory / "bin"
     b.mkdir(parents=True, exist_ok=True)
-    extra = ["-include", str(compat)] if compat else []
+    extra = (["-include", str(compat)] if compat else []) + \
+        os.environ.get("GMPROF_BENCH_NVCC_FLAGS", "").split()
     (b / "nvcc").write_text(WRAPPER.format(python=sys.executable, mode=mode, cmd=cmd,
                                            old=_OLD_ARCH.pattern, arch=arch or "sm_90",
                                            extra=extra))
@@ -441,6 +442,9 @@ def main(argv=None) -> int:
     ap.add_argument("--backend", choices=("gpu", "cpu"), default=None)
     ap.add_argument("--only", help="comma-separated application names")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--nvcc-flags", default="",
+                    help="flags added to every compile of both builds (an experiment, e.g. "
+                         "-fmad=false: whether a difference comes from fused multiply-adds)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per program run")
     ap.add_argument("--arch", help="the GPU architecture old -arch values become (default: "
                                    "the GPU's)")
@@ -471,6 +475,7 @@ def main(argv=None) -> int:
     (out / "logs").mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="gmprof-rodinia-"))
     compat = compat_header(tmp / "compat") if backend == "gpu" else None
+    os.environ["GMPROF_BENCH_NVCC_FLAGS"] = args.nvcc_flags
     start = time.time()
     meta = {"backend": backend, "device": device, "suite_rev": W.revision(suite),
             "date": time.strftime("%Y-%m-%d", time.gmtime()),

@@ -6,6 +6,10 @@ native kernel's.
 
     python3 bench/variant_timing.py spmv --profile dm \
         --drop 'dm_range<4,[^;]*;' --drop 'dm_gather<[^;]*;'
+
+--define NAME[=VALUE] is one more variant: the text as made, compiled with that macro (e.g.
+GMPROF_ABLATE=1, gmprof.cuh: a request's statistics measured but not added). --mode
+default/stats measures with --access-stats.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--backend", default="gpu")
     ap.add_argument("--drop", action="append", default=[], metavar="REGEX")
+    ap.add_argument("--define", action="append", default=[], metavar="NAME[=VALUE]")
     args = ap.parse_args()
 
     import numpy as np
@@ -37,27 +42,37 @@ def main() -> int:
     from gmprof.runtime.samples import first_profiled_launch, sample_profiler
 
     original = M.Modules.source
-    current = {"drop": None}
+    current = {"drop": None, "define": None}
 
     def source(self, plan, sm=None):
         text, defines = original(self, plan, sm)
         if plan is not None and current["drop"]:
             text, n = re.subn(current["drop"], "", text)
             current["matches"] = n
+        if plan is not None and current["define"]:
+            name, _, value = current["define"].partition("=")
+            defines = {**defines, name: value or None}
         return text, defines
 
     M.Modules.source = source
     sample = load_sample(ROOT / "samples" / args.sample)
     arrays = sample.driver.arrays(sample.driver.sizes[args.size], np.random.default_rng(0))
-    mode = Mode.parse(args.mode, profile=args.profile)
-    for drop in [None] + args.drop:
+    name, _, variant = args.mode.partition("/")
+    mode = Mode.parse(name, profile=args.profile)
+    if variant == "stats":
+        import dataclasses
+        mode = dataclasses.replace(mode, warps=True)
+    variants = [(None, None)] + [(d, None) for d in args.drop] + [(None, d) for d in args.define]
+    for drop, define in variants:
         prof = sample_profiler(sample, args.backend)  # a fresh module cache per variant
         launch, largs = first_profiled_launch(sample, args.size, prof, arrays)
-        current.update(drop=drop, matches=0)
+        current.update(drop=drop, define=define, matches=0)
         report = prof.launch(launch.kernel, launch.grid3, launch.block3, largs,
                              launch.shared_mem, mode=mode, repeat=args.repeat)
         run = report.run
-        print(f"{'as made' if drop is None else 'without ' + drop!s:60s} "
+        label = ("with -D" + define if define else
+                 "as made" if drop is None else "without " + drop)
+        print(f"{label:60s} "
               f"({current['matches']} removed) native {run.native_ms:.3f} ms, instrumented "
               f"{run.instrumented_ms:.3f} ms: {run.instrumented_ms / run.native_ms - 1:.2f}x; "
               f"outputs identical: {run.outputs_identical}", flush=True)

@@ -663,6 +663,12 @@ __device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, 
 // mode: shared-memory atomics, contended by the block's warps alone; flushed at block exit as
 // the counts are), else in device memory (u64 atomics on the same few addresses for the whole
 // grid: what made --access-stats 40-240x on an H100).
+// GMPROF_ABLATE (bench/variant_timing.py --define only, counts wrong by design): 1 computes a
+// request's statistics but adds none; 2 adds constant statistics without computing them; 4
+// leaves hooks without the rejoin. What a request's measure costs, part by part.
+#ifndef GMPROF_ABLATE
+#define GMPROF_ABLATE 0
+#endif
 enum { WS_REQUESTS = 0, WS_UNITS = 1, WS_IDEAL = 2, WS_LINES = 3, WS_HIST = 4, WS_BINS = 32,
        WS_STRIDE = WS_HIST + WS_BINS };
 
@@ -697,6 +703,9 @@ __device__ __forceinline__ unsigned long long *warp_row(int site) {
 __device__ __forceinline__ void warp_record(int site, unsigned mask, unsigned units,
                                             unsigned ideal, unsigned lines) {
   if (lane_id() != (unsigned)(__ffs(mask) - 1)) return;
+#if GMPROF_ABLATE & 1
+  if (units + ideal + lines != 0xffffffffu) return;  // (keeps the measure's values live)
+#endif
   unsigned long long *w = warp_row(site);
   if (!w) return;
   area_add64(w + WS_REQUESTS, 1ull);
@@ -801,6 +810,10 @@ __device__ __forceinline__ void device_counts(unsigned mask, unsigned long long 
                                               unsigned &sectors, unsigned &lines,
                                               unsigned &ideal, bool flag, unsigned &more,
                                               unsigned &gap) {
+#if GMPROF_ABLATE & 2
+  sectors = lines = ideal = 1u; more = 0u; gap = 0u;
+  return;
+#endif
   unsigned addresses;
   // addresses rising or falling in lane order (a stride, a broadcast): a key is new where it
   // differs from the lower lane's, and the lowest lane's is (the + 1s below). One reduction,
@@ -949,7 +962,8 @@ __device__ __forceinline__ unsigned broadcast_units(unsigned mask, long long off
 // size once counted 2,328 requests where the hardware makes 2,304). The lanes that entered a
 // hook together leave it through __syncwarp with their mask, every return path alike (the
 // destructor). The user's own branches converge as the compiler makes them.
-#if GMPROF_WARPS && !GMPROF_TRACE && defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
+#if GMPROF_WARPS && !GMPROF_TRACE && defined(__CUDA_ARCH__) && !defined(GMPROF_CPU) && \
+    !(GMPROF_ABLATE & 4)
 struct Rejoin {
   unsigned mask;
   __device__ __forceinline__ ~Rejoin() { __syncwarp(mask); }
