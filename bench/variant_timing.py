@@ -76,6 +76,12 @@ def main() -> int:
               f"({current['matches']} removed) native {run.native_ms:.3f} ms, instrumented "
               f"{run.instrumented_ms:.3f} ms: {run.instrumented_ms / run.native_ms - 1:.2f}x; "
               f"outputs identical: {run.outputs_identical}", flush=True)
+        for module in prof.modules._modules.values():
+            fn = getattr(module, "function", None)
+            if fn is not None:  # registers and local memory (the CPU backend has none)
+                f = fn(launch.kernel)
+                print(f"    {getattr(f, 'num_regs', '?')} registers, "
+                      f"{getattr(f, 'local_size_bytes', '?')} bytes of local memory", flush=True)
     return 0
 
 

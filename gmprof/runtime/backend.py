@@ -192,6 +192,26 @@ class GpuModule:
     def static_shared_bytes(self, name) -> int:
         return int(self.function(name).shared_size_bytes)
 
+    def blocks_per_sm(self, name, threads: int, dynamic: int) -> int | None:
+        """The occupancy API's blocks a SM for a launch of `threads` threads with `dynamic`
+        bytes of dynamic shared memory (None: not known)."""
+        import ctypes
+
+        fn = self.function(name)
+        try:
+            ptr = int(getattr(fn, "ptr", None) or fn.kernel.ptr)
+            n = ctypes.c_int(0)
+            if ctypes.CDLL("libcuda.so.1").cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    ctypes.byref(n), ctypes.c_void_p(ptr), ctypes.c_int(int(threads)),
+                    ctypes.c_size_t(int(dynamic))) == 0:
+                return n.value
+        except Exception:  # noqa: BLE001 (no driver library: nothing known)
+            pass
+        return None
+
+    def registers(self, name) -> int:
+        return int(self.function(name).num_regs)
+
     def fit_carveout(self, name, grid, block, dynamic: int) -> int | None:
         """Prefer the smallest shared-memory part of the SM that holds the blocks of this
         launch that can be resident at once (carveout.py; GMPROF_CARVEOUT=fit): the percent

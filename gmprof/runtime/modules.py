@@ -43,8 +43,9 @@ class Modules:
                                                        defines=False)
         return text, done.defines
 
-    def module(self, plan, names, sm=None):
-        """The compiled module of a plan (None: native) holding the kernels `names`."""
+    def module(self, plan, names, sm=None, max_registers: int | None = None):
+        """The compiled module of a plan (None: native) holding the kernels `names`;
+        max_registers: compiled with --maxrregcount (occupancy.py)."""
         plain = [f.name for f in self.tu.kernels if f.parsed is not None and
                  not f.template_params]
         wanted = set(names) | set(plain) | self._instantiations
@@ -62,6 +63,8 @@ class Modules:
         _, text, defines = made
         options = tuple(f"-D{k}={v}" if v is not None else f"-D{k}"
                         for k, v in {**self.defines, **defines}.items())
+        if max_registers:
+            options += (f"--maxrregcount={int(max_registers)}",)
         key = (text, options, tuple(sorted(names)))
         if key not in self._modules:
             kwargs = {}

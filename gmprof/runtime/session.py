@@ -193,6 +193,7 @@ class Profiler:
                      shared_mem, li.grid[0] * li.grid[1] * li.grid[2],
                      counted=plan.counts_on_device(li.kernel))
         module = self.modules.module(plan, [name_expression], sm=area.sm)
+        module = self._keep_occupancy(module, plan, area, li, native(), shared_mem)
         C.aim_at_module(slots, module)
         if area.sm and getattr(backend, "carveout", "") == "fit":
             # the counter area's shared memory taken from the grid's needs, not L1 (carveout.py)
@@ -216,6 +217,25 @@ class Profiler:
         if runs.counters is not None:
             runs.counters.update(C.gather_values(slots, li, backend))
         return plan, slots, area, runs
+
+    def _keep_occupancy(self, module, plan, area, li, native, shared_mem):
+        """The instrumented module, compiled again with a register cap where its registers
+        cost it blocks a SM the native kernel has (occupancy.py); GPU only."""
+        if not hasattr(module, "blocks_per_sm"):
+            return module
+        from .occupancy import register_cap
+
+        name, threads = li.name_expression, int(li.block[0] * li.block[1] * li.block[2])
+        ours = native.blocks_per_sm(name, threads, shared_mem)
+        theirs = module.blocks_per_sm(name, threads, C.dynamic_shared_bytes(area, shared_mem))
+        if ours is None or theirs is None:
+            return module
+        cap = register_cap(ours, theirs, module.registers(name), threads)
+        if cap is None:
+            return module
+        capped = self.modules.module(plan, [name], sm=area.sm, max_registers=cap)
+        again = capped.blocks_per_sm(name, threads, C.dynamic_shared_bytes(area, shared_mem))
+        return capped if again is not None and again > theirs else module
 
     def run_native(self, name_expression, grid, block, args, shared_mem=0,
                    timeout: float | None = None) -> float:
