@@ -665,7 +665,8 @@ __device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, 
 // grid: what made --access-stats 40-240x on an H100).
 // GMPROF_ABLATE (bench/variant_timing.py --define only, counts wrong by design): 1 computes a
 // request's statistics but adds none; 2 adds constant statistics without computing them; 4
-// leaves hooks without the rejoin. What a request's measure costs, part by part.
+// leaves hooks without the rejoin; 8 measures a walk's requests (walk_requests) but adds none.
+// What a request's measure costs, part by part.
 #ifndef GMPROF_ABLATE
 #define GMPROF_ABLATE 0
 #endif
@@ -907,7 +908,7 @@ __device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, 
         units += (unsigned long long)u * times;
         ideal += (unsigned long long)id * times;
         lines += (unsigned long long)li * times;
-        if (w)
+        if (w && !(GMPROF_ABLATE & 8))
           area_add64(w + WS_HIST + (u < WS_BINS ? (u ? u : 1u) : WS_BINS) - 1,
                      (unsigned long long)times);
       }
@@ -917,7 +918,9 @@ __device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, 
     if (n <= next) break;  // this lane's walk ends here
     k = next;
   }
-  if (req && w) {
+  if (GMPROF_ABLATE & 8) {
+    if (req + units + ideal + lines == ~0ull) area_add64(w, 1ull);  // (keeps them live)
+  } else if (req && w) {
     area_add64(w + WS_REQUESTS, req);
     area_add64(w + WS_UNITS, units);
     area_add64(w + WS_IDEAL, ideal);
