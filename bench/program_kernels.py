@@ -86,6 +86,16 @@ def main() -> int:
     for exe in (native, inst):
         times[exe.name] = kernel_times([str(exe), *argv], d, env, args.timeout,
                                        args.launch_count)
+    for exe in (native, inst):  # each kernel's registers, as ptxas allocated them
+        cuobjdump = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+        r = subprocess.run([cuobjdump, "--dump-resource-usage", str(exe)], capture_output=True,
+                           text=True)
+        fn = None
+        for ln in r.stdout.splitlines():
+            if "Function" in ln:
+                fn = ln.split("Function", 1)[1].strip(" :")
+            elif "REG:" in ln and fn:
+                print(f"{exe.name:7s} {fn[:70]:70s} {ln.strip()[:90]}")
     names = sorted(set(times["native"]) | set(times["gmprof"]),
                    key=lambda n: -times["gmprof"].get(n, [0, 0])[1])
     print(f"{'kernel':50s} {'launches':>9s} {'native ms':>10s} {'gmprof ms':>10s}")
