@@ -370,9 +370,10 @@ cudaError_t graph_exec_kernel_node_set_params(cudaGraphExec_t exec, cudaGraphNod
   if (eg.in_place) {
     // the fill and fold around the node cannot be changed (their nodes left the program's
     // graph): the node runs the program's parameters, unprofiled, and the note says so
-    const std::string why = "a kernel node of a graph profiled in place (allocation, free or "
-                            "conditional nodes) was given new parameters in its executable "
-                            "graph: its later runs ran unprofiled, yet count among its launches";
+    const std::string why = std::string("a kernel node of ") + eg.profiled[node].k->desc->name +
+                            " in a graph profiled in place (allocation, free or conditional "
+                            "nodes) was given new parameters in its executable graph: its later "
+                            "runs ran unprofiled, yet count among its launches";
     if (std::find(s.notes.begin(), s.notes.end(), why) == s.notes.end()) s.notes.push_back(why);
     return cudaGraphExecKernelNodeSetParams(exec, node, p);
   }
