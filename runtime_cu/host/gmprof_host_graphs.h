@@ -274,12 +274,13 @@ namespace {
 // cudaGraphAddNode's node: a kernel node marked as graph_add_kernel_node's, a conditional
 // node's body graphs learnt (gmprof_host_in_place.h profiles the marked nodes in them).
 cudaError_t add_node_marked(cudaGraphNode_t *node, cudaGraph_t graph, cudaGraphNodeParams *p,
-                     const std::function<cudaError_t()> &add) {
+                            const std::function<cudaError_t()> &add) {
   if (!p || !node) return add();
   State &s = state();
   std::lock_guard<std::mutex> guard(s.lock);
   load_options(s);
-  const Kernel *k = p->type == cudaGraphNodeTypeKernel ? node_selected(s, p->kernel.func) : nullptr;
+  const Kernel *k =
+      p->type == cudaGraphNodeTypeKernel ? node_selected(s, p->kernel.func) : nullptr;
   cudaError_t err = add();
   if (err != cudaSuccess) return err;
   if (k) s.marks[*node] = Mark{k, s.seen - 1, graph, false, false};
@@ -311,7 +312,7 @@ cudaError_t graph_add_node(cudaGraphNode_t *node, cudaGraph_t graph, const cudaG
 cudaError_t graph_add_node(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
                            size_t n_deps, cudaGraphNodeParams *p) {
   return add_node_marked(node, graph, p,
-                  [&]() { return cudaGraphAddNode(node, graph, deps, n_deps, p); });
+                         [&]() { return cudaGraphAddNode(node, graph, deps, n_deps, p); });
 }
 #endif
 
@@ -450,8 +451,7 @@ cudaError_t graph_clone(cudaGraph_t *clone, cudaGraph_t graph) {
 }
 
 // A destroyed graph's nodes are no longer marked (their addresses may come back); those no
-// instantiation profiled count under `captured`.
-// (a conditional node's bodies go with it)
+// instantiation profiled count under `captured` (a conditional node's bodies go with it).
 static void unmark(State &s, cudaGraphNode_t node) {
   auto b = s.bodies.find(node);
   if (b != s.bodies.end()) {

@@ -44,7 +44,8 @@ cudaGraph_t part_of(cudaGraph_t child, const std::function<bool(cudaGraphNode_t)
   for (cudaGraphNode_t n : graph_nodes(child)) {
     if (keep(n)) continue;
     cudaGraphNode_t m = nullptr;
-    if (cudaGraphNodeFindInClone(&m, n, c) != cudaSuccess || cudaGraphDestroyNode(m) != cudaSuccess) {
+    if (cudaGraphNodeFindInClone(&m, n, c) != cudaSuccess ||
+        cudaGraphDestroyNode(m) != cudaSuccess) {
       cudaGraphDestroy(c);
       return nullptr;
     }
@@ -69,8 +70,7 @@ void restore(InPlace &ip) {
 // One marked node of `owner` profiled in place (left as it was where that fails).
 cudaError_t profile_in_place(State &s, cudaGraphNode_t n, cudaGraph_t owner, InPlace *ip) {
   const Mark mark = s.marks[n];
-  cudaKernelNodeParams p;
-  memset(&p, 0, sizeof p);
+  cudaKernelNodeParams p = {};
   if (cudaGraphKernelNodeGetParams(n, &p) != cudaSuccess) return cudaGetLastError();
   const Kernel *k = node_kernel(s, mark, p);
   if (!k->desc->instrumented || p.extra || (!p.kernelParams && k->desc->n_params))
@@ -88,7 +88,7 @@ cudaError_t profile_in_place(State &s, cudaGraphNode_t n, cudaGraph_t owner, InP
   cudaKernelNodeParams kp;
   for (cudaGraphNode_t c : graph_nodes(child)) {
     cudaGraphNodeType type;
-    memset(&kp, 0, sizeof kp);
+    kp = cudaKernelNodeParams();
     if (cudaGraphNodeGetType(c, &type) == cudaSuccess && type == cudaGraphNodeTypeKernel &&
         cudaGraphKernelNodeGetParams(c, &kp) == cudaSuccess && kp.func == k->desc->instrumented) {
       kn = c;
