@@ -1,6 +1,7 @@
 """Graphs CUDA cannot clone, profiled in place (runtime_cu/host/gmprof_host_in_place.h): a graph
-with memory allocation and free nodes, and one with conditional nodes (a while loop whose body
-runs a kernel until the kernel clears the condition, an if/else chosen by a kernel). For the
+with memory allocation and free nodes, and ones with conditional nodes (a while loop whose body
+runs a kernel until the kernel clears the condition, an if/else and a switch chosen by a
+kernel). For the
 instantiation only, each kernel node gmprof marked takes the instrumented kernel between a fill
 and a fold; the program's graph is then restored. Each run of a node counts as a launch, so a
 node in a while body counts every iteration, and an if's bodies only the runs taken. The CPU
@@ -329,3 +330,80 @@ def test_exec_params_of_an_in_place_node_run_unprofiled_and_say_so(tmp_path, nee
     assert (arrays["a"]["reads"], arrays["a"]["writes"]) == (64, 64)
     assert any("inc in a graph profiled in place" in n and "ran unprofiled" in n
                for n in doc["program"]["notes"]), doc["program"]["notes"]
+
+
+SWITCH = r"""
+#include <cstdio>
+__global__ void pick(const int *sel, cudaGraphConditionalHandle h) {
+  cudaGraphSetConditional(h, (unsigned)sel[0]);
+}
+__global__ void add(int *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = b[i] + 10;
+}
+__global__ void sub(int *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = b[i] - 1;
+}
+int main() {
+  const int n = 64;
+  int *b, *sel;
+  cudaMalloc(&b, n * sizeof(int));
+  cudaMalloc(&sel, sizeof(int));
+  cudaMemset(b, 0, n * sizeof(int));
+  cudaGraph_t g;
+  cudaGraphCreate(&g, 0);
+  cudaGraphConditionalHandle h;
+  cudaGraphConditionalHandleCreate(&h, g, 0, 0);
+  void *pick_args[] = {&sel, &h};
+  cudaGraphNodeParams kp = {cudaGraphNodeTypeKernel};
+  kp.kernel.func = (void *)pick;
+  kp.kernel.gridDim = dim3(1);
+  kp.kernel.blockDim = dim3(1);
+  kp.kernel.kernelParams = pick_args;
+  cudaGraphNode_t pn, sn, an, un;
+  cudaGraphAddNode(&pn, g, nullptr, nullptr, 0, &kp);
+  cudaGraphNodeParams cp = {cudaGraphNodeTypeConditional};
+  cp.conditional.handle = h;
+  cp.conditional.type = cudaGraphCondTypeSwitch;
+  cp.conditional.size = 3;  // body 2 stays empty
+  cudaGraphAddNode(&sn, g, &pn, nullptr, 1, &cp);
+  int nn = n;
+  void *b_args[] = {&b, &nn};
+  cudaKernelNodeParams p = {};
+  p.func = (void *)add;
+  p.gridDim = dim3(2);
+  p.blockDim = dim3(32);
+  p.kernelParams = b_args;
+  cudaGraphAddKernelNode(&an, cp.conditional.phGraph_out[0], nullptr, 0, &p);
+  p.func = (void *)sub;
+  cudaGraphAddKernelNode(&un, cp.conditional.phGraph_out[1], nullptr, 0, &p);
+  cudaGraphExec_t x;
+  cudaGraphInstantiate(&x, g, 0);
+  const int sels[] = {0, 1, 2, 5};
+  for (int r = 0; r < 4; ++r) {
+    cudaMemcpy(sel, &sels[r], sizeof(int), cudaMemcpyHostToDevice);
+    cudaGraphLaunch(x, 0);
+    cudaStreamSynchronize(0);
+  }
+  int hb[n];
+  cudaMemcpy(hb, b, sizeof hb, cudaMemcpyDeviceToHost);
+  printf("b %d %d\n", hb[0], hb[63]);
+  return 0;
+}
+"""
+
+
+def test_switch_bodies_profiled_each_run(tmp_path, need_gxx):
+    """A switch over 3 bodies chosen 0, 1, 2 (empty), then 5 (none): add ran once, sub once."""
+    (tmp_path / "s.cu").write_text(SWITCH)
+    p = gmprof("run", "--json", "--mode", "basic", "s.cu", cwd=tmp_path)
+    assert "b 9 9" in p.stderr  # +10 then -1
+    doc = json.loads(p.stdout)
+    kernel, arrays = _arrays(doc, "pick")
+    assert kernel["run"]["launches"] == 4  # one read of sel[0] per launch of the graph
+    assert (arrays["sel"]["reads"], arrays["sel"]["writes"]) == (4, 0)
+    for name in ("add", "sub"):  # one run each: b[i] read and written once
+        kernel, arrays = _arrays(doc, name)
+        assert kernel["run"]["launches"] == 1
+        assert (arrays["b"]["reads"], arrays["b"]["writes"]) == (64, 64)
