@@ -498,9 +498,25 @@ GMPROF_EXEC_NODE(graph_exec_event_record_node_set_event, cudaGraphExecEventRecor
                  cudaEvent_t)
 GMPROF_EXEC_NODE(graph_exec_event_wait_node_set_event, cudaGraphExecEventWaitNodeSetEvent,
                  cudaEvent_t)
-GMPROF_EXEC_NODE(graph_node_set_enabled, cudaGraphNodeSetEnabled, unsigned int)
 GMPROF_EXEC_NODE(graph_node_get_enabled, cudaGraphNodeGetEnabled, unsigned int *)
 #undef GMPROF_EXEC_NODE
+
+// (a node profiled in place keeps the fill and fold around it: disabled, its skipped runs still
+// fold, and count among its launches: the note says so)
+cudaError_t graph_node_set_enabled(cudaGraphExec_t exec, cudaGraphNode_t node, unsigned int on) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  auto it = s.execs.find(exec);
+  if (!on && it != s.execs.end() && it->second.in_place && it->second.profiled.count(node)) {
+    const std::string why = std::string("a kernel node of ") +
+                            it->second.profiled[node].k->desc->name +
+                            " in a graph profiled in place was disabled in its executable graph "
+                            "(cudaGraphNodeSetEnabled): the runs it skipped count among its "
+                            "launches";
+    if (std::find(s.notes.begin(), s.notes.end(), why) == s.notes.end()) s.notes.push_back(why);
+  }
+  return cudaGraphNodeSetEnabled(exec, exec_node(s, exec, node), on);
+}
 
 cudaError_t graph_exec_memcpy_node_set_params_1d(cudaGraphExec_t exec, cudaGraphNode_t node,
                                                  void *dst, const void *src, size_t count,
