@@ -26,6 +26,7 @@ BUILTIN_TYPES = frozenset(
         "uint", "ushort", "ulong", "uchar",
         "half", "__half", "half2", "__half2", "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16",
         "cudaTextureObject_t", "cudaSurfaceObject_t", "cudaError_t", "cudaStream_t",
+        "cudaGraphConditionalHandle",
         "cuComplex", "cuFloatComplex", "cuDoubleComplex",
         "cufftComplex", "cufftDoubleComplex", "cufftReal", "cufftDoubleReal",
         "curandState", "curandState_t", "curandStatePhilox4_32_10_t",

@@ -39,6 +39,8 @@ API_RENAMES = {
     # graphs replay profiled launches, and gmprof's counters live on the device until exit
     "cudaGraphLaunch": "::gmprof_host::graph_launch",
     "cudaGraphAddKernelNode": "::gmprof_host::graph_add_kernel_node",
+    # (kernel nodes are marked as cudaGraphAddKernelNode's; conditional nodes' bodies are learnt)
+    "cudaGraphAddNode": "::gmprof_host::graph_add_node",
     # the program's graphs keep its nodes; gmprof instantiates its own copies of them
     # (runtime_cu/host/gmprof_host_graphs.h) and translates the executables' node operations
     "cudaGraphInstantiate": "::gmprof_host::graph_instantiate",
@@ -55,6 +57,7 @@ API_RENAMES = {
 }
 # (APIs the CPU backend does not emulate)
 GPU_RENAMES: dict = {
+    "cudaGraphAddNode_v2": "::gmprof_host::graph_add_node",
     "cudaGraphInstantiateWithParams": "::gmprof_host::graph_instantiate_with_params",
     "cudaGraphExecMemcpyNodeSetParams": "::gmprof_host::graph_exec_memcpy_node_set_params",
     "cudaGraphExecMemcpyNodeSetParams1D": "::gmprof_host::graph_exec_memcpy_node_set_params_1d",

@@ -91,9 +91,10 @@ def decode(paths) -> ProgramReport:
         for name, n in data.get("captured", {}).items():
             out.notes.append(f"{path}: {n} selected launch(es) of {name} were made into a CUDA "
                              "graph (a stream capture, a kernel node) and not profiled: "
-                             "GMPROF_GRAPHS=0, a graph CUDA cannot clone (memory allocation, free "
-                             "or conditional nodes), one launched from the device, one never "
-                             "instantiated, or the legacy stream while another stream captured; "
+                             "GMPROF_GRAPHS=0, the body of a conditional node that a file "
+                             "gmprof did not translate added, a graph launched from the "
+                             "device, one never instantiated, or the legacy stream while "
+                             "another stream captured; "
                              "the graph's replays, if any, run the original kernel and are not "
                              "counted")
         for rec in data.get("device_launches", []):

@@ -12,7 +12,8 @@
 // program built, as a GPU keeps them: their type, dependencies, a kernel node's parameters (its
 // argument bytes copied; the sizes and the function that runs it come from gmprof's host runtime,
 // gmprof_cudart_set_kernel_hooks), a graph allocation's address; graphs can be cloned, and an
-// executable graph's kernel and child-graph nodes given new parameters.
+// executable graph's kernel and child-graph nodes given new parameters. Conditional nodes (if,
+// while, switch) are in gmprof_cudart_conditional.cpp.
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -46,13 +47,18 @@ struct CUgraphNode_st {
   std::shared_ptr<KernelLaunch> kernel;    // kernel nodes
   cudaGraph_t child = nullptr;             // child-graph nodes: the node's own copy
   cudaMemAllocNodeParams alloc{};          // graph allocations
+  cudaConditionalNodeParams cond{};        // conditional nodes: their handle, type and size,
+  std::vector<cudaGraph_t> bodies;         // and their body graphs (the node's own)
   ~CUgraphNode_st();
 };
 struct CUgraph_st {
   std::vector<std::unique_ptr<CUgraphNode_st>> nodes;
   std::map<cudaGraphNode_t, cudaGraphNode_t> cloned_from;  // original -> this graph's node
 };
-CUgraphNode_st::~CUgraphNode_st() { delete child; }
+CUgraphNode_st::~CUgraphNode_st() {
+  delete child;
+  for (cudaGraph_t b : bodies) delete b;
+}
 // one node of an executable graph: the instantiated graph's node (a handle only: the graph may
 // be gone), what it was, and its operations (a child graph's: all of them)
 struct ExecStep {
@@ -62,8 +68,10 @@ struct ExecStep {
   size_t child_nodes;  // a child-graph node's graph's nodes
   std::vector<GraphOp> ops;
 };
+struct CondVar;
 struct CUgraphExec_st {
   std::vector<ExecStep> steps;
+  std::vector<CondVar *> defaults;  // conditions given their default value at each launch
 };
 
 // gmprof's host runtime: how to run a kernel by its address, and its arguments' sizes
@@ -89,6 +97,7 @@ struct Capture {
   cudaStream_t origin;
   bool invalidated;
   cudaGraphNode_t last = nullptr;  // the capture's latest node: the next one depends on it
+  bool to_graph = false;           // cudaStreamBeginCaptureToGraph: the graph is the program's
 };
 
 std::mutex g_capture_lock;
@@ -126,7 +135,10 @@ cudaGraphNode_t capture_node(Capture &c, cudaGraphNodeType type) {
   return n;
 }
 
-// Kahn's algorithm, the ready node added first going first
+// Kahn's algorithm, the ready node added first going first, where a node counts as added when
+// the first node it leads to was (a node added later with an edge to an earlier one, as gmprof's
+// fill before a program's node, runs where that node would have: a program's unordered nodes
+// keep their order)
 std::vector<cudaGraphNode_t> topological(cudaGraph_t graph) {
   const size_t n = graph->nodes.size();
   std::map<cudaGraphNode_t, size_t> index;
@@ -140,16 +152,24 @@ std::vector<cudaGraphNode_t> topological(cudaGraph_t graph) {
       ++waiting[i];
       after[it->second].push_back(i);
     }
-  std::set<size_t> ready;
+  std::vector<size_t> rank(n, n);  // the earliest node among it and those after it
+  std::function<size_t(size_t)> rank_of = [&](size_t i) {
+    if (rank[i] < n) return rank[i];
+    rank[i] = i;  // (a cycle, which this API cannot build, stops here)
+    size_t r = i;
+    for (size_t j : after[i]) r = std::min(r, rank_of(j));
+    return rank[i] = r;
+  };
+  std::set<std::pair<size_t, size_t>> ready;
   for (size_t i = 0; i < n; ++i)
-    if (!waiting[i]) ready.insert(i);
+    if (!waiting[i]) ready.insert(std::make_pair(rank_of(i), i));
   std::vector<cudaGraphNode_t> order;
   while (!ready.empty()) {
-    const size_t i = *ready.begin();
+    const size_t i = ready.begin()->second;
     ready.erase(ready.begin());
     order.push_back(graph->nodes[i].get());
     for (size_t j : after[i])
-      if (--waiting[j] == 0) ready.insert(j);
+      if (--waiting[j] == 0) ready.insert(std::make_pair(rank_of(j), j));
   }
   return order;  // (short of n: a cycle, which this API cannot build)
 }
@@ -163,6 +183,10 @@ GraphOp kernel_op(std::shared_ptr<KernelLaunch> k) {
 }
 
 void node_ops(cudaGraphNode_t n, std::vector<GraphOp> &out);
+// (gmprof_cudart_conditional.cpp)
+void conditional_ops(cudaGraphNode_t n, std::vector<GraphOp> &out);
+void conditional_defaults(cudaGraph_t g, std::vector<CondVar *> *out);
+GraphOp assign_defaults(const std::vector<CondVar *> &vars);
 
 void graph_ops(cudaGraph_t g, std::vector<GraphOp> &out) {
   for (cudaGraphNode_t n : topological(g)) node_ops(n, out);
@@ -171,6 +195,7 @@ void graph_ops(cudaGraph_t g, std::vector<GraphOp> &out) {
 void node_ops(cudaGraphNode_t n, std::vector<GraphOp> &out) {
   if (n->kernel) out.push_back(kernel_op(n->kernel));
   if (n->child) graph_ops(n->child, out);
+  if (n->type == cudaGraphNodeTypeConditional) conditional_ops(n, out);
   out.insert(out.end(), n->ops.begin(), n->ops.end());
 }
 
@@ -307,22 +332,22 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMo
 }
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
-  if (!graph) return record(cudaErrorInvalidValue);
   std::lock_guard<std::mutex> g(g_capture_lock);
   auto it = captures().find(stream);
   if (it == captures().end()) return record(cudaErrorIllegalState);
   std::shared_ptr<Capture> c = it->second;
+  if (!graph && !c->to_graph) return record(cudaErrorInvalidValue);
   if (c->origin != stream) return record(cudaErrorStreamCaptureUnmatched);
   for (auto i = captures().begin(); i != captures().end();)
     i = i->second == c ? captures().erase(i) : std::next(i);
   for (auto i = capture_events().begin(); i != capture_events().end();)
     i = i->second == c ? capture_events().erase(i) : std::next(i);
   if (c->invalidated) {
-    delete c->graph;
-    *graph = nullptr;
+    if (!c->to_graph) delete c->graph;
+    if (graph) *graph = nullptr;
     return record(cudaErrorStreamCaptureInvalidated);
   }
-  *graph = c->graph;
+  if (graph) *graph = c->graph;
   return cudaSuccess;
 }
 
@@ -452,9 +477,10 @@ cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
 
 cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t graph) {
   if (!clone || !graph) return record(cudaErrorInvalidValue);
-  // as CUDA: no clone of a graph with allocation or free nodes
+  // as CUDA: no clone of a graph with allocation, free or conditional nodes
   for (auto &n : graph->nodes)
-    if (n->type == cudaGraphNodeTypeMemAlloc || n->type == cudaGraphNodeTypeMemFree)
+    if (n->type == cudaGraphNodeTypeMemAlloc || n->type == cudaGraphNodeTypeMemFree ||
+        n->type == cudaGraphNodeTypeConditional)
       return record(cudaErrorNotSupported);
   std::map<cudaGraphNode_t, cudaGraphNode_t> map;
   *clone = clone_graph(graph, &map);
@@ -519,6 +545,7 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
   std::shared_ptr<KernelLaunch> k;
   cudaError_t err = kernel_launch(p, &k);
   if (err != cudaSuccess) return record(err);
+  k->cooperative = node->kernel->cooperative;  // (a node's attribute, kept as on a GPU)
   node->kernel = k;
   return cudaSuccess;
 }
@@ -665,6 +692,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
                                  unsigned long long) {
   if (!exec || !graph) return record(cudaErrorInvalidValue);
   CUgraphExec_st *e = new CUgraphExec_st();
+  conditional_defaults(graph, &e->defaults);
   for (cudaGraphNode_t n : topological(graph)) {
     e->steps.push_back(ExecStep{n, n->type, n->kernel ? n->kernel->p.func : nullptr,
                                 n->child ? n->child->nodes.size() : 0, {}});
@@ -744,6 +772,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
   STICKY();
   if (!exec) return record(cudaErrorInvalidResourceHandle);
   std::vector<GraphOp> ops;
+  if (!exec->defaults.empty()) ops.push_back(assign_defaults(exec->defaults));
   for (auto &st : exec->steps) ops.insert(ops.end(), st.ops.begin(), st.ops.end());
   if (gmprof_cudart_capturing(stream)) {
     // a graph launched into a capture is a child of the graph being captured
@@ -768,3 +797,5 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
 }
 
 }  // extern "C"
+
+#include "gmprof_cudart_conditional.cpp"

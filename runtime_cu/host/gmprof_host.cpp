@@ -44,6 +44,7 @@
 #include <memory>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -150,11 +151,27 @@ struct Mark {
                         // it counts under `captured`: it ran unprofiled, or never ran)
 };
 
+// A marked node of a graph CUDA cannot clone, profiled in place while its graph is instantiated
+// (gmprof_host_in_place.h): its parameters as the program set them (the argument bytes copied),
+// and the nodes gmprof added before it (the fill) and after it (the fold), removed once the
+// executable exists.
+struct InPlace {
+  cudaGraphNode_t node = nullptr;
+  cudaKernelNodeParams p;
+  std::vector<std::string> bytes;
+  std::vector<void *> args;
+  cudaGraphNode_t before = nullptr, after = nullptr;
+  bool set = false;  // the node holds the instrumented kernel's parameters
+};
+
 // An executable graph that gmprof instantiated from its own copy of the program's graph: the
 // copy (kept while the executable lives: its nodes name the executable's), and for each of the
 // program's nodes the copy's, where the profiled ones are child graphs (fill, instrumented
-// kernel, fold).
+// kernel, fold). Or one instantiated from the program's graph profiled in place (in_place: no
+// copy, the nodes are the program's; `undo` restores the graph after the instantiation).
 struct ExecGraph {
+  bool in_place = false;
+  std::vector<InPlace> undo;
   cudaGraph_t copy = nullptr;
   std::map<cudaGraphNode_t, cudaGraphNode_t> nodes;
   std::map<cudaGraphNode_t, Mark> profiled;
@@ -297,6 +314,9 @@ struct State {
   bool graphs = true;
   std::map<cudaGraphNode_t, Mark> marks;
   std::map<cudaGraphExec_t, ExecGraph> execs;
+  // conditional nodes added with cudaGraphAddNode: their body graphs (marked nodes in them are
+  // profiled in place)
+  std::map<cudaGraphNode_t, std::vector<cudaGraph_t>> bodies;
   std::map<unsigned long long, unsigned long long> graph_allocs;  // graph allocations: base, bytes
   bool building = false;     // profiling a marked node into gmprof's copy of its graph
   long long build_index = 0;  // (the launch number of the launch the node holds)
@@ -1829,6 +1849,7 @@ cudaError_t device_reset() {
     for (auto &kv : s.marks)
       if (!kv.second.profiled) ++s.captured[kv.second.k->desc->name];
     s.marks.clear();
+    s.bodies.clear();
     s.execs.clear();
     s.graph_allocs.clear();
   }

@@ -254,6 +254,17 @@ cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
                                   const cudaGraphNode_t *deps, size_t n_deps,
                                   const cudaKernelNodeParams *params);
+// cudaGraphAddNode: a kernel node is marked as cudaGraphAddKernelNode's; a conditional node's
+// body graphs are learnt (the kernel nodes marked in them are profiled in place)
+#if defined(GMPROF_CPU) || CUDART_VERSION >= 12030
+cudaError_t graph_add_node(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                           const cudaGraphEdgeData *edges, size_t n_deps,
+                           cudaGraphNodeParams *params);
+#endif
+#if !defined(GMPROF_CPU) && CUDART_VERSION >= 12020 && CUDART_VERSION < 13000
+cudaError_t graph_add_node(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                           size_t n_deps, cudaGraphNodeParams *params);
+#endif
 cudaError_t graph_instantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
                               unsigned long long flags = 0);
 inline cudaError_t graph_instantiate(cudaGraphExec_t *exec, cudaGraph_t graph,

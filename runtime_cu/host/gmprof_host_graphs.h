@@ -12,8 +12,9 @@
 // them to its copy's (ExecGraph), and cudaGraphExecKernelNodeSetParams on a profiled node
 // profiles the new parameters into a new child graph. Graph allocations (memory allocation nodes,
 // cudaMallocAsync during a capture) are known objects from the instantiation on. A graph CUDA
-// cannot clone (allocation, free or conditional nodes) or one launched from the device runs as
-// the program built it: its launches run unprofiled, counted under `captured`.
+// cannot clone (allocation, free or conditional nodes) is profiled in place instead
+// (gmprof_host_in_place.h); one launched from the device runs as the program built it: its
+// launches run unprofiled, counted under `captured`.
 //
 // The CUDA 12 and 13 signatures of the dependency queries differ (edge data): both are spelled.
 
@@ -103,8 +104,11 @@ cudaError_t profiled_child(State &s, const Mark &mark, const cudaKernelNodeParam
   return err;
 }
 
+#include "gmprof_host_in_place.h"
+
 // gmprof's copy of `graph` with its marked nodes profiled (eg->copy stays null where the graph
-// has none); learns the graph's allocations.
+// has none), or, for a graph CUDA cannot clone, the graph itself profiled in place until
+// restore_in_place; learns the graph's allocations.
 cudaError_t instrumented_copy(State &s, cudaGraph_t graph, unsigned long long flags,
                               ExecGraph *eg) {
   const std::vector<cudaGraphNode_t> nodes = graph_nodes(graph);
@@ -129,14 +133,17 @@ cudaError_t instrumented_copy(State &s, cudaGraph_t graph, unsigned long long fl
     uncloneable = uncloneable || type == cudaGraphNodeTypeMemAlloc ||
                   type == cudaGraphNodeTypeMemFree || (int)type == 13;
   }
-  if (marked.empty()) return cudaSuccess;
 #if !defined(GMPROF_CPU)
-  // a graph launched from the device holds kernel, copy and set nodes only
-  uncloneable = uncloneable || (flags & cudaGraphInstantiateFlagDeviceLaunch);
+  // a graph launched from the device holds kernel, copy and set nodes only: it runs as built
+  if (flags & cudaGraphInstantiateFlagDeviceLaunch) return cudaSuccess;
 #else
   (void)flags;
 #endif
-  if (uncloneable) return cudaSuccess;  // the program's graph as it is: unprofiled
+  if (uncloneable) {
+    profile_graph_in_place(s, graph, eg);
+    return cudaSuccess;
+  }
+  if (marked.empty()) return cudaSuccess;
   cudaGraph_t copy = nullptr;
   cudaError_t err = cudaGraphClone(&copy, graph);
   if (err != cudaSuccess) return err;
@@ -227,14 +234,11 @@ cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream) {
 
 // A kernel node added to a graph: the node the program asked for, marked when it holds a
 // selected launch of an instrumented kernel.
-cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
-                                  const cudaGraphNode_t *deps, size_t n_deps,
-                                  const cudaKernelNodeParams *p) {
-  if (!p || !node) return cudaErrorInvalidValue;
-  State &s = state();
-  std::lock_guard<std::mutex> guard(s.lock);
-  load_options(s);
-  auto it = s.kernels.find(p->func);
+namespace {
+// A kernel node the program adds counts as a launch: the kernel to mark it with where it is a
+// selected launch of an instrumented kernel and graphs are profiled (else null).
+const Kernel *node_selected(State &s, const void *func) {
+  auto it = s.kernels.find(func);
   const Kernel *k = it == s.kernels.end() ? nullptr : &it->second;
   const char *name = k ? k->desc->name : nullptr;
   bool selected = false;
@@ -248,11 +252,69 @@ cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
   if (selected && !instrumented && s.registered_exit)
     ++s.not_instrumented[name ? name : "(a kernel gmprof did not translate)"];
   if (selected && instrumented && !s.graphs) ++s.captured[name];
+  return selected && instrumented && s.graphs ? k : nullptr;
+}
+}  // namespace
+
+cudaError_t graph_add_kernel_node(cudaGraphNode_t *node, cudaGraph_t graph,
+                                  const cudaGraphNode_t *deps, size_t n_deps,
+                                  const cudaKernelNodeParams *p) {
+  if (!p || !node) return cudaErrorInvalidValue;
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  load_options(s);
+  const Kernel *k = node_selected(s, p->func);
   cudaError_t err = cudaGraphAddKernelNode(node, graph, deps, n_deps, p);
-  if (err == cudaSuccess && selected && instrumented && s.graphs)
-    s.marks[*node] = Mark{k, s.seen - 1, graph, false, false};
+  if (err == cudaSuccess && k) s.marks[*node] = Mark{k, s.seen - 1, graph, false, false};
   return err;
 }
+
+#if defined(GMPROF_CPU) || CUDART_VERSION >= 12020
+namespace {
+// cudaGraphAddNode's node: a kernel node marked as graph_add_kernel_node's, a conditional
+// node's body graphs learnt (gmprof_host_in_place.h profiles the marked nodes in them).
+cudaError_t add_node_marked(cudaGraphNode_t *node, cudaGraph_t graph, cudaGraphNodeParams *p,
+                            const std::function<cudaError_t()> &add) {
+  if (!p || !node) return add();
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  load_options(s);
+  const Kernel *k =
+      p->type == cudaGraphNodeTypeKernel ? node_selected(s, p->kernel.func) : nullptr;
+  cudaError_t err = add();
+  if (err != cudaSuccess) return err;
+  if (k) s.marks[*node] = Mark{k, s.seen - 1, graph, false, false};
+#if defined(GMPROF_CPU) || CUDART_VERSION >= 12030
+  if ((int)p->type == 13 && p->conditional.phGraph_out)
+    s.bodies[*node].assign(p->conditional.phGraph_out,
+                           p->conditional.phGraph_out + p->conditional.size);
+#endif
+  return err;
+}
+}  // namespace
+#endif
+
+#if defined(GMPROF_CPU) || CUDART_VERSION >= 12030
+cudaError_t graph_add_node(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                           const cudaGraphEdgeData *edges, size_t n_deps,
+                           cudaGraphNodeParams *p) {
+  return add_node_marked(node, graph, p, [&]() {
+#if defined(GMPROF_CPU) || CUDART_VERSION >= 13000
+    return cudaGraphAddNode(node, graph, deps, edges, n_deps, p);
+#else
+    return cudaGraphAddNode_v2(node, graph, deps, edges, n_deps, p);
+#endif
+  });
+}
+#endif
+
+#if !defined(GMPROF_CPU) && CUDART_VERSION >= 12020 && CUDART_VERSION < 13000
+cudaError_t graph_add_node(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                           size_t n_deps, cudaGraphNodeParams *p) {
+  return add_node_marked(node, graph, p,
+                         [&]() { return cudaGraphAddNode(node, graph, deps, n_deps, p); });
+}
+#endif
 
 // Instantiation: of gmprof's copy of the graph where it has marked nodes.
 cudaError_t graph_instantiate_with(
@@ -266,7 +328,8 @@ cudaError_t graph_instantiate_with(
   // (gmprof's copy failed: the program's graph, unprofiled)
   if (instrumented_copy(s, graph, flags, &eg) != cudaSuccess) cudaGetLastError();
   cudaError_t err = instantiate(exec, eg.copy ? eg.copy : graph);
-  if (err == cudaSuccess && eg.copy) s.execs[*exec] = eg;
+  if (eg.in_place) restore_in_place(s, &eg, err == cudaSuccess);
+  if (err == cudaSuccess && (eg.copy || !eg.profiled.empty())) s.execs[*exec] = eg;
   else release(eg);
   return err;
 }
@@ -305,6 +368,16 @@ cudaError_t graph_exec_kernel_node_set_params(cudaGraphExec_t exec, cudaGraphNod
   if (it == s.execs.end() || !p || !it->second.profiled.count(node))
     return cudaGraphExecKernelNodeSetParams(exec, exec_node(s, exec, node), p);
   ExecGraph &eg = it->second;
+  if (eg.in_place) {
+    // the fill and fold around the node cannot be changed (their nodes left the program's
+    // graph): the node runs the program's parameters, unprofiled, and the note says so
+    const std::string why = std::string("a kernel node of ") + eg.profiled[node].k->desc->name +
+                            " in a graph profiled in place (allocation, free or conditional "
+                            "nodes) was given new parameters in its executable graph: its later "
+                            "runs ran unprofiled, yet count among its launches";
+    if (std::find(s.notes.begin(), s.notes.end(), why) == s.notes.end()) s.notes.push_back(why);
+    return cudaGraphExecKernelNodeSetParams(exec, node, p);
+  }
   const Mark mark = eg.profiled[node];
   const auto key = std::make_pair(node, params_key(node_kernel(s, mark, *p), *p));
   auto known = eg.children.find(key);
@@ -334,6 +407,7 @@ cudaError_t graph_exec_update(cudaGraphExec_t exec, cudaGraph_t graph,
   ExecGraph eg;
   if (instrumented_copy(s, graph, 0, &eg) != cudaSuccess) cudaGetLastError();
   cudaError_t err = cudaGraphExecUpdate(exec, eg.copy ? eg.copy : graph, info);
+  if (eg.in_place) restore_in_place(s, &eg, err == cudaSuccess);
   if (info && eg.copy) {
     info->errorNode = program_node(eg, info->errorNode);
     info->errorFromNode = program_node(eg, info->errorFromNode);
@@ -377,8 +451,15 @@ cudaError_t graph_clone(cudaGraph_t *clone, cudaGraph_t graph) {
 }
 
 // A destroyed graph's nodes are no longer marked (their addresses may come back); those no
-// instantiation profiled count under `captured`.
+// instantiation profiled count under `captured` (a conditional node's bodies go with it).
 static void unmark(State &s, cudaGraphNode_t node) {
+  auto b = s.bodies.find(node);
+  if (b != s.bodies.end()) {
+    const std::vector<cudaGraph_t> bodies = b->second;
+    s.bodies.erase(b);
+    for (cudaGraph_t body : bodies)
+      for (cudaGraphNode_t n : graph_nodes(body)) unmark(s, n);
+  }
   auto m = s.marks.find(node);
   if (m == s.marks.end()) return;
   if (!m->second.profiled) ++s.captured[m->second.k->desc->name];
@@ -417,9 +498,25 @@ GMPROF_EXEC_NODE(graph_exec_event_record_node_set_event, cudaGraphExecEventRecor
                  cudaEvent_t)
 GMPROF_EXEC_NODE(graph_exec_event_wait_node_set_event, cudaGraphExecEventWaitNodeSetEvent,
                  cudaEvent_t)
-GMPROF_EXEC_NODE(graph_node_set_enabled, cudaGraphNodeSetEnabled, unsigned int)
 GMPROF_EXEC_NODE(graph_node_get_enabled, cudaGraphNodeGetEnabled, unsigned int *)
 #undef GMPROF_EXEC_NODE
+
+// (a node profiled in place keeps the fill and fold around it: disabled, its skipped runs still
+// fold, and count among its launches: the note says so)
+cudaError_t graph_node_set_enabled(cudaGraphExec_t exec, cudaGraphNode_t node, unsigned int on) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  auto it = s.execs.find(exec);
+  if (!on && it != s.execs.end() && it->second.in_place && it->second.profiled.count(node)) {
+    const std::string why = std::string("a kernel node of ") +
+                            it->second.profiled[node].k->desc->name +
+                            " in a graph profiled in place was disabled in its executable graph "
+                            "(cudaGraphNodeSetEnabled): the runs it skipped count among its "
+                            "launches";
+    if (std::find(s.notes.begin(), s.notes.end(), why) == s.notes.end()) s.notes.push_back(why);
+  }
+  return cudaGraphNodeSetEnabled(exec, exec_node(s, exec, node), on);
+}
 
 cudaError_t graph_exec_memcpy_node_set_params_1d(cudaGraphExec_t exec, cudaGraphNode_t node,
                                                  void *dst, const void *src, size_t count,

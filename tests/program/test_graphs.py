@@ -439,8 +439,8 @@ def test_graph_allocation_is_a_known_object(tmp_path, need_gxx):
     """A graph allocation is memory the address-range query does not know (on a GPU, before its
     graph runs; on the CPU backend, ever): gmprof learns it from the graph's allocation node
     when it instantiates the graph, so that a kernel reading it counts into its elements and
-    reports nothing out of range (the graph with the allocation node runs as built: CUDA
-    clones no such graph, so its fill runs unprofiled, counted under `captured`)."""
+    reports nothing out of range (CUDA clones no graph with an allocation node: its fill is
+    profiled in place)."""
     (tmp_path / "m.cu").write_text(GRAPH_MEMORY)
     p = gmprof("run", "--json", "--mode", "basic", "m.cu", cwd=tmp_path)
     check_graph_memory(p.stderr, json.loads(p.stdout))
@@ -456,9 +456,14 @@ def check_graph_memory(output: str, doc: dict) -> None:
     assert (arrays["src"]["reads"], arrays["dst"]["writes"]) == (4 * 64, 4 * 64)
     assert all(a["out_of_range"] == 0 for a in kernel["arrays"]), kernel["arrays"]
     assert not any("not in any allocation" in n for n in kernel.get("notes", []))
-    # the two fills are in graphs with an allocation node: run as built, unprofiled
+    # the two fills are in graphs with an allocation node, profiled in place: one replay each,
+    # writing p[i] once per element
+    kernel, arrays = _arrays(doc, "fill")
+    assert kernel["run"]["launches"] == 2
+    assert (arrays["p"]["reads"], arrays["p"]["writes"]) == (0, 2 * 64)
+    assert all(a["out_of_range"] == 0 for a in kernel["arrays"]), kernel["arrays"]
     (proc,) = doc["program"]["processes"]
-    assert proc["captured"] == {"fill": 2}
+    assert proc["captured"] == {}
 
 
 COOPERATIVE = r"""
@@ -540,3 +545,43 @@ def test_cpu_graphs_run_in_the_order_of_their_edges(tmp_path, need_gxx):
     (tmp_path / "order.cu").write_text(ORDER)
     p = gmprof("run", "order.cu", cwd=tmp_path)
     assert "first second | nodes 2 dependents 1" in p.stdout + p.stderr
+
+
+ADD_NODE = KERNELS + r"""
+int main() {
+  const int n = 64;
+  int *a;
+  cudaMalloc(&a, n * sizeof(int));
+  cudaMemset(a, 0, n * sizeof(int));
+  cudaGraph_t g;
+  cudaGraphCreate(&g, 0);
+  int nn = n;
+  void *args[] = {&a, &nn};
+  cudaGraphNodeParams p = {cudaGraphNodeTypeKernel};
+  p.kernel.func = (void *)inc;
+  p.kernel.gridDim = dim3(2);
+  p.kernel.blockDim = dim3(32);
+  p.kernel.kernelParams = args;
+  cudaGraphNode_t node;
+  cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &p);
+  cudaGraphExec_t x;
+  cudaGraphInstantiate(&x, g, 0);
+  cudaGraphLaunch(x, 0);
+  cudaGraphLaunch(x, 0);
+  int h[n];
+  cudaMemcpy(h, a, sizeof h, cudaMemcpyDeviceToHost);
+  printf("a %d %d\n", h[0], h[63]);
+  return 0;
+}
+"""
+
+
+def test_kernel_node_added_with_cuda_graph_add_node(tmp_path, need_gxx):
+    """cudaGraphAddNode's kernel node is marked as cudaGraphAddKernelNode's: two replays of
+    inc, each reading and writing a[i] once per element."""
+    (tmp_path / "a.cu").write_text(ADD_NODE)
+    p = gmprof("run", "--json", "--mode", "basic", "a.cu", cwd=tmp_path)
+    assert "a 2 2" in p.stderr
+    kernel, arrays = _arrays(json.loads(p.stdout), "inc")
+    assert kernel["run"]["launches"] == 2
+    assert (arrays["a"]["reads"], arrays["a"]["writes"]) == (2 * 64, 2 * 64)

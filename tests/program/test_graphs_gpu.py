@@ -3,9 +3,11 @@ in the patterns that showed gmprof's nodes to cuda-samples when its fill and fol
 program's graphs: the node count and node queries of a graph (simpleCudaGraphs),
 cudaGraphExecKernelNodeSetParams on a kernel node and cudaGraphExecUpdate from a new capture,
 in CUDA 12's and CUDA 11's spellings (jacobiCudaGraphs), a clone (simpleCudaGraphs), and a graph
-allocation read by later launches (graphMemoryNodes). Each program's output under gmprof is the
-output of the same program built by nvcc alone; the counts are the CPU tests' (test_graphs.py),
-derived by hand there."""
+allocation read by later launches (graphMemoryNodes), and graphs CUDA cannot clone, profiled in
+place: allocation and free nodes around kernel nodes (graphMemoryFootprint), while and if/else
+conditional nodes with kernel nodes in their bodies (graphConditionalNodes). Each program's
+output under gmprof is the output of the same program built by nvcc alone; the counts are the
+CPU tests' (test_graphs.py, test_graphs_in_place.py), derived by hand there."""
 from __future__ import annotations
 
 import json
@@ -16,6 +18,8 @@ import pytest
 
 from conftest import gmprof
 from test_graphs import (GRAPH_MEMORY, LEGACY, OBSERVED, check_graph_memory, check_observed)
+from test_graphs_in_place import (CONDITIONAL, MEMORY_NODES, check_conditional,
+                                  check_memory_nodes)
 
 pytestmark = pytest.mark.gpu
 
@@ -52,3 +56,19 @@ def test_graph_allocation_is_a_known_object_on_a_gpu(tmp_path):
     p, doc = _profiled(tmp_path, "m.cu", GRAPH_MEMORY, "--mode", "basic")
     assert native in p.stderr, (native, p.stderr)
     check_graph_memory(p.stderr, doc)
+
+
+@pytest.mark.parametrize("mode", ["default", "basic"])
+def test_graph_with_memory_nodes_profiled_in_place_on_a_gpu(tmp_path, mode):
+    native = _native(tmp_path, "m.cu", MEMORY_NODES)
+    p, doc = _profiled(tmp_path, "m.cu", MEMORY_NODES, "--mode", mode)
+    assert native.strip() and native in p.stderr, (native, p.stderr)
+    check_memory_nodes(p.stderr, doc)
+
+
+@pytest.mark.parametrize("mode", ["default", "basic"])
+def test_conditional_bodies_profiled_each_run_on_a_gpu(tmp_path, mode):
+    native = _native(tmp_path, "c.cu", CONDITIONAL)
+    p, doc = _profiled(tmp_path, "c.cu", CONDITIONAL, "--mode", mode)
+    assert native.strip() and native in p.stderr, (native, p.stderr)
+    check_conditional(p.stderr, doc)

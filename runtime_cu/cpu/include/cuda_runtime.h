@@ -428,7 +428,8 @@ enum cudaGraphNodeType {
   cudaGraphNodeTypeGraph = 4,
   cudaGraphNodeTypeEmpty = 5,
   cudaGraphNodeTypeMemAlloc = 10,
-  cudaGraphNodeTypeMemFree = 11
+  cudaGraphNodeTypeMemFree = 11,
+  cudaGraphNodeTypeConditional = 13
 };
 typedef struct cudaGraphEdgeData_st {
   unsigned char from_port, to_port, type, reserved[5];
@@ -464,6 +465,44 @@ struct cudaMemAllocNodeParams {
   size_t accessDescCount;
   size_t bytesize;
   void *dptr;
+};
+// conditional nodes (cudaGraphAddNode): if, while and switch over a condition that kernels set
+// with cudaGraphSetConditional (gmprof_cudart_conditional.cpp)
+typedef unsigned long long cudaGraphConditionalHandle;
+enum cudaGraphConditionalHandleFlags { cudaGraphCondAssignDefault = 1 };
+enum cudaGraphConditionalNodeType {
+  cudaGraphCondTypeIf = 0,
+  cudaGraphCondTypeWhile = 1,
+  cudaGraphCondTypeSwitch = 2
+};
+struct cudaConditionalNodeParams {
+  cudaGraphConditionalHandle handle;
+  enum cudaGraphConditionalNodeType type;
+  unsigned int size;
+  cudaGraph_t *phGraph_out;
+};
+struct cudaKernelNodeParamsV2 {
+  void *func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+};
+// kernel, empty and conditional nodes only
+struct cudaGraphNodeParams {
+  enum cudaGraphNodeType type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    struct cudaKernelNodeParamsV2 kernel;
+    struct cudaConditionalNodeParams conditional;
+  };
+  long long reserved2;
+};
+enum cudaStreamUpdateCaptureDependenciesFlags {
+  cudaStreamAddCaptureDependencies = 0,
+  cudaStreamSetCaptureDependencies = 1
 };
 enum cudaGraphExecUpdateResult {
   cudaGraphExecUpdateSuccess = 0,
@@ -550,6 +589,20 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *node, cudaGraph_t graph,
                                     const cudaGraphNode_t *deps, size_t n_deps, void *dptr);
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
                                 cudaGraphExecUpdateResultInfo *info);
+cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                             const cudaGraphEdgeData *edges, size_t n_deps,
+                             struct cudaGraphNodeParams *params);
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *handle, cudaGraph_t graph,
+                                             unsigned int default_value = 0,
+                                             unsigned int flags = 0);
+void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);  // device
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                          const cudaGraphNode_t *deps,
+                                          const cudaGraphEdgeData *edges, size_t n_deps,
+                                          enum cudaStreamCaptureMode mode);
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *deps,
+                                                const cudaGraphEdgeData *edges, size_t n_deps,
+                                                unsigned int flags = 0);
 cudaError_t cudaMallocAsync(void **ptr, size_t size, cudaStream_t stream);
 cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
