@@ -152,6 +152,42 @@ def parse_usage(report: str, names) -> dict:
     return caps
 
 
+# (warps, blocks) a multiprocessor holds at most, per __CUDA_ARCH__ (CUDA's occupancy tables;
+# 64K registers each): the architectures whose caps may rise to the occupancy-preserving count
+_LIMITS = {750: (32, 16), 800: (64, 32), 860: (48, 16), 870: (48, 16), 890: (48, 24),
+           900: (64, 32)}
+
+
+def occupancy_cap(registers: int, arch: int) -> int:
+    """The most registers a copy may have with at least the original's blocks a SM for every
+    block size (1 to 32 warps), the original having `registers`: 32 where that is full
+    occupancy anyway, else about the original's count rounded up to the 8 a thread that a
+    warp's allocation comes in. An architecture not in the table: the original's count."""
+    if arch not in _LIMITS:
+        return registers
+    warps_max, blocks_max = _LIMITS[arch]
+
+    def blocks(r: int, w: int) -> int:
+        return min(blocks_max, warps_max // w, 65536 // (w * -(-r * 32 // 256) * 256))
+
+    base = [blocks(registers, w) for w in range(1, 33)]
+    best = registers
+    for r in range(registers + 1, 256):  # blocks only fall as registers rise
+        if any(blocks(r, w) < base[w - 1] for w in range(1, 33)):
+            break
+        best = r
+    return best
+
+
+def cap_all() -> bool:
+    """GMPROF_REGISTER_CAP=occupancy: every kernel's copy capped at the occupancy-preserving
+    count (occupancy_cap), not only the cooperative ones at the original's (an experiment:
+    hooks' registers cost occupancy, a cap costs spills)."""
+    import os
+
+    return os.environ.get("GMPROF_REGISTER_CAP", "") == "occupancy"
+
+
 def defines(caps: dict) -> str:
     """The caps as definitions of the copies' macros, one per architecture measured (host code
     and other architectures: the prelude's fallback, no cap)."""
@@ -160,6 +196,8 @@ def defines(caps: dict) -> str:
         first = True
         for arch, regs in sorted(per.items()):
             r = max(regs, _FLOOR)
+            if cap_all():
+                r = occupancy_cap(r, arch)
             out.append(f"#{'if' if first else 'elif'} defined(__CUDA_ARCH__) && __CUDA_ARCH__ == {arch}\n"
                        f"#define {macro(name)} __maxnreg__({r})\n"
                        # blocks of T threads per SM that r registers allow (64K registers, in

@@ -214,6 +214,9 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
         # copies of kernels a cooperative launch may run keep the original's registers (their
         # grid is sized by its occupancy): registers.py, capped by nvcc.py on a GPU
         capped = [] if cpu else R.cooperative(tu, copies, lambda f: C.mentions(f, tu.macros))
+        if not cpu and R.cap_all():
+            capped = sorted({f.name for f in tu.functions if f.segment in copies and
+                             f.is_kernel and f.funcdef is not None} | set(capped))
         inst_patches = merge(done.patches, target_patches,
                              C.qualify_calls(tu, copies, scopes, ns, warnings,
                                              device_launches),

@@ -237,3 +237,31 @@ def test_shared_bases_table_only_as_long_as_the_shared_slots(tmp_path, need_gxx)
     ks = [32, 16, 8, 4, 2, 1]
     assert a["s"]["counts"] == [2 * (1 + sum(w < k for k in ks) + sum(k <= w < 2 * k for k in ks)
                                      + (w == 0)) for w in range(64)]
+
+
+def test_occupancy_cap_by_hand():
+    """sm_90: 64K registers, a warp's allocated 256 at a time, at most 64 warps and 32 blocks a
+    SM. Up to 32 registers every block size has full occupancy: the cap is 32. 33-40 registers
+    allocate 40 a thread (1,280 a warp) and 41 would allocate 48: fewer blocks of 1 warp
+    (65536 / 1280 = 51 -> 32 either way) but of 2 warps 25 against 21: the cap is 40."""
+    from gmprof.program.registers import occupancy_cap
+
+    assert occupancy_cap(24, 900) == 32
+    assert occupancy_cap(33, 900) == 40
+    assert occupancy_cap(44, 900) == 48
+    assert occupancy_cap(44, 1200) == 44  # an architecture without a table: the original's
+
+
+@needs_nvcc
+def test_every_copy_capped_at_the_occupancy_preserving_count(tmp_path):
+    """GMPROF_REGISTER_CAP=occupancy: the plain kernel's copy, which needs more registers than
+    the original uncapped, gets no more than occupancy_cap of the original's (ptxas's counts)."""
+    from gmprof.program.registers import occupancy_cap
+
+    (tmp_path / "k.cu").write_text(KERNELS + "int main() { return 0; }\n")
+    p = gmprof("nvcc", "-arch=sm_90", "-O2", "k.cu", "-Xptxas", "-v", "-c", "-o", "k.o",
+               cwd=tmp_path, GMPROF_REGISTER_CAP="occupancy", **GPU)
+    regs = _registers(p.stdout + p.stderr)
+    for k in ("coop", "bounded", "plain"):
+        assert regs[k, True] <= max(occupancy_cap(max(regs[k, False], 24), 900), 24), regs
+    assert "warning" not in p.stderr, p.stderr
