@@ -46,15 +46,16 @@ def test_spmv_with_access_stats_keeps_native_occupancy():
     prof = sample_profiler(sample, "gpu")
     launch, largs = first_profiled_launch(sample, "small", prof, arrays)
     mode = dataclasses.replace(Mode.parse("default", profile="both"), warps=True)
-    report = prof.launch(launch.kernel, (1, 1, 1), (1024, 1, 1), largs, launch.shared_mem,
-                         mode=mode)
+    # one block of 1,024 threads (32 rows): its dynamic shared memory is a float a thread
+    shared = 1024 * 4
+    report = prof.launch(launch.kernel, (1, 1, 1), (1024, 1, 1), largs, shared, mode=mode)
     assert report.run.outputs_identical
     native = prof.modules.module(None, [launch.kernel])
-    ours = native.blocks_per_sm(launch.kernel, 1024, launch.shared_mem)
+    ours = native.blocks_per_sm(launch.kernel, 1024, shared)
     built = [(key, m) for key, m in prof.modules._modules.items() if m is not native]
     capped = [m for key, m in built if any(o.startswith("--maxrregcount") for o in key[1])]
     plain = [m for key, m in built if not any(o.startswith("--maxrregcount") for o in key[1])]
-    if plain and plain[0].blocks_per_sm(launch.kernel, 1024, launch.shared_mem) < ours:
+    if plain and plain[0].blocks_per_sm(launch.kernel, 1024, shared) < ours:
         # the first compile lost blocks to its registers: the capped one has them back
         assert capped
-        assert capped[0].blocks_per_sm(launch.kernel, 1024, launch.shared_mem) >= ours
+        assert capped[0].blocks_per_sm(launch.kernel, 1024, shared) >= ours
