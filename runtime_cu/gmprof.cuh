@@ -1183,6 +1183,34 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
   return p;
 }
 
+// Two sites of one statement at one element of a device object, each counted by every thread
+// (`a[i] = a[i] + x`, `a[i] += x`: a read and a write hooked together before the statement,
+// passes/rewrite.py): each site counted as dm counts it, the element's counter added 2 by one
+// atomic instead of 1 by two (random per-element atomics are what such kernels pay for). What
+// the plain path does not cover (tracing, sharing, statistics) goes through dm twice.
+template <int S1, int S2, int OBJ, class T>
+__device__ __forceinline__ T *dm_pair(T *p) {
+#if GMPROF_TRACE || GMPROF_SHARING || GMPROF_WARPS
+  dm<S1, OBJ, EACH>(p);
+  return dm<S2, OBJ, EACH>(p);
+#else
+  static_assert(OBJ >= 0, "dm_pair: a known object");
+  count_site(S1, 1u);
+  count_site(S2, 1u);
+  const Object &o = L().obj[OBJ];
+  unsigned long long e;
+  counter_t *c = device_counter(o, p, &e);
+  if (!c) {
+    out_of_range(OBJ);  // two accesses out of range, as dm would count them
+    out_of_range(OBJ);
+    return p;
+  }
+  if (sizeof(T) <= 4u || sizeof(T) == o.unit) add_to(c, 2u);
+  else count_elements(OBJ, e, (unsigned)sizeof(T), 2u);
+  return p;
+#endif
+}
+
 // ---------------------------------------------------------------- range counting
 //
 // An access that walks p, p + D, ..., p + (N - 1) D (elements of T) over the N iterations of a
