@@ -3,7 +3,7 @@ increment steps beside the iterator (`for (a = a0, i = 0; a <= aEnd; a += aStep,
 nothing else in the loop changes is i0 + step * iteration, so the sites it indexes (the rotating
 buffer `As[i % STAGES]` of cuda-samples' globalToShmemAsyncCopy) are counted at launch from
 their formulas; one also changed in the body, or that a loop starts where its last run stopped,
-stays measured. Counts, on the CPU backend (and the GPU), are derived here with numpy."""
+stays measured, and so does `i % n` with an unsigned n where i may be negative. Counts, on the CPU backend (and the GPU), are derived here with numpy."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,6 +33,7 @@ def test_secondary_induction_sites_are_static():
     assert {key for key in how if key[0] in ("pipeline", "strides")} <= static
     assert ("not_induction", "ring[(i % STAGES) * 32 + threadIdx.x]") not in static
     assert ("not_induction", "out[s * 32 + threadIdx.x]") not in static
+    assert ("unsigned_stage", "ring[i % stages]") not in static
 
 
 @pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
@@ -98,3 +99,15 @@ def test_not_induction_counts(prof):
     want[:2 * n] = 1
     np.testing.assert_array_equal(r.array("ring").counts.reshape(ring.shape), ring)
     np.testing.assert_array_equal(r.array("out").counts.reshape(want.shape), want)
+
+
+@pytest.mark.parametrize("mode", ["default", "basic"])
+def test_unsigned_stage_counts(prof, mode):
+    n = 8
+    out = np.zeros(STAGES, np.int32)
+    r = prof.launch("unsigned_stage", (1,), (LANES,), [out, np.int32(n)], mode=Mode.parse(mode))
+    ring = np.full(STAGES, 2, np.int64)  # the store before the loop, the read after it
+    for t in range(n):
+        ring[(2 - t) % 2**64 % STAGES] += 1  # i = 2 - t as a size_t: 2, 1, 0, 3, 2, 1, 0, 3
+    np.testing.assert_array_equal(r.array("ring").counts, ring)
+    np.testing.assert_array_equal(out, ring - 2)  # the kernel's own tally agrees

@@ -56,3 +56,20 @@ __global__ void not_induction(int *out, const int *flags, int n)
         for (; s < 2 * o + 2; ++s)
             out[s * 32 + threadIdx.x] += 1;
 }
+
+// `i % stages` with stages a size_t converts i to unsigned: static while i >= 0 (`pipeline`),
+// measured where i may be negative (-1 % (size_t)4 is 3, not -1)
+__global__ void unsigned_stage(int *out, int n)
+{
+    constexpr size_t stages = STAGES;
+    __shared__ int ring[STAGES];
+    if (threadIdx.x < STAGES)
+        ring[threadIdx.x] = 0;
+    __syncthreads();
+    for (int t = 0, i = 2; t < n; ++t, --i)
+        if (threadIdx.x == 0)
+            ring[i % stages] += 1;
+    __syncthreads();
+    if (threadIdx.x < STAGES)
+        out[threadIdx.x] = ring[threadIdx.x];
+}
