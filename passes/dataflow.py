@@ -49,6 +49,10 @@ class Reaching:
     def_of_node: dict = field(default_factory=dict)  # Assignment/UnaryOp/Decl node -> Def
     address_taken: set = field(default_factory=set)  # Symbols
     has_goto: bool = False
+    # loop node -> {Symbol: frozenset[Def]} reaching its first test (after a for's init), from
+    # outside the loop: a definition made in the loop that reaches it came from an earlier
+    # run of the loop (an enclosing loop entered it again without setting the variable)
+    entry: dict = field(default_factory=dict)
 
     def at(self, node) -> frozenset:
         return self.reaching.get(node, frozenset())
@@ -201,6 +205,11 @@ class ReachingDefinitions(Visitor):
         if init is not None:
             state = self._stmt(init, state)
         entry = state
+        if entry is not None:
+            # the union over every walk of the loop (an enclosing loop walks it again)
+            seen = self.result.entry.setdefault(node, {})
+            for sym, defs in entry.items():
+                seen[sym] = seen.get(sym, frozenset()) | defs
         head = entry
         exit_state = None
         for _ in range(_MAX_LOOP_PASSES):

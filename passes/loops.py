@@ -3,6 +3,8 @@
 Read-only analysis. Takes a function body (and its Names); returns Loops keyed by loop node:
   iterator   the variable a `for` compares in its condition and steps in its increment
              (`for (int r = 0; r < nRow; r += STRIDE)` -> r, init 0, bound nRow, step STRIDE)
+  steps      every variable a `for`'s increment steps (`a += aStep, b += bStep, ++i`): the
+             iterator and the candidate secondary induction variables (value_variables.py)
   exits      break/continue statements of this loop, and every return/goto inside it, which
              make an iteration end early (so the loop's trip count or its body's execution may
              depend on data)
@@ -44,6 +46,9 @@ class Loop:
     children: list = field(default_factory=list)
     # a `for` whose iterator is divided, not stepped (`s >>= 1`): Geometric
     geometric: object = None
+    # every variable a `for`'s increment steps exactly once (the iterator and the secondary
+    # ones: `a += aStep, b += bStep, ++i`): Symbol -> (sign, amount or None for 1, node)
+    steps: dict = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -108,6 +113,8 @@ class FindLoops(Visitor):
         self._walk(self.body, None, None)
         for loop in self.result.loops:
             self._iterator(loop)
+            if loop.kind == "for" and loop.node.next is not None:
+                loop.steps = _steps_of(loop.node.next, self.names)
         return self.result
 
     def _walk(self, node, loop: Loop | None, breakable):
@@ -235,6 +242,24 @@ def _assigns(node, sym, names) -> bool:
             isinstance(node.expr, c_ast.ID):
         return names[node.expr] is sym
     return False
+
+
+def _steps_of(expr, names) -> dict:
+    """Symbol -> (sign, amount, node) for each variable that expr steps exactly once."""
+    parts = expr.exprs if isinstance(expr, c_ast.ExprList) else [expr]
+    syms = []
+    for e in parts:
+        target = e.expr if isinstance(e, c_ast.UnaryOp) else \
+            e.lvalue if isinstance(e, c_ast.Assignment) else None
+        if isinstance(target, c_ast.ID) and names[target] is not None and \
+                names[target] not in syms:
+            syms.append(names[target])
+    out = {}
+    for sym in syms:
+        step = _step_of(expr, sym, names)
+        if step is not None:
+            out[sym] = step
+    return out
 
 
 def _step_of(expr, sym, names):

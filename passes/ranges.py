@@ -30,6 +30,7 @@ from pycparser import c_ast
 from gmprof.frontend import cxx_ast as X
 
 from .scopes import CONSTANT, MACRO, PARAM, TEMPLATE_PARAM
+from .signedness import expr_unsigned, unsigned_decl
 from .value_domain import Context, d_current_iteration
 
 _INT_TYPES = ("int", "long", "short", "char", "size_t", "unsigned", "signed", "ptrdiff_t",
@@ -173,46 +174,10 @@ class _Finder:
         return not self.values.value(node).deps
 
     def _unsigned(self, decl) -> bool:
-        t = _type_words(getattr(decl, "type", None))
-        return "unsigned" in t or "size_t" in t or any(w.startswith("uint") for w in t)
+        return unsigned_decl(decl)
 
     def _expr_unsigned(self, node) -> bool:
-        """Whether C's usual conversions make the expression unsigned (unknown: True, so
-        that the caller refuses)."""
-        if isinstance(node, c_ast.Constant):
-            return node.type != "char" and "u" in node.value.lower()
-        if isinstance(node, c_ast.ID):
-            sym = self.names[node]
-            if sym is not None and sym.kind == MACRO:
-                return self._macro_unsigned(node.name)
-            if sym is None or not isinstance(sym.decl, c_ast.Decl):
-                return True
-            return self._unsigned(sym.decl)
-        if isinstance(node, c_ast.StructRef):
-            return True  # threadIdx.x and friends are unsigned; members are not followed
-        if isinstance(node, c_ast.ArrayRef):
-            base = node
-            while isinstance(base, c_ast.ArrayRef):
-                base = base.name
-            if not isinstance(base, c_ast.ID):
-                return True
-            sym = self.names[base]
-            return sym is None or not isinstance(sym.decl, c_ast.Decl) or \
-                self._unsigned(sym.decl)
-        if isinstance(node, c_ast.BinaryOp):
-            if node.op in ("<<", ">>"):
-                return self._expr_unsigned(node.left)
-            return self._expr_unsigned(node.left) or self._expr_unsigned(node.right)
-        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~"):
-            return self._expr_unsigned(node.expr)
-        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and \
-                node.name.name in ("min", "max") and node.args is not None:
-            return any(self._expr_unsigned(a) for a in node.args.exprs)
-        return True
-
-    def _macro_unsigned(self, name: str) -> bool:
-        expr = self.values.program.macro_expression(name)
-        return expr is None or self._expr_unsigned(expr)
+        return expr_unsigned(node, self.names, self.values.program.macro_expression)
 
     # -- the stride ------------------------------------------------------------------------
     def site_stride(self, site) -> tuple[str | None, str]:
@@ -317,17 +282,6 @@ class _Finder:
                 return a
             return f"-({a})"
         return "0" if self._invariant(node) else None
-
-
-def _type_words(t) -> list[str]:
-    while t is not None and not isinstance(t, c_ast.TypeDecl):
-        t = getattr(t, "type", None)
-    if t is None:
-        return []
-    inner = t.type
-    names = getattr(inner, "names", None)
-    return list(names) if names else []
-
 
 
 def pure(node) -> bool:

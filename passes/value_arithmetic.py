@@ -10,6 +10,7 @@ ValueArithmetic is a mixin: the host class provides value(node), program and fac
 from __future__ import annotations
 
 from . import symbolic as S
+from .signedness import expr_unsigned, unsigned_decl
 from .value_domain import BID, TID, Value
 
 
@@ -53,6 +54,54 @@ class ValueArithmetic:
                 not all(self._integral(c) for _, c in num.terms):
             return None
         return S.Affine.var(("qdiv" if op == "/" else "qmod", num, den))
+
+    def _unsigned_quotient(self, node, left: Value, v: Value) -> Value:
+        """`a / n`, `a % n` where an operand is unsigned: C converts `a` to unsigned, so the
+        quotient of its affine form (C's signed division) is right only where a >= 0. Kept
+        where that holds at every point (`i % stages` with i = iteration), else not affine
+        (-2 % (size_t)4 is 2, not -2): the site is measured."""
+        if node.op not in ("/", "%") or v.affine is None or v.affine.is_constant or \
+                left.affine is None or self._nonnegative(left.affine):
+            return v
+        macros = self.program.macro_expression
+        names = self.facts.names
+        if not (expr_unsigned(node.left, names, macros) or
+                expr_unsigned(node.right, names, macros)):
+            return v
+        return Value(v.deps, None, v.reasons + (
+            f"'{node.op}' converts a value that may be negative to unsigned",))
+
+    def _nonnegative(self, affine: S.Affine) -> bool:
+        """Whether the form is >= 0 wherever it is evaluated: indices and iteration numbers
+        are, so are coefficients known to be."""
+        def var(v) -> bool:
+            if isinstance(v, str):
+                return v in TID or v in BID
+            if S.is_derived(v):
+                tag, a, b = v
+                if tag in ("qmin", "qmax"):
+                    return self._nonnegative(a) and self._nonnegative(b)
+                if tag == "qtab":
+                    return all(x >= 0 for x in b[1:])
+                return self._nonnegative_sym(b) and self._nonnegative(a)  # b != 0: C's rule
+            return isinstance(v, tuple) and v[0] == "iter"
+
+        return self._nonnegative_sym(affine.const) and all(
+            var(v) and self._nonnegative_sym(c) for v, c in affine.terms)
+
+    def _nonnegative_sym(self, sym) -> bool:
+        n = self._compile_time_int(sym)
+        if n is not None:
+            return n >= 0
+        tag = sym[0]
+        if tag in ("dim", "sizeof"):
+            return True
+        if tag == "param":
+            return any(p.name == sym[1] and unsigned_decl(p.decl)
+                       for p in self.facts.names.params)
+        if tag in ("add", "mul"):
+            return all(self._nonnegative_sym(x) for x in sym[1:])
+        return False
 
     def _integral(self, sym) -> bool:
         """Whether a launch-time Sym is certainly an integer."""

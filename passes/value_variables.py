@@ -95,12 +95,24 @@ class VariableValues:
         return inner is not None and loop.encloses(inner)
 
     def _induction(self, loop: Loop, sym, defs, use) -> Value | None:
-        if loop.iterator is not sym:
+        """sym's value at iteration k of loop, init + step * k, when the loop changes it only
+        by a step known at launch: the loop's iterator, or a secondary induction variable that
+        a `for`'s increment steps beside it (`for (a = a0, i = 0; a <= aEnd; a += aStep, ++i)`:
+        i = k)."""
+        if loop.iterator is sym:
+            sign, amount, step_node = loop.step_sign, loop.step, loop.step_node
+        elif sym in loop.steps:
+            sign, amount, step_node = loop.steps[sym]
+        else:
             return None
         all_defs = self.reaching.defs.get(sym, [])
         inside = [d for d in all_defs if d.node is not None and self._in_loop(d.node, loop)]
-        step_def = self.reaching.def_of_node.get(loop.step_node)
+        step_def = self.reaching.def_of_node.get(step_node)
         if inside != [step_def] or step_def is None:
+            return None
+        if step_def in self.reaching.entry.get(loop.node, {}).get(sym, ()):
+            # an enclosing loop enters this one again with the value the last run left
+            # (`for (; s < e; ++s)` inside another loop): iteration k is not init + step * k
             return None
         entry = [d for d in defs if d is not step_def]
         if not entry:
@@ -108,13 +120,14 @@ class VariableValues:
         entry_value = join([self._def_value(d) for d in entry])
         if len(entry) == 1:
             entry_value = self._def_value(entry[0])
-        step = const_value(S.ONE) if loop.step is None else self.value(loop.step)
+        step = const_value(S.ONE) if amount is None else self.value(amount)
         if not step.launch_known or step.affine is None:
+            what = loop.label if sym is loop.iterator else f"{sym.name} in {loop.label}"
             return Value(entry_value.deps | step.deps | {("loop", loop)}, None,
-                         entry_value.reasons + (f"the step of {loop.label} is not known at launch",))
-        step_sym = step.affine.const if loop.step_sign > 0 else S.neg(step.affine.const)
+                         entry_value.reasons + (f"the step of {what} is not known at launch",))
+        step_sym = step.affine.const if sign > 0 else S.neg(step.affine.const)
         k = S.Affine.var(("iter", loop))
-        after = self._after_step(loop, use)
+        after = self._after_step(loop, step_node, use)
         affine = None
         if entry_value.affine is not None:
             affine = entry_value.affine + k.scale(step_sym)
@@ -122,11 +135,11 @@ class VariableValues:
                 affine = affine + S.Affine.constant(step_sym)
         return Value(entry_value.deps | {("loop", loop)}, affine, entry_value.reasons)
 
-    def _after_step(self, loop: Loop, use) -> bool:
-        """Whether a use inside the loop comes after the iterator's step in its iteration."""
+    def _after_step(self, loop: Loop, step_node, use) -> bool:
+        """Whether a use inside the loop comes after the variable's step in its iteration."""
         if loop.kind == "for":
             return False
-        step_span = X.span(loop.step_node)
+        step_span = X.span(step_node)
         use_span = X.span(use)
         if loop.kind == "do" and self._within(use, loop.node.cond):
             return True

@@ -178,7 +178,7 @@ class ValueAnalysis(Visitor, VariableValues, ValueArithmetic, CallValues):
             warp = self._warp_quotient(node.op, left, right)
             if warp is not None:
                 return warp
-        return self._arith(node.op, left, right)
+        return self._unsigned_quotient(node, left, self._arith(node.op, left, right))
 
     def visit_UnaryOp(self, node) -> Value:
         op = node.op
