@@ -37,6 +37,7 @@ tests/passes/test_hooks.py checks that every kind's template exists in gmprof.cu
 """
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from gmprof.frontend import cxx_ast as X
@@ -331,3 +332,27 @@ KINDS = (Static, NotCounted, Dm, Sm, LrStart, DmRange, DmRangeUniform, SmRangeBl
 
 def _obj(sp) -> int:
     return sp.slot.index if sp.slot is not None else -1
+
+
+_EACH_DM = re.compile(r"::gmprof::dm<(\d+), (\d+), ::gmprof::EACH>\((.*), 1u, nullptr\);")
+
+
+def paired(calls: list) -> list:
+    """A statement's hooks with each two plain per-thread counts of one known device element
+    (`a[i] = a[i] + x`: the read's and the write's, same object, same address text, both
+    before the statement so the same address) made one dm_pair call (gmprof.cuh): one atomic
+    on the element's counter instead of two."""
+    out, first = list(calls), {}
+    for k, call in enumerate(calls):
+        m = _EACH_DM.fullmatch(call)
+        if m is None:
+            continue
+        key = (m.group(2), m.group(3))
+        j = first.pop(key, None)
+        if j is None:
+            first[key] = k
+            continue
+        s1 = _EACH_DM.fullmatch(calls[j]).group(1)
+        out[j] = f"::gmprof::dm_pair<{s1}, {m.group(1)}, {m.group(2)}>({m.group(3)});"
+        out[k] = None
+    return [c for c in out if c is not None]

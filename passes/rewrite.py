@@ -28,14 +28,12 @@ emit.py writes the translation unit from the patches (for this pass and for whol
 """
 from __future__ import annotations
 
-import re
-
 from pycparser import c_ast
 
 from gmprof.frontend import cxx_ast as X
 
 from .patches import PREFIX, SUFFIX, Patch
-from .hooks import walk_call, warp_call
+from .hooks import paired, walk_call, warp_call
 from .plan import HOOK, LR_START, Plan
 from .pragmas import before_pragma_text, before_pragmas
 
@@ -88,7 +86,7 @@ class InstrumentSource:
                     self._site(sp)
         for statement, (span, braces, calls) in self.hoisted.items():
             length = span.end - span.start
-            text = ("{ " if braces else "") + " ".join(_paired(calls)) + " "
+            text = ("{ " if braces else "") + " ".join(paired(calls)) + " "
             self._add(span.source, Patch(span.start, PREFIX, text, length + 1))
             if braces:
                 self._add(span.source, Patch(span.end, SUFFIX, " }", length + 1))
@@ -387,26 +385,3 @@ def instrument(plan: Plan) -> tuple[dict, "InstrumentSource"]:
     rewriter = InstrumentSource(plan)
     return rewriter.run(), rewriter
 
-
-_EACH_DM = re.compile(r"::gmprof::dm<(\d+), (\d+), ::gmprof::EACH>\((.*), 1u, nullptr\);")
-
-
-def _paired(calls: list) -> list:
-    """A statement's hooks with each two plain per-thread counts of one known device element
-    (`a[i] = a[i] + x`: the read's and the write's, same object, same address text, both
-    before the statement so the same address) made one dm_pair call (gmprof.cuh): one atomic
-    on the element's counter instead of two."""
-    out, first = list(calls), {}
-    for k, call in enumerate(calls):
-        m = _EACH_DM.fullmatch(call)
-        if m is None:
-            continue
-        key = (m.group(2), m.group(3))
-        j = first.pop(key, None)
-        if j is None:
-            first[key] = k
-            continue
-        s1 = _EACH_DM.fullmatch(calls[j]).group(1)
-        out[j] = f"::gmprof::dm_pair<{s1}, {m.group(1)}, {m.group(2)}>({m.group(3)});"
-        out[k] = None
-    return [c for c in out if c is not None]
