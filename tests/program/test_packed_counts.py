@@ -150,3 +150,20 @@ def test_a_version_1_counts_file_still_decodes(tmp_path):
     entry = {"dtype": "u4", "n": 3, "offset": 32}
     counts = _write(tmp_path, entry, payload, magic=b"gmprof.counts/1\n")
     assert counts.array(entry).tolist() == [7, 0, 2 ** 31]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("origin, widths", [(0, "10241"), (2 ** 32 - 20, "44884")])
+def test_the_device_packs_the_same_chunks_on_a_gpu(tmp_path, origin, widths):
+    """On a GPU the ORs and the packing are kernels of the host runtime (a warp a chunk): the
+    same widths and counts as on the CPU backend, derived by hand above (with the totals'
+    origin, 1-byte batches raised to one chunk: four batches)."""
+    (tmp_path / "mixed.cu").write_text(MIXED)
+    gmprof("nvcc", "--gmprof-mode", "basic", "-arch=sm_90", "mixed.cu", "-o", "mixed",
+           cwd=tmp_path, GMPROF_BACKEND="gpu")
+    extra = {"GMPROF_BACKEND": "gpu"}
+    if origin:
+        extra.update(GMPROF_TEST_TOTALS_ORIGIN=str(origin), GMPROF_TEST_PACK_BATCH="1")
+    entry, counts, _, _ = _run(tmp_path, "g", **extra)
+    assert entry["widths"] == widths
+    assert np.array_equal(counts, _expected(origin))
