@@ -77,9 +77,12 @@ def cooperative(tu, copies, mentions) -> list:
 
 def mark(text: str, name: str) -> str:
     """A copy's text with its cap's macro: before the head (after a template head), or, where
-    the kernel has __launch_bounds__ (which __maxnreg__ may not join), in place of it. (A
-    kernel with its own __maxnreg__ is not parsed by the frontend: it has no copy.)"""
+    the kernel has __launch_bounds__ (which __maxnreg__ may not join) or its own __maxnreg__ (a
+    function takes one), in place of it."""
     head = text.split("{", 1)[0]
+    if re.search(r"\b__maxnreg__\b", head):
+        k = text.index("__maxnreg__")
+        return text[:k] + macro(name, "OWN_MAXNREG") + text[k + len("__maxnreg__"):]
     if "__launch_bounds__" in head:
         k = text.index("__launch_bounds__")
         return text[:k] + macro(name, "LAUNCH_BOUNDS") + text[k + len("__launch_bounds__"):]
@@ -88,12 +91,15 @@ def mark(text: str, name: str) -> str:
 
 
 def fallback(names) -> str:
-    """The prelude's definitions for when nothing was measured: no cap, bounds as written."""
+    """The prelude's definitions for when nothing was measured: no cap, bounds and the kernel's
+    own cap as written."""
     out = []
     for n in names:
         out.append(f"#ifndef {macro(n)}\n#define {macro(n)}\n#endif\n"
                    f"#ifndef {macro(n, 'LAUNCH_BOUNDS')}\n"
-                   f"#define {macro(n, 'LAUNCH_BOUNDS')} __launch_bounds__\n#endif\n")
+                   f"#define {macro(n, 'LAUNCH_BOUNDS')} __launch_bounds__\n#endif\n"
+                   f"#ifndef {macro(n, 'OWN_MAXNREG')}\n"
+                   f"#define {macro(n, 'OWN_MAXNREG')} __maxnreg__\n#endif\n")
     return "".join(out)
 
 
@@ -165,7 +171,9 @@ def defines(caps: dict) -> str:
                        # blocks of T threads per SM that r registers allow (64K registers, in
                        # units of 256 a warp), at most 32: ptxas keeps the copy within them
                        f"#define {macro(name, 'LAUNCH_BOUNDS')}(T, ...) __launch_bounds__(T, "
-                       f"GMPROF_BLOCKS_FOR((T), {r}))\n")
+                       f"GMPROF_BLOCKS_FOR((T), {r}))\n"
+                       # the kernel's own `__maxnreg__(N)`: the original used r <= N
+                       f"#define {macro(name, 'OWN_MAXNREG')}(N) __maxnreg__({r})\n")
             first = False
         if not first:
             out.append("#endif\n")
