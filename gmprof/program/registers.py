@@ -18,7 +18,8 @@ R is read from ptxas's report (`-Xptxas -v`) of one device-only compile of the u
 file with the user's flags (`-fatbin`: every target architecture, no host compile), made only
 for files with such kernels. A kernel with `__launch_bounds__` cannot also have `__maxnreg__`:
 its copy's bounds get a minimum of blocks per SM (`__launch_bounds__(T, M)`, M the blocks of T
-threads that R registers allow), which makes ptxas keep the copy within the same budget.
+threads that R registers allow), which makes ptxas keep the copy within the same budget; one
+with its own `__maxnreg__(N)` (the original then has R <= N) gets `__maxnreg__(R)` in its place.
 """
 from __future__ import annotations
 
@@ -37,8 +38,8 @@ _FLOOR = 24
 
 
 def macro(name: str, kind: str = "MAXNREG") -> str:
-    """The macro of a copy's cap: MAXNREG (added) or LAUNCH_BOUNDS (in place of the kernel's
-    own); prefixes that no kernel name can make one of the other."""
+    """The macro of a copy's cap: MAXNREG (added), LAUNCH_BOUNDS or OWN_MAXNREG (in place of
+    the kernel's own bounds or cap); prefixes that no kernel name can make one of another."""
     return f"GMPROF_{kind}_{name}"
 
 

@@ -208,7 +208,8 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
             "or are the enclosing template's parameters: write them out, e.g. "
             "k<float><<<...>>>); it runs unprofiled" if unnamed else
             f"launch of kernel {launch.kernel_text!r}, declared with different parameter lists: "
-            "gmprof cannot tell which one it launches; it runs unprofiled",
+            "gmprof cannot tell which one it launches (several take its number of arguments, "
+            "or several are defined in this file); it runs unprofiled",
             src.location(launch.kernel_start)))
 
     instrumented: list = []
