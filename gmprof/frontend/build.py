@@ -198,6 +198,11 @@ class Builder(StatementRules, CxxRules, Transformer):
         args = next((x for x in c if isinstance(x, c_ast.ExprList)), None)
         return ("launch_bounds", list(args.exprs) if args else [], c)
 
+    def kernel_qualifier(self, c):
+        # `__maxnreg__(N)`, `__cluster_dims__(x, y, z)`: code generation only; the instrumented
+        # copy keeps them with the rest of the head's text (gmprof/program/registers.py)
+        return ("funcspec", c[0].value, c)
+
     def cuda_specifier(self, c):
         return ("storage", c[0].value, c)
 

@@ -46,7 +46,7 @@ _DECL_SPECIFIER_KEYWORD_TYPES = {"CONST", "VOLATILE", "STATIC", "EXTERN", "REGIS
                                  "CONSTANT", "DEVICE", "CONSTEXPR", "RESTRICT", "INLINE",
                                  "FORCEINLINE", "MANAGED", "THREAD_LOCAL", "MUTABLE"}
 # Keywords followed by a parenthesised group that is neither a call nor a cast.
-_GROUP_KEYWORD_TYPES = {"LAUNCH_BOUNDS", "ALIGN", "ALIGNAS", "DECLTYPE", "ALIGNOF",
+_GROUP_KEYWORD_TYPES = {"LAUNCH_BOUNDS", "MAXNREG", "CLUSTER_DIMS", "ALIGN", "ALIGNAS", "DECLTYPE", "ALIGNOF",
                         "STATIC_ASSERT", "SIZEOF"}
 _TYPE_KEYWORD_TYPES = {"VOID", "CHAR", "SHORT", "INT", "LONG", "FLOAT", "DOUBLE", "SIGNED",
                        "UNSIGNED", "BOOL", "AUTO", "CONST", "VOLATILE", "RESTRICT"}

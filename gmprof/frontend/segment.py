@@ -355,9 +355,13 @@ def _classify_statement(head: list[Tok], start: int, end: int) -> Segment:
     # A function prototype: a parameter list before any initializer.
     texts = [t.text for t in head]
     paren = texts.index("(") if "(" in texts else None
+    while paren is not None and paren and head[paren - 1].text in _KERNEL_QUALIFIERS:
+        # `__global__ void __maxnreg__(32) k(float *);`: the group before the parameters
+        close = _matching(head, paren, "(", ")")
+        paren = texts.index("(", close + 1) if "(" in texts[close + 1:] else None
     equal = texts.index("=") if "=" in texts else None
     if paren is not None and (equal is None or paren < equal) and head[paren - 1].kind == "id" \
-            and head[paren - 1].text not in ("__align__", "__launch_bounds__", "alignas") \
+            and head[paren - 1].text not in ("__align__", "alignas") \
             and not _pointer_declarator(texts, paren):
         return Segment(PROTOTYPE, start, end, name=head[paren - 1].text,
                        space=function_space(set(words)), keywords=wordset)
@@ -368,6 +372,10 @@ def _classify_statement(head: list[Tok], start: int, end: int) -> Segment:
     if ("const" in wordset or "constexpr" in wordset) and set(words[:-1]) <= _SCALAR_WORDS | {name}:
         return Segment(CONSTANT, start, end, name=name, keywords=wordset)
     return Segment(VARIABLE, start, end, name=name, space="host", keywords=wordset)
+
+
+#: qualifiers of a kernel's head that take a parenthesised group
+_KERNEL_QUALIFIERS = ("__launch_bounds__", "__maxnreg__", "__cluster_dims__")
 
 
 def _pointer_declarator(texts: list[str], paren: int) -> bool:

@@ -9,7 +9,14 @@ in the JSON's directory, the run's id, its length); an entry is then
 
     {"dtype": "u4" | "u8", "offset": BYTES, "n": N}    N words at that offset of the counts file
     {"dtype": "zero", "n": N}                          N zeros (nothing written)
+    {"dtype": "packed", "n": N, "chunk": C, "widths": "1204...", "offset": BYTES, "bytes": B}
     {"dtype": "u4" | "u8", "data": BASE64}             older builds: the words inside the JSON
+
+A packed vector (counts file version 2: a device object's per-element totals, narrowed per chunk
+on the device, runtime_cu/host/gmprof_host_pack.h) is cut into chunks of C elements (the last
+may be short); `widths` has one digit a chunk, the bytes each of its elements takes (0: every
+element zero, nothing stored; 1, 2, 4 or 8, little-endian unsigned), and the B bytes at OFFSET
+are the non-zero chunks one after another. Version 1 files have no packed vectors.
 
 A counts file that is missing, shorter than the JSON says, or of another run is a plain error
 naming the report file, before anything is decoded.
@@ -24,7 +31,8 @@ import numpy as np
 
 from gmprof.errors import InputError, Location
 
-MAGIC = b"gmprof.counts/1\n"
+MAGIC = b"gmprof.counts/2\n"
+MAGICS = (b"gmprof.counts/1\n", MAGIC)  # the versions this decoder reads
 HEADER_BYTES = 32  # MAGIC, then the run's id in 16 hex digits
 DTYPES = {"u4": np.dtype("<u4"), "u8": np.dtype("<u8")}
 
@@ -77,7 +85,7 @@ class Counts:
         except OSError as exc:
             raise self._error(f"cannot read its counts file {self.path}: {exc.strerror}") \
                 from None
-        if header[:len(MAGIC)] != MAGIC:
+        if header[:len(MAGIC)] not in MAGICS:
             raise self._error(f"its counts file {self.path} is not a gmprof counts file")
         if header[len(MAGIC):] != ref["id"].encode("ascii", "replace"):
             raise self._error(f"its counts file {self.path} belongs to another run (id "
@@ -96,6 +104,8 @@ class Counts:
         n = int(entry.get("n", 0))
         if kind == "zero":
             return np.zeros(n, np.int64)
+        if kind == "packed":
+            return self._packed(entry, n)
         if kind not in DTYPES:
             raise self._error(f"a counter vector of unknown dtype {kind!r}")
         dtype = DTYPES[kind]
@@ -115,6 +125,39 @@ class Counts:
             raise self._error(f"its counts file {self.path} is shorter than the {self.bytes:,} "
                               "bytes the report file expects (truncated?)")
         return words.view("<i8") if kind == "u8" else words.astype(np.int64)
+
+    def _packed(self, entry: dict, n: int) -> np.ndarray:
+        """A packed vector: each run of chunks of one width read as one numpy view."""
+        chunk, widths = entry.get("chunk"), entry.get("widths")
+        offset, size = int(entry.get("offset", -1)), int(entry.get("bytes", -1))
+        if not (isinstance(chunk, int) and chunk > 0 and isinstance(widths, str)
+                and len(widths) == -(-n // chunk) and set(widths) <= set("01248")):
+            raise self._error(f"a packed counter vector is malformed (n {n}, chunk {chunk!r}, "
+                              f"{len(widths) if isinstance(widths, str) else widths!r} widths)")
+        w = np.frombuffer(widths.encode("ascii"), np.uint8) - ord("0")
+        sizes = w.astype(np.int64) * chunk
+        if len(sizes):
+            sizes[-1] = int(w[-1]) * (n - chunk * (len(w) - 1))  # the last chunk may be short
+        if self.path is None or offset < HEADER_BYTES or size != int(sizes.sum()) or \
+                offset + size > self.bytes:
+            raise self._error(f"a packed counter vector ({n} counts, {size} bytes at byte "
+                              f"{offset}) lies outside its counts file or disagrees with its "
+                              "widths")
+        raw = np.fromfile(self.path, np.uint8, count=size, offset=offset)
+        if len(raw) != size:
+            raise self._error(f"its counts file {self.path} is shorter than the {self.bytes:,} "
+                              "bytes the report file expects (truncated?)")
+        out = np.zeros(n, np.int64)
+        # runs of chunks of one width: [starts[k], starts[k + 1])
+        starts = np.flatnonzero(np.r_[True, w[1:] != w[:-1]])
+        ends = np.r_[starts[1:], len(w)]
+        at = np.r_[0, np.cumsum(sizes)]
+        for a, b in zip(starts.tolist(), ends.tolist()):
+            width = int(w[a])
+            if width:
+                words = raw[at[a]:at[b]].view(f"<u{width}")
+                out[a * chunk:min(b * chunk, n)] = words.view("<i8") if width == 8 else words
+        return out
 
 
 __all__ = ["Counts", "MAGIC", "HEADER_BYTES", "counts_path", "without_counts_files"]

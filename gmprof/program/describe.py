@@ -109,9 +109,10 @@ def _size_expr(env, elem_type: str, obj=None) -> str:
 
 
 def describe_kernel(program, plan, fn, template_args, globals_, native: str,
-                    warnings) -> list[str] | None:
+                    warnings, ref: str | None = None) -> list[str] | None:
     """ObjectDesc initialisers for one kernel, or None (with a warning) when a shared array's
-    size is not known before the launch."""
+    size is not known before the launch. `ref` names the kernel's function where `native`
+    (its name, in messages) names several (overloads.py)."""
     from gmprof.runtime.launchenv import LaunchEnv
 
     facts = program.facts(fn.name)
@@ -149,7 +150,7 @@ def describe_kernel(program, plan, fn, template_args, globals_, native: str,
         if slot.kind == "device" and slot.kernel == facts.name:
             idx = next(i for i, p in enumerate(facts.function.params)
                        if getattr(p, "name", None) == obj.name)
-            elem = f"::gmprof_host::pointee_size<{idx}>(&{native})"
+            elem = f"::gmprof_host::pointee_size<{idx}>(&{ref or native})"
             out.append(f"{{{slot.index}, {OBJ_PARAM}, {idx}, -1, ::gmprof_host::unit_of({elem}), "
                        f"{elem}, 0, 0, {static_only(slot)}, {int(slot.ranges)}}}")
         elif slot.kind == "device" and slot.kernel is None:

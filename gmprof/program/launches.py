@@ -275,6 +275,13 @@ def _split_top(toks: list[Tok]) -> list[list[Tok]]:
 def parameter_defaults(text: str, name: str) -> list | None:
     """The default argument of each parameter of the function `name` declared in `text` (its
     text, None where there is none), or None if its parameter list is not found."""
+    params = parameter_list(text, name)
+    return None if params is None else [d for _, d in params]
+
+
+def parameter_list(text: str, name: str) -> list | None:
+    """(its declaration, its default argument or None) of each parameter of the function `name`
+    declared in `text`, as written; None if its parameter list is not found."""
     toks = [t for t in scan(text) if t.kind != "comment"]
     for i, t in enumerate(toks[:-1]):
         if t.kind == "id" and t.text.split("::")[-1] == name and toks[i + 1].text == "(":
@@ -290,8 +297,10 @@ def parameter_defaults(text: str, name: str) -> list | None:
             out = []
             for part in _split_top(toks[i + 2:j]):
                 eq = next((k for k, p in enumerate(part) if p.kind == "op" and p.text == "="), None)
-                out.append(text[part[eq + 1].start:part[-1].end] if eq is not None and
-                           eq + 1 < len(part) else None)
+                decl = part[:eq] if eq is not None else part
+                out.append((text[decl[0].start:decl[-1].end] if decl else "",
+                            text[part[eq + 1].start:part[-1].end] if eq is not None and
+                            eq + 1 < len(part) else None))
             return out
     return None
 
@@ -346,7 +355,7 @@ def kernel_declarations(tu) -> dict:
 def overloaded(declarations: dict) -> set:
     """Kernel names declared with different numbers of parameters: `&k` names no one function
     (cuda-samples' cdpAdvancedQuicksort declares qsort_warp with 7 parameters in a header and
-    defines it with 8), so their launches stay as they are."""
+    defines it with 8); overloads.py names the one meant."""
     return {name for name, lists in declarations.items()
             if len({len(x) if x is not None else -1 for x in lists}) > 1}
 

@@ -131,9 +131,11 @@ def decode(paths) -> ProgramReport:
             check_plan(prof, mode, man)
             sizes = {k: int(v) for k, v in module.get("sizes", {}).items()}
             device = devices.get(str(group["device"]), f"device {group['device']}")
-            kernel = group["kernel"]
+            # (name expression, where it is defined): two files' kernels of one name (each in
+            # its file's unnamed namespace, or `static`) are two kernels, never summed
+            kernel = (group["kernel"], _definition(prof, group["kernel"]))
             if kernel not in findings:
-                facts = prof.kernel_facts(kernel)
+                facts = prof.kernel_facts(group["kernel"])
                 findings[kernel] = (prof.plan(mode), facts.name,
                                     prof.program.kernels[facts.name], {}, prof.tu)
             report = decode_group(prof, mode, group, sizes, device, data.get("backend", "gpu"),
@@ -145,16 +147,47 @@ def decode(paths) -> ProgramReport:
                          "launch": run["index"], "grid": run["grid"], "block": run["block"],
                          "out_of_range": run["out_of_range"]})
             out.parts.append(Part(str(path), data.get("pid"), data.get("host"),
-                                  f"{group['device']}: {device}", group["kernel"],
+                                  f"{group['device']}: {device}", kernel,
                                   sum(int(x.get("repeat", 1)) for x in group["launches"]),
                                   {a.name: a.accesses for a in report.arrays},
                                   report.run.instrumented_ms))
-            if group["kernel"] in out.reports:
-                out.reports[group["kernel"]].merge(report)
+            if kernel in out.reports:
+                out.reports[kernel].merge(report)
             else:
-                out.reports[group["kernel"]] = report
-    _add_findings(out, findings)
+                out.reports[kernel] = report
+    _add_findings(out, _name_kernels(out, findings))
     return out
+
+
+def _definition(prof, kernel: str) -> tuple:
+    """(file, line) of the definition of the kernel a name expression names in prof's unit."""
+    name = prof.kernel_facts(kernel).name
+    fn = next((f for f in prof.tu.kernels if f.name == name), None)
+    if fn is None:
+        return ("", 0)
+    return (str(fn.source.path or fn.source.name), fn.location.line)
+
+
+def _name_kernels(out: ProgramReport, findings: dict) -> dict:
+    """Each kernel keyed by its name expression, or, where kernels of one name are defined in
+    several places, by `name (file:line)`; the findings keyed alike."""
+    places: dict = {}
+    for expr, where in findings:
+        places.setdefault(expr, set()).add(where)
+
+    def name(key) -> str:
+        expr, (file, line) = key
+        return expr if len(places[expr]) == 1 else f"{expr} ({Path(file).name}:{line})"
+
+    for key, report in out.reports.items():
+        report.run.kernel = name(key)
+    out.reports = {name(k): r for k, r in out.reports.items()}
+    for part in out.parts:
+        part.kernel = name(part.kernel)
+    for f in out.failed_launches:
+        if isinstance(f["kernel"], tuple):
+            f["kernel"] = name(f["kernel"])
+    return {name(k): v for k, v in findings.items()}
 
 
 class _StaticSite(NamedTuple):

@@ -18,7 +18,8 @@ R is read from ptxas's report (`-Xptxas -v`) of one device-only compile of the u
 file with the user's flags (`-fatbin`: every target architecture, no host compile), made only
 for files with such kernels. A kernel with `__launch_bounds__` cannot also have `__maxnreg__`:
 its copy's bounds get a minimum of blocks per SM (`__launch_bounds__(T, M)`, M the blocks of T
-threads that R registers allow), which makes ptxas keep the copy within the same budget.
+threads that R registers allow), which makes ptxas keep the copy within the same budget; one
+with its own `__maxnreg__(N)` (the original then has R <= N) gets `__maxnreg__(R)` in its place.
 """
 from __future__ import annotations
 
@@ -37,8 +38,8 @@ _FLOOR = 24
 
 
 def macro(name: str, kind: str = "MAXNREG") -> str:
-    """The macro of a copy's cap: MAXNREG (added) or LAUNCH_BOUNDS (in place of the kernel's
-    own); prefixes that no kernel name can make one of the other."""
+    """The macro of a copy's cap: MAXNREG (added), LAUNCH_BOUNDS or OWN_MAXNREG (in place of
+    the kernel's own bounds or cap); prefixes that no kernel name can make one of another."""
     return f"GMPROF_{kind}_{name}"
 
 
@@ -77,9 +78,12 @@ def cooperative(tu, copies, mentions) -> list:
 
 def mark(text: str, name: str) -> str:
     """A copy's text with its cap's macro: before the head (after a template head), or, where
-    the kernel has __launch_bounds__ (which __maxnreg__ may not join), in place of it. (A
-    kernel with its own __maxnreg__ is not parsed by the frontend: it has no copy.)"""
+    the kernel has __launch_bounds__ (which __maxnreg__ may not join) or its own __maxnreg__ (a
+    function takes one), in place of it."""
     head = text.split("{", 1)[0]
+    if re.search(r"\b__maxnreg__\b", head):
+        k = text.index("__maxnreg__")
+        return text[:k] + macro(name, "OWN_MAXNREG") + text[k + len("__maxnreg__"):]
     if "__launch_bounds__" in head:
         k = text.index("__launch_bounds__")
         return text[:k] + macro(name, "LAUNCH_BOUNDS") + text[k + len("__launch_bounds__"):]
@@ -88,12 +92,15 @@ def mark(text: str, name: str) -> str:
 
 
 def fallback(names) -> str:
-    """The prelude's definitions for when nothing was measured: no cap, bounds as written."""
+    """The prelude's definitions for when nothing was measured: no cap, bounds and the kernel's
+    own cap as written."""
     out = []
     for n in names:
         out.append(f"#ifndef {macro(n)}\n#define {macro(n)}\n#endif\n"
                    f"#ifndef {macro(n, 'LAUNCH_BOUNDS')}\n"
-                   f"#define {macro(n, 'LAUNCH_BOUNDS')} __launch_bounds__\n#endif\n")
+                   f"#define {macro(n, 'LAUNCH_BOUNDS')} __launch_bounds__\n#endif\n"
+                   f"#ifndef {macro(n, 'OWN_MAXNREG')}\n"
+                   f"#define {macro(n, 'OWN_MAXNREG')} __maxnreg__\n#endif\n")
     return "".join(out)
 
 
@@ -203,7 +210,9 @@ def defines(caps: dict) -> str:
                        # blocks of T threads per SM that r registers allow (64K registers, in
                        # units of 256 a warp), at most 32: ptxas keeps the copy within them
                        f"#define {macro(name, 'LAUNCH_BOUNDS')}(T, ...) __launch_bounds__(T, "
-                       f"GMPROF_BLOCKS_FOR((T), {r}))\n")
+                       f"GMPROF_BLOCKS_FOR((T), {r}))\n"
+                       # the kernel's own `__maxnreg__(N)`: the original used r <= N
+                       f"#define {macro(name, 'OWN_MAXNREG')}(N) __maxnreg__({r})\n")
             first = False
         if not first:
             out.append("#endif\n")

@@ -32,6 +32,7 @@ from gmprof.frontend import segment as S
 
 from . import copies as C
 from . import launches as L
+from . import overloads as O
 from . import registers as R
 from .describe import describe_kernel, global_symbols, qualified, size_names
 
@@ -130,8 +131,13 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     helpers = _deduce_helpers(tu, templates, scopes)
     declared = L.kernel_declarations(tu)
     defaults_of = L.kernel_defaults(declared)
-    overloaded = L.overloaded(declared) | {
+    overloaded = L.overloaded(declared) | O.retyped(tu) | {
         f.name for f in tu.kernels if sum(g.name == f.name for g in tu.kernels) > 1}
+    # an overloaded name's functions, each named through a pointer type written after it
+    signatures = O.declarations(tu, scopes, overloaded)
+    order = O.emit_order(tu) if signatures else {}
+    for src, ps in O.patches(signatures).items():
+        patches.setdefault(src, []).extend(ps)
     for src, segs in tu.segments.items():
         for seg in segs:
             if seg.kind == S.FUNCTION and seg.space in _DEVICE_SPACES:
@@ -160,9 +166,16 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
                     generic[routed] = base
                     L.add_defaults(patches, src, launch, defaults_of.get(base))
                     continue
-                if unnamed or base in overloaded:
+                sig = None if unnamed or base not in overloaded else O.pick(
+                    tu, signatures, base, L.argument_count(src.text, launch), seg, order)
+                if sig is not None and O.cast_edits(edits, launch, sig.sig):
                     # (a kernel declared with different parameter lists: `&k` names none of
-                    # them, the call's arguments pick one)
+                    # them; the one the call's arguments fit, through its pointer type)
+                    L.add_defaults(patches, src, launch, sig.defaults)
+                    continue
+                if unnamed or base in overloaded:
+                    # (a kernel declared with different parameter lists, where gmprof cannot
+                    # tell which one the call's arguments pick)
                     # (template arguments that are the enclosing host template's own
                     # parameters, `k<T><<<...>>>` in `template <class T> void run()`, name no
                     # specialisation at file scope either)
@@ -195,7 +208,8 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
             "or are the enclosing template's parameters: write them out, e.g. "
             "k<float><<<...>>>); it runs unprofiled" if unnamed else
             f"launch of kernel {launch.kernel_text!r}, declared with different parameter lists: "
-            "gmprof cannot tell which one it launches; it runs unprofiled",
+            "gmprof cannot tell which one it launches (several take its number of arguments, "
+            "or several are defined in this file); it runs unprofiled",
             src.location(launch.kernel_start)))
 
     instrumented: list = []
@@ -258,7 +272,7 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     kernel_fns = {f.name: f for f in tu.kernels if f.parsed is not None}
     wanted: dict = {}
     for name, fn in kernel_fns.items():
-        if not fn.template_params and name not in overloaded:
+        if not fn.template_params and (name not in overloaded or O.definition(signatures, name)):
             wanted[name] = (fn, [])
     for base, found in (instances or {}).items():
         fn = kernel_fns.get(base)
@@ -278,13 +292,18 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     for expr, (fn, targs) in sorted(wanted.items()):
         scope = scopes.get(fn.segment, ())
         native = qualified(scope, fn.name) + (expr[len(fn.name):] if targs else "")
+        defined = O.definition(signatures, fn.name)
+        # (an overloaded kernel: its definition, through the pointer type written after it)
+        ref = native if defined is None else f"(*static_cast<{defined.sig}>(&{native}))"
         inst = "nullptr"
         objs = "nullptr"
         n_objs = 0
         if mode is not None and fn.segment in copies and (kernel_filter is None or kernel_filter(expr)):
-            desc = describe_kernel(program, plan, fn, targs, globals_, native, warnings)
+            desc = describe_kernel(program, plan, fn, targs, globals_, native, warnings, ref)
             if desc is not None:
                 inst_name = qualified(scope + (ns,), fn.name) + (expr[len(fn.name):] if targs else "")
+                if defined is not None:
+                    inst_name = f"(*static_cast<{defined.sig}>(&{inst_name}))"
                 inst = f"(const void *)&{inst_name}"
                 k = len(objects_c)
                 objects_c.append(f"static const ::gmprof_host::ObjectDesc __gmprof_objects_{k}[] = "
@@ -296,9 +315,9 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
         if inst == "nullptr":
             invoke_inst = "nullptr"
         kernels_c.append(
-            f"{{\"{expr}\", (const void *)&{native}, {inst}, GMPROF_HOST_INVOKER({native}), "
-            f"{invoke_inst}, ::gmprof_host::n_params_of(&{native}), "
-            f"::gmprof_host::params_of(&{native}), {n_objs}, {objs}, &__gmprof_module}}")
+            f"{{\"{expr}\", (const void *)&{ref}, {inst}, GMPROF_HOST_INVOKER({ref}), "
+            f"{invoke_inst}, ::gmprof_host::n_params_of(&{ref}), "
+            f"::gmprof_host::params_of(&{ref}), {n_objs}, {objs}, &__gmprof_module}}")
 
     manifest = {
         "schema": SCHEMA, "id": mid, "source": str(Path(path).resolve()),

@@ -122,7 +122,9 @@ struct ObjState {
   unsigned long long unit, elem, base, bytes, offset, n;
   unsigned area_offset, lr_offset;
   bool known;
-  counts::Sums sum;  // sized at the first harvest (read back into it: no zeroing pass)
+  // its totals, packed (gmprof_host_pack.h): narrowed on the device at the first harvest and
+  // read back so; n == 0 until a harvest read anything
+  pack::Packed packed;
   unsigned long long oor = 0;
   void *shadow = nullptr;              // the device counters a launch counts into (shared)
   unsigned long long *total = nullptr;  // the group's u64 totals of them (device)
@@ -272,6 +274,7 @@ struct Timing {
   double map = 0, setup = 0, fill = 0, launch = 0, fold = 0, sync = 0, readback = 0, sum = 0,
          report = 0;
   unsigned long long zeroed = 0, folded = 0, copied = 0, setups = 0, fills = 0, waits = 0;
+  unsigned long long written = 0;  // the counts file's bytes
   std::map<std::string, KernelTiming> kernels;
 };
 
@@ -592,7 +595,7 @@ void write_report() {
               o.n, o.area_offset, o.lr_offset, o.known ? "true" : "false", o.oor);
       if (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) {
         // (a group is reported once harvested, which sized its sums)
-        std::string e = o.sum.size() == o.n ? cw.entry(o.sum) : "{\"dtype\": \"zero\", \"n\": " +
+        std::string e = o.packed.n == o.n ? cw.entry(o.packed) : "{\"dtype\": \"zero\", \"n\": " +
                         std::to_string(o.n) + "}";
         fprintf(f, ", \"counts\": %s", e.c_str());
       }
@@ -616,6 +619,7 @@ void write_report() {
   }
   fprintf(f, "],\n\"counts_file\": {\"name\": %s, \"id\": \"%s\", \"bytes\": %llu}}\n",
           json_string(counts::base_name(counts_path)).c_str(), id, cw.bytes());
+  s.timing.written = cw.bytes();
   bool counts_ok = cw.ok() && fflush(cf) == 0;
   counts_ok = (fclose(cf) == 0) && counts_ok;
   bool ok = fflush(f) == 0;
@@ -644,9 +648,10 @@ void print_timing(State &s) {
   fprintf(stderr,
           "gmprof timing: host runtime seconds: map %.6f, setup %.6f (%llu), fill %.6f (%llu, "
           "%llu waits), launch %.6f, fold %.6f, sync %.6f, read-back %.6f, sum %.6f, report "
-          "%.6f; bytes zeroed %llu, folded on the device %llu, read back %llu\n",
+          "%.6f; bytes zeroed %llu, folded on the device %llu, read back %llu, counts file "
+          "%llu\n",
           t.map, t.setup, t.setups, t.fill, t.fills, t.waits, t.launch, t.fold, t.sync,
-          t.readback, t.sum, t.report, t.zeroed, t.folded, t.copied);
+          t.readback, t.sum, t.report, t.zeroed, t.folded, t.copied, t.written);
   for (auto &kv : t.kernels)
     fprintf(stderr,
             "gmprof timing: kernel %s: %lld launch(es), %.6f s in the runtime, bytes folded on "
@@ -1635,25 +1640,31 @@ void harvest(State &s, bool release) {
     t0 = now_s();
     std::vector<unsigned long long> tot(g.n_totals);
     bool ok = read_device(tot.data(), g.totals, g.n_totals * 8);
-    // an object's first harvest reads its totals straight into its sums (sized now, not
-    // zeroed: no pass on the host); a later one (after a cudaDeviceReset), or one whose range
-    // sites' difference array must be prefix-summed, reads into objs[i] and adds
+    // an object's first harvest reads its totals back packed (narrowed per chunk on the
+    // device, gmprof_host_pack.h: the bytes read back and written are what the values need,
+    // not 8 an element); a later one (after a cudaDeviceReset), or one whose range sites'
+    // difference array must be prefix-summed, reads its u64 totals into objs[i], adds them to
+    // what it kept and packs the sum on the host
     std::vector<counts::Sums> objs(g.objects.size());
     std::vector<bool> direct(g.objects.size(), false);
     unsigned long long copied = 0;
+    // GMPROF_TEST_PACK_BATCH=BYTES (tests): the packed read-back's batch, to cross batches
+    const char *batch_env = getenv("GMPROF_TEST_PACK_BATCH");
+    const unsigned long long batch =
+        batch_env ? strtoull(batch_env, nullptr, 0) : (unsigned long long)pack::kBatch;
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];
       // nothing folded into it since the last harvest: nothing to read (a never-touched
       // object keeps no sums and is written as zeros)
       if (!o.total || !tot[touched_flags(g) + i]) continue;
       const size_t entries = entries_of(g.kernel, i, o);
-      copied += entries * 8;
-      if (o.sum.empty() && entries == o.n) {
+      if (!o.packed.n && entries == o.n &&
+          pack::read_back(o.total, o.n, o.packed, batch, read_device, copied)) {
         direct[i] = true;
-        o.sum.resize(o.n);
-        ok = read_device(o.sum.data(), o.total, o.n * 8) && ok;
         continue;
       }
+      // (the device had no room to pack it: read whole)
+      copied += entries * 8;
       objs[i].resize(entries);
       ok = read_device(objs[i].data(), o.total, objs[i].size() * 8) && ok;
     }
@@ -1674,7 +1685,7 @@ void harvest(State &s, bool release) {
       g.launches.clear();
       g.scratch = nullptr;
       for (size_t i = 0; i < g.objects.size(); ++i)
-        if (direct[i]) g.objects[i].sum.clear();
+        if (direct[i]) g.objects[i].packed = pack::Packed();
       continue;
     }
     for (unsigned w = 0; w < g.area_words; ++w) g.area[w] += tot[w];
@@ -1683,14 +1694,16 @@ void harvest(State &s, bool release) {
     g.unknown_oor += tot[oor0];
     for (size_t i = 0; i < g.objects.size(); ++i) {
       g.objects[i].oor += tot[oor0 + 1 + i];
-      if (objs[i].empty()) continue;  // read straight into its sums, or nothing to read
+      if (objs[i].empty()) continue;  // read back packed, or nothing to read
       const size_t n = g.objects[i].n;
-      if (g.objects[i].sum.size() != n) g.objects[i].sum.assign(n, 0);
+      std::vector<unsigned long long> sum(n, 0);
+      if (g.objects[i].packed.n == n) pack::unpack_add(g.objects[i].packed, sum.data());
       unsigned long long run = 0;  // the difference array's prefix sum (mod 2^64: signed)
       for (size_t j = 0; j < n && j < objs[i].size(); ++j) {
         if (objs[i].size() > n) run += objs[i][n + j];
-        g.objects[i].sum[j] += objs[i][j] + run;
+        sum[j] += objs[i][j] + run;
       }
+      pack::pack_host(sum.data(), n, g.objects[i].packed);
     }
     g.clock_records += tot[oor0 + 1 + g.objects.size()];
     const size_t max0 = oor0 + 2 + g.objects.size();

@@ -10,9 +10,11 @@
 // sums, on an H100); raw words are written with one fwrite per vector (u8), or through one small
 // buffer when every value fits in a u4.
 //
-// The counts file: a 32-byte header ("gmprof.counts/1\n", then the run's id in 16 hex digits,
+// The counts file: a 32-byte header ("gmprof.counts/2\n", then the run's id in 16 hex digits,
 // which the JSON repeats, so that a counts file of another run is refused), then the vectors,
-// each starting at a multiple of 8 bytes.
+// each starting at a multiple of 8 bytes. Version 2 adds the "packed" vectors (a device object's
+// totals, narrowed per chunk on the device: gmprof_host_pack.h); version 1 files (u4, u8 and
+// zero vectors only) still decode.
 #ifndef GMPROF_HOST_COUNTS_H
 #define GMPROF_HOST_COUNTS_H
 
@@ -22,6 +24,8 @@
 
 #include <string>
 #include <vector>
+
+#include "gmprof_host_pack.h"
 
 namespace gmprof_host {
 namespace counts {
@@ -67,7 +71,7 @@ class Writer {
  public:
   Writer(FILE *f, const std::string &id) : f_(f) {
     char header[kHeaderBytes + 1];
-    snprintf(header, sizeof header, "gmprof.counts/1\n%.16s", id.c_str());
+    snprintf(header, sizeof header, "gmprof.counts/2\n%.16s", id.c_str());
     ok_ = fwrite(header, 1, kHeaderBytes, f_) == kHeaderBytes;
     at_ = kHeaderBytes;
   }
@@ -102,6 +106,22 @@ class Writer {
   template <class V>
   std::string entry(const V &v) {
     return entry(v.data(), v.size());
+  }
+
+  // A packed vector: {"dtype": "zero", "n": N} when every chunk is zero, else {"dtype":
+  // "packed", "n": N, "chunk": C, "widths": "1120...", "offset": BYTES, "bytes": B}: its
+  // non-zero chunks' bytes as read back, one fwrite (widths: each chunk's bytes an element).
+  std::string entry(const pack::Packed &p) {
+    const std::string count = std::to_string(p.n);
+    if (p.zero()) return "{\"dtype\": \"zero\", \"n\": " + count + "}";
+    const unsigned long long offset = at_;
+    put(p.data.data(), p.data.size());
+    static const char zeros[8] = {0};
+    if (at_ % 8) put(zeros, 8 - at_ % 8);
+    return "{\"dtype\": \"packed\", \"n\": " + count + ", \"chunk\": " +
+           std::to_string((unsigned long long)pack::kChunk) + ", \"widths\": \"" + p.widths +
+           "\", \"offset\": " + std::to_string(offset) + ", \"bytes\": " +
+           std::to_string((unsigned long long)p.data.size()) + "}";
   }
 
   unsigned long long bytes() const { return at_; }

@@ -85,10 +85,12 @@ def test_large_counts_come_back_exactly_from_the_counts_file(big):
     assert (big / "r.counts").stat().st_size == ref["bytes"]
     (group,) = raw["groups"]
     by_param = {o["param"]: o["counts"] for o in group["objects"]}
-    # every element of a and of b: 3 launches x 1 access = 3, which fits a u4
+    # every element of a and of b: 3 launches x 1 access = 3, which fits a byte: packed
+    # (gmprof_host_pack.h) at 1 byte an element, 256 chunks of 4096, N bytes in all
     for param in (0, 1):
-        assert by_param[param]["dtype"] == "u4" and by_param[param]["n"] == N
-        assert "data" not in by_param[param]
+        e = by_param[param]
+        assert (e["dtype"], e["n"], e["chunk"], e["bytes"]) == ("packed", N, 4096, N)
+        assert e["widths"] == "1" * (N // 4096) and "data" not in e
     k = report_json(big, "r.json")["kernels"]["copy"]
     assert k["run"]["launches"] == 3
     assert np.array_equal(_counts(k, "a"), np.full(N, 3))
