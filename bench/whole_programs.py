@@ -436,7 +436,8 @@ def markdown(results: list[dict], meta: dict) -> str:
                   "runs (timings, time-seeded results): checked with those numbers free and "
                   f"the rest of the output equal: {', '.join(masked)}.", ""]
     timed = [(r["sample"], r["run_s"]["gmprof"] / r["run_s"]["native"]) for r in results
-             if r["run"] == "ok" and r.get("run_s", {}).get("native")]
+             if r["run"] == "ok" and r.get("run_s", {}).get("native") and
+             r["run_s"].get("gmprof")]  # (a run timed at 0.0 s has no ratio)
     if timed:
         geo = math.exp(sum(math.log(x) for _, x in timed) / len(timed))
         worst = sorted(timed, key=lambda t: -t[1])[:5]
