@@ -86,7 +86,9 @@ class InstrumentSource:
                     self._site(sp)
         for statement, (span, braces, calls) in self.hoisted.items():
             length = span.end - span.start
-            text = ("{ " if braces else "") + " ".join(paired(calls)) + " "
+            # the paper's basic mode (no SA) and the trace keep an atomic an access
+            calls = paired(calls) if mode.sa and not mode.trace else calls
+            text = ("{ " if braces else "") + " ".join(calls) + " "
             self._add(span.source, Patch(span.start, PREFIX, text, length + 1))
             if braces:
                 self._add(span.source, Patch(span.end, SUFFIX, " }", length + 1))
