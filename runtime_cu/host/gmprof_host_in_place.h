@@ -15,11 +15,12 @@
 // node evaluated first and saw the previous replay's value). So the description's fill is
 // enqueued on the launch's stream before each cudaGraphLaunch (ExecGraph::fills, graph_launch),
 // one a module, and a node gets a child graph of the fill before it (after its dependencies)
-// only where its module's description can have changed in the replay before it runs: a node of
-// a module with several descriptions in the graph that is in a conditional body, reads another
-// description than the one filled at launch, or follows a node or conditional node that runs
-// another. The module's description is one per module (gmprof.cuh __gmprof_launch): nodes
-// reading different ones cannot all be served before the launch. The fold zeroes the counters
+// only where its module's description can have changed in the replay before it runs: it reads
+// another description than the one filled at launch, or a node of its module reading another
+// may run before it (other_before). The description is one per module (gmprof.cuh
+// __gmprof_launch): nodes reading different ones cannot all be served before the launch, and
+// such nodes with no order between them could run at once (the report's note says their counts
+// may be mixed, rather than a fill delaying every node). The fold zeroes the counters
 // it takes (fold::fold_range), as they were before the node ran: a node run again (a while
 // body) counts each run exactly. The fold keeps an edge to a dependent of the node only where
 // a node of the same module (whose counters the fold takes) follows that dependent; other
@@ -129,8 +130,8 @@ cudaError_t prepare_in_place(State &s, cudaGraphNode_t n, cudaGraph_t owner, InP
   return ip->fill && ip->fold ? cudaSuccess : cudaErrorNotSupported;
 }
 
-// The nodes of `g` and of its conditional nodes' bodies that are prepared nodes of `module`
-// reading another description than `desc` (null: any description).
+// Whether `n`, or a node in its conditional bodies, is a prepared node of `module` reading
+// another description than `other_than` (null: any description).
 bool runs_module(State &s, cudaGraphNode_t n, const std::map<cudaGraphNode_t, InPlace *> &ips,
                  const ModuleDesc *module, const Desc *other_than) {
   auto it = ips.find(n);
@@ -147,6 +148,78 @@ bool runs_module(State &s, cudaGraphNode_t n, const std::map<cudaGraphNode_t, In
 void descendants(cudaGraphNode_t node, std::set<cudaGraphNode_t> *out) {
   for (cudaGraphNode_t d : node_deps(node, true))
     if (out->insert(d).second) descendants(d, out);
+}
+
+// Each body graph under `g`: its conditional node and the graph that node is in.
+void body_parents(State &s, cudaGraph_t g,
+                  std::map<cudaGraph_t, std::pair<cudaGraphNode_t, cudaGraph_t>> *out) {
+  for (cudaGraphNode_t n : graph_nodes(g)) {
+    auto b = s.bodies.find(n);
+    if (b == s.bodies.end()) continue;
+    for (cudaGraph_t body : b->second) {
+      (*out)[body] = std::make_pair(n, g);
+      body_parents(s, body, out);
+    }
+  }
+}
+
+// Whether a node of the prepared node's module reading another description may run before it
+// in a replay: an ancestor in the graph itself, or, for a node in a body, any node of its body
+// (a while body runs again after all of it; an if's is treated alike) and, up from its
+// conditional node, the same in the graph that holds it. (Nodes with no order to it, which
+// could run at once, get the report's note instead: profile_graph_in_place.)
+bool other_before(State &s, const InPlace &ip, cudaGraph_t graph,
+                  const std::map<cudaGraphNode_t, InPlace *> &ips,
+                  const std::map<cudaGraph_t, std::pair<cudaGraphNode_t, cudaGraph_t>> &parents) {
+  cudaGraphNode_t at = ip.node;
+  cudaGraph_t in = ip.owner;
+  for (int depth = 0; depth < 64; ++depth) {
+    std::set<cudaGraphNode_t> before;
+    if (in == graph) {
+      ancestors(at, &before);
+    } else {
+      for (cudaGraphNode_t n : graph_nodes(in)) before.insert(n);
+    }
+    for (cudaGraphNode_t b : before)
+      if (runs_module(s, b, ips, ip.module, ip.desc)) return true;
+    auto up = parents.find(in);
+    if (in == graph || up == parents.end()) return in != graph;
+    at = up->second.first;
+    in = up->second.second;
+  }
+  return true;
+}
+
+// Whether two prepared nodes are ordered in a replay: in the lowest graph holding both (each
+// lifted to its conditional node there), one leads to the other, or both are one conditional
+// node (different bodies, or one body run again: never at once).
+bool ordered(const InPlace &a, const InPlace &b,
+             const std::map<cudaGraph_t, std::pair<cudaGraphNode_t, cudaGraph_t>> &parents) {
+  std::vector<std::pair<cudaGraphNode_t, cudaGraph_t>> up_a, up_b;
+  for (auto at = std::make_pair(a.node, a.owner); up_a.size() < 64;) {
+    up_a.push_back(at);
+    auto p = parents.find(at.second);
+    if (p == parents.end()) break;
+    at = p->second;
+  }
+  for (auto at = std::make_pair(b.node, b.owner); up_b.size() < 64;) {
+    up_b.push_back(at);
+    auto p = parents.find(at.second);
+    if (p == parents.end()) break;
+    at = p->second;
+  }
+  for (auto &x : up_a)
+    for (auto &y : up_b) {
+      if (x.second != y.second) continue;
+      if (x.first == y.first) return true;
+      std::set<cudaGraphNode_t> before;
+      ancestors(x.first, &before);
+      if (before.count(y.first)) return true;
+      before.clear();
+      ancestors(y.first, &before);
+      return before.count(x.first) != 0;
+    }
+  return false;
 }
 
 // The prepared node's fill before it (where `filled`) and its fold after it, in the program's
@@ -207,19 +280,28 @@ void profile_graph_in_place(State &s, cudaGraph_t graph, ExecGraph *eg) {
       if ((ip.owner == graph) == (top == 1) && !at_launch.count(ip.module))
         at_launch[ip.module] = ip.desc;
   for (auto &kv : at_launch) eg->fills.push_back(std::make_pair(kv.first, kv.second->dev));
-  for (InPlace &ip : prepared) {
-    // filled in the graph where another description of its module may have run before it in
-    // this replay (a body may run again after another: while)
-    const Desc *launch_desc = at_launch[ip.module];
-    bool filled = ip.desc != launch_desc;
-    if (!filled) {
-      bool mixed = false;
-      for (InPlace &o : prepared) mixed = mixed || (o.module == ip.module && o.desc != ip.desc);
-      filled = mixed && ip.owner != graph;
-      std::set<cudaGraphNode_t> before;
-      if (mixed && !filled) ancestors(ip.node, &before);
-      for (cudaGraphNode_t b : before) filled = filled || runs_module(s, b, ips, ip.module, ip.desc);
+  std::map<cudaGraph_t, std::pair<cudaGraphNode_t, cudaGraph_t>> parents;
+  body_parents(s, graph, &parents);
+  // nodes of one module reading different descriptions with no order between them: where they
+  // run at once, one reads the other's (a fill is not added before every node for them: it
+  // would delay the program's nodes), and the note says their counts may be mixed
+  for (size_t i = 0; i < prepared.size(); ++i)
+    for (size_t j = i + 1; j < prepared.size(); ++j) {
+      const InPlace &a = prepared[i], &b = prepared[j];
+      if (a.module != b.module || a.desc == b.desc || ordered(a, b, parents)) continue;
+      const std::string why =
+          std::string("kernel nodes of ") + node_kernel(s, s.marks[a.node], a.p)->desc->name +
+          " and " + node_kernel(s, s.marks[b.node], b.p)->desc->name +
+          " (one file, different launch descriptions) have no order between them in a graph "
+          "profiled in place (allocation, free or conditional nodes): where they ran at once, "
+          "their counts may be mixed";
+      if (std::find(s.notes.begin(), s.notes.end(), why) == s.notes.end()) s.notes.push_back(why);
     }
+  for (InPlace &ip : prepared) {
+    bool mixed = false;
+    for (InPlace &o : prepared) mixed = mixed || (o.module == ip.module && o.desc != ip.desc);
+    const bool filled =
+        ip.desc != at_launch[ip.module] || (mixed && other_before(s, ip, graph, ips, parents));
     if (add_in_place(s, ip, filled, ips) != cudaSuccess) {
       cudaGetLastError();
       restore(ip);

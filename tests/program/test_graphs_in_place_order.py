@@ -22,15 +22,21 @@ RACE = r"""
 __global__ void setter(const int *flag, cudaGraphConditionalHandle h) {
   cudaGraphSetConditional(h, flag[0] ? 1 : 0);
 }
+__global__ void countdown(int *left, cudaGraphConditionalHandle h) {
+  int v = *left - 1;
+  *left = v;
+  cudaGraphSetConditional(h, v > 0 ? 1 : 0);
+}
 __global__ void body(int *b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) b[i] = b[i] + 1;
 }
 int main() {
   const int n = 64;
-  int *b, *flag;
+  int *b, *flag, *left;
   cudaMalloc(&b, n * sizeof(int));
   cudaMalloc(&flag, sizeof(int));
+  cudaMalloc(&left, sizeof(int));
   cudaMemset(b, 0, n * sizeof(int));
   int nn = n;
   void *b_args[] = {&b, &nn};
@@ -87,6 +93,33 @@ int main() {
   cudaGraphInstantiate(&x2, g2, 0);
   cudaGraphLaunch(x2, 0);
   cudaStreamSynchronize(0);
+  // graph 3, as graphConditionalNodes' capturedWhileGraph: countdown, then a while whose body
+  // is countdown again (same arguments), then body; left = 3: countdown runs 3 times
+  cudaGraph_t g3;
+  cudaGraphCreate(&g3, 0);
+  cudaGraphConditionalHandle h3;
+  cudaGraphConditionalHandleCreate(&h3, g3, 0, 0);
+  void *count_args[] = {&left, &h3};
+  cudaKernelNodeParams cd = {};
+  cd.func = (void *)countdown;
+  cd.gridDim = dim3(1);
+  cd.blockDim = dim3(1);
+  cd.kernelParams = count_args;
+  cudaGraphNode_t an, wn, cn, dn;
+  cudaGraphAddKernelNode(&an, g3, nullptr, 0, &cd);
+  cudaGraphNodeParams cp3 = {cudaGraphNodeTypeConditional};
+  cp3.conditional.handle = h3;
+  cp3.conditional.type = cudaGraphCondTypeWhile;
+  cp3.conditional.size = 1;
+  cudaGraphAddNode(&wn, g3, &an, nullptr, 1, &cp3);
+  cudaGraphAddKernelNode(&cn, cp3.conditional.phGraph_out[0], nullptr, 0, &cd);
+  cudaGraphAddKernelNode(&dn, g3, &wn, 1, &p);
+  cudaGraphExec_t x3;
+  cudaGraphInstantiate(&x3, g3, 0);
+  const int three = 3;
+  cudaMemcpy(left, &three, sizeof(int), cudaMemcpyHostToDevice);
+  cudaGraphLaunch(x3, 0);
+  cudaStreamSynchronize(0);
   int hb[n];
   cudaMemcpy(hb, b, sizeof hb, cudaMemcpyDeviceToHost);
   printf("b %d %d\n", hb[0], hb[63]);
@@ -113,6 +146,12 @@ def check_race(output: str, doc: dict) -> None:
     output says how often body ran (each run adds 1 to every b[i])."""
     runs = int(re.search(r"^b (\d+) \1$", output, re.M).group(1))
     kernels = {k["kernel"]: k for k in doc["kernels"]}
+    # countdown: once before graph 3's loop and twice in it (left 3 -> 2 -> 1 -> 0), one read
+    # and one write of *left each
+    countdown = kernels["countdown"]
+    assert countdown["run"]["launches"] == 3
+    assert [(a["reads"], a["writes"]) for a in countdown["arrays"]
+            if a["name"] == "left"] == [(3, 3)]
     # setter: one run a launch of graph 1, one read of flag[0] each
     setter = kernels["setter"]
     assert setter["run"]["launches"] == 3
@@ -128,9 +167,10 @@ def check_race(output: str, doc: dict) -> None:
 def test_in_place_nodes_keep_their_dependencies(tmp_path, need_gxx):
     (tmp_path / "r.cu").write_text(RACE)
     p = gmprof("run", "--json", "--mode", "basic", "r.cu", cwd=tmp_path, GMPROF_CPU_GRAPH_DUMP=1)
-    # body ran in launches 1 and 3 of graph 1 (flag 1, 0, 1), and twice in graph 2: b[i] = 4
-    assert "b 4 4" in p.stderr
-    g1, g2 = _graphs(p.stderr)
+    # body ran in launches 1 and 3 of graph 1 (flag 1, 0, 1), twice in graph 2, once in graph 3:
+    # b[i] = 5
+    assert "b 5 5" in p.stderr
+    g1, g2, g3 = _graphs(p.stderr)
     # graph 1: the program's setter and if node are still roots and the empty node depends on
     # the setter alone; gmprof added one node: the setter's fold, after it (nothing of the
     # file's follows the empty node, so no edge from the fold to it)
@@ -142,4 +182,18 @@ def test_in_place_nodes_keep_their_dependencies(tmp_path, need_gxx):
     # first's fold comes before the second (which counts into the counters it takes)
     assert g2["g"] == [("conditional", [])]
     assert g2["g.0.0"] == [("kernel", []), ("kernel", [0, 2]), ("graph", [0]), ("graph", [1])]
-    check_race(p.stderr, json.loads(p.stdout))
+    # graph 3: countdown reads the description filled before the launch, and so does its copy
+    # in the loop (no other description of the file can run before either): no fill; the
+    # while node waits for the first countdown's fold (its body counts into the same
+    # counters); body (another description) has its fill before it, after the while node
+    assert g3["g"] == [("kernel", []), ("conditional", [0, 3]), ("kernel", [1, 4]),
+                       ("graph", [0]), ("graph", [1]), ("graph", [2])]
+    assert g3["g.1.0"] == [("kernel", []), ("graph", [0])]
+    doc = json.loads(p.stdout)
+    # graph 1's setter and if node have no order between them: the note says the counts of the
+    # setter and the if body's kernel (another description) may be mixed where they ran at once;
+    # graph 3's nodes are ordered: no note for countdown
+    notes = doc["program"]["notes"]
+    assert any("kernel nodes of setter and body" in n for n in notes), notes
+    assert not any("countdown" in n for n in notes), notes
+    check_race(p.stderr, doc)
