@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 typedef std::function<cudaError_t()> GraphOp;
@@ -688,9 +689,36 @@ cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream) {
   return cudaSuccess;
 }
 
+// GMPROF_CPU_GRAPH_DUMP=1 (tests): the graph being instantiated, on stderr, a line a node: its
+// graph ("g", then ".node.body" into a conditional node's bodies), index, type and dependencies
+// by index, so that a test sees what gmprof's host runtime added around the program's nodes.
+static void dump_graph(cudaGraph_t g, const std::string &at) {
+  static const std::map<int, const char *> names = {
+      {cudaGraphNodeTypeKernel, "kernel"}, {cudaGraphNodeTypeMemcpy, "memcpy"},
+      {cudaGraphNodeTypeMemset, "memset"}, {cudaGraphNodeTypeHost, "host"},
+      {cudaGraphNodeTypeGraph, "graph"},   {cudaGraphNodeTypeEmpty, "empty"},
+      {cudaGraphNodeTypeMemAlloc, "alloc"}, {cudaGraphNodeTypeMemFree, "free"},
+      {cudaGraphNodeTypeConditional, "conditional"}};
+  std::map<cudaGraphNode_t, size_t> index;
+  for (size_t i = 0; i < g->nodes.size(); ++i) index[g->nodes[i].get()] = i;
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    cudaGraphNode_t n = g->nodes[i].get();
+    auto name = names.find((int)n->type);
+    std::string deps;
+    for (cudaGraphNode_t d : n->deps)
+      deps += (deps.empty() ? "" : ",") + std::to_string(index.count(d) ? index[d] : (size_t)-1);
+    fprintf(stderr, "gmprof-cpu graph %s node %zu %s deps [%s]\n", at.c_str(), i,
+            name == names.end() ? "other" : name->second, deps.c_str());
+    for (size_t b = 0; b < n->bodies.size(); ++b)
+      dump_graph(n->bodies[b], at + "." + std::to_string(i) + "." + std::to_string(b));
+  }
+}
+
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
                                  unsigned long long) {
   if (!exec || !graph) return record(cudaErrorInvalidValue);
+  const char *dump = getenv("GMPROF_CPU_GRAPH_DUMP");
+  if (dump && *dump && *dump != '0') dump_graph(graph, "g");
   CUgraphExec_st *e = new CUgraphExec_st();
   conditional_defaults(graph, &e->defaults);
   for (cudaGraphNode_t n : topological(graph)) {

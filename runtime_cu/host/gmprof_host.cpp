@@ -153,15 +153,23 @@ struct Mark {
                         // it counts under `captured`: it ran unprofiled, or never ran)
 };
 
+struct Desc;
+
 // A marked node of a graph CUDA cannot clone, profiled in place while its graph is instantiated
 // (gmprof_host_in_place.h): its parameters as the program set them (the argument bytes copied),
-// and the nodes gmprof added before it (the fill) and after it (the fold), removed once the
-// executable exists.
+// the description its instrumented kernel reads (of its module), and the nodes gmprof added
+// after it (the fold) and, only where another description of its module may run before it in
+// a replay, before it (the fill), removed once the executable exists.
 struct InPlace {
   cudaGraphNode_t node = nullptr;
+  cudaGraph_t owner = nullptr;  // the graph it is a node of (the program's, or a body)
   cudaKernelNodeParams p;
   std::vector<std::string> bytes;
   std::vector<void *> args;
+  const ModuleDesc *module = nullptr;
+  const Desc *desc = nullptr;
+  cudaGraph_t child = nullptr;  // profiled_child's graph, and its fill and fold parts
+  cudaGraph_t fill = nullptr, fold = nullptr;
   cudaGraphNode_t before = nullptr, after = nullptr;
   bool set = false;  // the node holds the instrumented kernel's parameters
 };
@@ -174,6 +182,10 @@ struct InPlace {
 struct ExecGraph {
   bool in_place = false;
   std::vector<InPlace> undo;
+  // in place: the descriptions filled on the launch's stream before each cudaGraphLaunch (one a
+  // module: the one its nodes that no other description can precede read), in stream order, so
+  // that no node of gmprof's precedes the program's nodes in the graph
+  std::vector<std::pair<const ModuleDesc *, const void *>> fills;
   cudaGraph_t copy = nullptr;
   std::map<cudaGraphNode_t, cudaGraphNode_t> nodes;
   std::map<cudaGraphNode_t, Mark> profiled;
@@ -323,6 +335,7 @@ struct State {
   std::map<unsigned long long, unsigned long long> graph_allocs;  // graph allocations: base, bytes
   bool building = false;     // profiling a marked node into gmprof's copy of its graph
   long long build_index = 0;  // (the launch number of the launch the node holds)
+  const Desc *built_desc = nullptr;  // the description the latest one built reads (null: none)
   Timing timing;
 };
 
@@ -1467,6 +1480,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
                       " ran unprofiled: no device memory for their counters");
   cudaError_t err = fill_for(s, m, *D, c.stream, captured, capture);
   if (err != cudaSuccess) return failed(s, d, c, err);
+  if (s.building) s.built_desc = D;
   double t0 = now_s();
   cudaEvent_t e0 = nullptr, e1 = nullptr;
   if (!captured && merged == (size_t)-1) {
@@ -1736,6 +1750,7 @@ void harvest(State &s, bool release) {
       }
       for (auto &dv : g.descs) cudaFree(dv.second.dev);
       g.descs.clear();
+      for (auto &x : s.execs) x.second.fills.clear();  // (their descriptions are gone)
       for (unsigned long long *p : g.logs) cudaFree(p);
       for (LaunchRec &r : g.launches) r.log = nullptr;
       g.logs.clear();

@@ -215,6 +215,16 @@ cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream) {
           cudaStreamWaitEvent(stream, u.second.ev, 0) != cudaSuccess)
         cudaGetLastError();
   }
+  // a graph profiled in place: its descriptions filled before it, in stream order, so that no
+  // node of gmprof's precedes the program's nodes in the graph (launched into a capture, the
+  // fills are captured before it; not on a stream whose capture status cannot be asked)
+  auto eg = s.execs.find(exec);
+  unsigned long long capture = 0;
+  bool unknown = false;
+  if (eg != s.execs.end() && !eg->second.fills.empty() &&
+      (capture_of(stream, &capture, &unknown), !unknown))
+    for (auto &f : eg->second.fills)
+      if (f.first->fill(f.second, sizeof(Launch), stream) != cudaSuccess) cudaGetLastError();
   cudaError_t err = cudaGraphLaunch(exec, stream);
   for (auto &kv : s.mods) {
     if (!kv.second.graphs || kv.first.second != device) continue;
@@ -408,6 +418,10 @@ cudaError_t graph_exec_update(cudaGraphExec_t exec, cudaGraph_t graph,
   if (instrumented_copy(s, graph, 0, &eg) != cudaSuccess) cudaGetLastError();
   cudaError_t err = cudaGraphExecUpdate(exec, eg.copy ? eg.copy : graph, info);
   if (eg.in_place) restore_in_place(s, &eg, err == cudaSuccess);
+  // (the descriptions filled at launch are the new graph's)
+  auto it = s.execs.find(exec);
+  if (eg.in_place && err == cudaSuccess && it != s.execs.end() && it->second.in_place)
+    it->second.fills = eg.fills;
   if (info && eg.copy) {
     info->errorNode = program_node(eg, info->errorNode);
     info->errorFromNode = program_node(eg, info->errorFromNode);

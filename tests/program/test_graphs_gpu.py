@@ -5,9 +5,12 @@ cudaGraphExecKernelNodeSetParams on a kernel node and cudaGraphExecUpdate from a
 in CUDA 12's and CUDA 11's spellings (jacobiCudaGraphs), a clone (simpleCudaGraphs), and a graph
 allocation read by later launches (graphMemoryNodes), and graphs CUDA cannot clone, profiled in
 place: allocation and free nodes around kernel nodes (graphMemoryFootprint), while and if/else
-conditional nodes with kernel nodes in their bodies (graphConditionalNodes). Each program's
+conditional nodes with kernel nodes in their bodies (graphConditionalNodes), and a kernel
+setting the condition of an if node it has no edge to, as graphConditionalNodes does (no node
+of gmprof's may delay the kernel: the if would see the previous launch's value). Each program's
 output under gmprof is the output of the same program built by nvcc alone; the counts are the
-CPU tests' (test_graphs.py, test_graphs_in_place.py), derived by hand there."""
+CPU tests' (test_graphs.py, test_graphs_in_place.py, test_graphs_in_place_order.py), derived by
+hand there."""
 from __future__ import annotations
 
 import json
@@ -20,6 +23,7 @@ from conftest import gmprof
 from test_graphs import (GRAPH_MEMORY, LEGACY, OBSERVED, check_graph_memory, check_observed)
 from test_graphs_in_place import (CONDITIONAL, MEMORY_NODES, check_conditional,
                                   check_memory_nodes)
+from test_graphs_in_place_order import RACE, check_race
 
 pytestmark = pytest.mark.gpu
 
@@ -72,3 +76,12 @@ def test_conditional_bodies_profiled_each_run_on_a_gpu(tmp_path, mode):
     p, doc = _profiled(tmp_path, "c.cu", CONDITIONAL, "--mode", mode)
     assert native.strip() and native in p.stderr, (native, p.stderr)
     check_conditional(p.stderr, doc)
+
+
+def test_condition_set_by_an_unordered_kernel_as_natively_on_a_gpu(tmp_path):
+    """The setter kernel and its if node are both roots (graphConditionalNodes' shape): under
+    gmprof the if sees what it sees natively (b's values are the program's output)."""
+    native = _native(tmp_path, "r.cu", RACE)
+    p, doc = _profiled(tmp_path, "r.cu", RACE, "--mode", "basic")
+    assert native.strip() and native in p.stderr, (native, p.stderr)
+    check_race(p.stderr, doc)
