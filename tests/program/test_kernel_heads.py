@@ -242,3 +242,15 @@ def test_nvcc_compiles_the_heads_and_the_overloads(tmp_path):
             regs[m.group(2), m.group(1) is not None] = int(m.group(3))
     assert {("scale", True), ("capped", True), ("bounded", True)} <= set(regs), regs
     assert regs["coop", True] <= max(regs["coop", False], 24), regs
+
+
+def test_registers_of_a_kernel_of_internal_linkage_are_read_under_rdc():
+    """With -rdc=true ptxas names a kernel of an unnamed namespace (or `static`) with a prefix
+    (`__nv_static_<n>_<n characters>_`); its registers are still read, so a cooperative
+    kernel there gets its cap."""
+    from gmprof.program.registers import parse_usage
+
+    report = ("ptxas info    : Compiling entry function '__nv_static_27__f0ebd054_6_un5_cu_"
+              "a56f462c__ZN38_GLOBAL__N__f0ebd054_6_un5_cu_a56f462c2coEPf' for 'sm_90'\n"
+              "ptxas info    : Used 14 registers, used 1 barriers\n")
+    assert parse_usage(report, ["co"]) == {"co": {900: 14}}
