@@ -16,11 +16,14 @@ import pytest
 from conftest import env, gmprof, report_json
 
 
-def _build_run(d, name, files: dict, *sources):
+def _build_run(d, name, files: dict, backend="cpu"):
     for f, text in files.items():
         (d / f).write_text(text)
-    b = gmprof("nvcc", *(sources or [f for f in files if f.endswith(".cu")]), "-o", name, cwd=d)
-    p = subprocess.run([str(d / name)], cwd=d, env=env(GMPROF_OUTPUT=d / f"{name}.json"),
+    arch = ["-arch=sm_90"] if backend == "gpu" else []
+    b = gmprof("nvcc", *arch, *[f for f in files if f.endswith(".cu")], "-o", name, cwd=d,
+               GMPROF_BACKEND=backend)
+    p = subprocess.run([str(d / name)], cwd=d, env=env(GMPROF_OUTPUT=d / f"{name}.json",
+                                                       GMPROF_BACKEND=backend),
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     return b, p, report_json(d, f"{name}.json")
@@ -254,3 +257,16 @@ def test_registers_of_a_kernel_of_internal_linkage_are_read_under_rdc():
               "a56f462c__ZN38_GLOBAL__N__f0ebd054_6_un5_cu_a56f462c2coEPf' for 'sm_90'\n"
               "ptxas info    : Used 14 registers, used 1 barriers\n")
     assert parse_usage(report, ["co"]) == {"co": {900: 14}}
+
+
+@pytest.mark.gpu
+def test_overloads_and_register_qualifiers_on_a_gpu(tmp_path):
+    """The same programs built for a GPU: the same hand-derived counts."""
+    _, _, rep = _build_run(tmp_path, "scale", OVERLOADS, backend="gpu")
+    assert _array(rep["kernels"]["scale"], "a")["counts"] == [4] * 4 + [0] * 4 + [2] * 22 + \
+        [0] * 34
+    _, _, rep = _build_run(tmp_path, "heads", {"heads.cu": HEADS}, backend="gpu")
+    k = rep["kernels"]
+    assert _array(k["capped"], "a")["counts"] == [1] * 32 + [0] * 32
+    assert _array(k["bounded"], "a")["counts"] == [1] * 16 + [0] * 48
+    assert _array(k["coop"], "a")["counts"] == [1] * 16 + [0] * 32 + [1] * 16
