@@ -131,6 +131,8 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
     call finds the copy by ordinary lookup and the original by argument-dependent lookup
     whenever an argument's type is declared at file scope (uint4, float3, a user's struct), two
     equal candidates, an ambiguous call; a qualified name turns argument-dependent lookup off.
+    Where f's copy is in another namespace (f in an enclosing or an unnamed namespace),
+    `f(x)` -> `::ns::__gmprof_ID::f(x)`: unqualified, the call would find only the original.
 
     `k<<<g, b>>>(x)` in device code (dynamic parallelism) -> `(::gmprof::count_device_launch(
     i)), ::k<<<g, b>>>(x)`: a child launch runs the original kernel (an instrumented child would
