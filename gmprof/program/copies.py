@@ -44,6 +44,14 @@ def copy_text(fn, patches) -> str:
     return apply_patches(local, mine)
 
 
+def namespace_in(ns: str, scope: tuple) -> str:
+    """The copies' namespace in `scope`: in an unnamed namespace one of another name, which the
+    module's tables can name, `::__gmprof_ID_u::k` (found through the unnamed namespace's
+    using-directive, as `::k` finds k), even where file-scope kernels have copies in
+    `::__gmprof_ID`, which qualified lookup finds first and which has no k."""
+    return ns + "_u" if "" in scope else ns
+
+
 def add_copy(patches, src, seg, text, ns) -> None:
     from gmprof.passes.patches import SUFFIX as _SUFFIX, Patch
 
@@ -123,6 +131,8 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
     call finds the copy by ordinary lookup and the original by argument-dependent lookup
     whenever an argument's type is declared at file scope (uint4, float3, a user's struct), two
     equal candidates, an ambiguous call; a qualified name turns argument-dependent lookup off.
+    Where f's copy is in another namespace (f in an enclosing or an unnamed namespace),
+    `f(x)` -> `::ns::__gmprof_ID::f(x)`: unqualified, the call would find only the original.
 
     `k<<<g, b>>>(x)` in device code (dynamic parallelism) -> `(::gmprof::count_device_launch(
     i)), ::k<<<g, b>>>(x)`: a child launch runs the original kernel (an instrumented child would
@@ -207,10 +217,15 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
                 device_launches.append((fn.name, name[2:] if name.startswith("::") else name))
             elif name not in copied or not editable:
                 continue
-            elif copied[name] == scope and before(name, fn):
-                prefix = f"{ns}::"
-            else:
+            elif not before(name, fn):
                 continue
+            elif copied[name] == scope:
+                prefix = f"{namespace_in(ns, scope)}::"
+            else:
+                # (a function of an enclosing or an unnamed namespace: unqualified, the copy
+                # would call its original, whose accesses no hook counts)
+                prefix = "::" + "".join(s + "::" for s in copied[name] if s) + \
+                    namespace_in(ns, copied[name]) + "::"
             out.setdefault(sp.source, []).append(Patch(sp.start, PREFIX, prefix, 0))
         if children:
             missed = f" ({', '.join(sorted(uncounted))}: written by a macro, or not by name; " \

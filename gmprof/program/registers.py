@@ -124,6 +124,17 @@ def _base_name(symbol: str) -> str:
     return re.split(r"[\s:*&]+", s.strip())[-1]
 
 
+def _unprefixed(symbol: str) -> str:
+    """A kernel's symbol without the prefix -rdc=true gives one of internal linkage (in an
+    unnamed namespace, `static`): `__nv_static_27__f0ebd054_6_un5_cu_a56f462c__ZN...` (the
+    prefix's length, that many characters, `_`) -> `_ZN...`."""
+    m = re.match(r"__nv_static_(\d+)_", symbol)
+    if m is None:
+        return symbol
+    rest = symbol[m.end() + int(m.group(1)):]
+    return rest[1:] if rest.startswith("__Z") else rest
+
+
 def parse_usage(report: str, names) -> dict:
     """ptxas's report (-v) -> {kernel name: {__CUDA_ARCH__: registers}}, for the
     kernels in `names`; several kernels of one name (template instances, namespaces): the least."""
@@ -132,7 +143,7 @@ def parse_usage(report: str, names) -> dict:
     for line in report.splitlines():
         m = re.search(r"Compiling entry function '([^']+)' for 'sm_(\d+)\w*'", line)
         if m:
-            current = [m.group(1), int(m.group(2)) * 10, None]
+            current = [_unprefixed(m.group(1)), int(m.group(2)) * 10, None]
             entries.append(current)
             continue
         m = re.search(r"Used (\d+) registers", line)

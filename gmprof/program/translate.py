@@ -254,13 +254,14 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
             if fn.owner is not None:
                 C.add_member_copy(patches, fn, body, ns)
             else:
-                C.add_copy(patches, src, seg, body, ns)
+                C.add_copy(patches, src, seg, body, C.namespace_in(ns, scopes.get(seg, ())))
         copied_names = {fn.name for fn in tu.functions if fn.segment in copies}
         for src, segs in tu.segments.items():
             for seg in segs:
                 if seg.kind == S.PROTOTYPE and seg.space in _DEVICE_SPACES and \
                         seg.name in copied_names and tu.active.get(seg, True):
-                    C.add_copy(patches, src, seg, seg.text(src), ns)
+                    C.add_copy(patches, src, seg, seg.text(src),
+                               C.namespace_in(ns, scopes.get(seg, ())))
         defines_mode = dict(done.defines)
         if defines_mode["GMPROF_SM"]:
             # shared or device memory is chosen per launch (gmprof.cuh reads the description)
@@ -301,7 +302,8 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
         if mode is not None and fn.segment in copies and (kernel_filter is None or kernel_filter(expr)):
             desc = describe_kernel(program, plan, fn, targs, globals_, native, warnings, ref)
             if desc is not None:
-                inst_name = qualified(scope + (ns,), fn.name) + (expr[len(fn.name):] if targs else "")
+                inst_name = qualified(scope + (C.namespace_in(ns, scope),), fn.name) + \
+                    (expr[len(fn.name):] if targs else "")
                 if defined is not None:
                     inst_name = f"(*static_cast<{defined.sig}>(&{inst_name}))"
                 inst = f"(const void *)&{inst_name}"

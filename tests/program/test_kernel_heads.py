@@ -16,11 +16,14 @@ import pytest
 from conftest import env, gmprof, report_json
 
 
-def _build_run(d, name, files: dict, *sources):
+def _build_run(d, name, files: dict, backend="cpu"):
     for f, text in files.items():
         (d / f).write_text(text)
-    b = gmprof("nvcc", *(sources or [f for f in files if f.endswith(".cu")]), "-o", name, cwd=d)
-    p = subprocess.run([str(d / name)], cwd=d, env=env(GMPROF_OUTPUT=d / f"{name}.json"),
+    arch = ["-arch=sm_90"] if backend == "gpu" else []
+    b = gmprof("nvcc", *arch, *[f for f in files if f.endswith(".cu")], "-o", name, cwd=d,
+               GMPROF_BACKEND=backend)
+    p = subprocess.run([str(d / name)], cwd=d, env=env(GMPROF_OUTPUT=d / f"{name}.json",
+                                                       GMPROF_BACKEND=backend),
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     return b, p, report_json(d, f"{name}.json")
@@ -101,7 +104,10 @@ def test_the_launch_names_the_definitions_signature(tmp_path):
 
 
 # two files, each with its own kernel k in an unnamed namespace (ua's launched from inside the
-# namespace, ub's from outside), and a kernel template there launched by a host template
+# namespace, ub's from outside), a kernel template there launched by a host template, and
+# kernels outside it (at file scope, in a named namespace) calling device functions of another
+# namespace: a file scope kernel one of the unnamed namespace, a named namespace's one at file
+# scope
 UNNAMED = {
     "ua.cu": "namespace {\n"
              "__global__ void k(float *a) { a[threadIdx.x] = 1; }\n"
@@ -114,14 +120,26 @@ namespace {
 __global__ void k(float *a, int s) { a[threadIdx.x * s] = 2; }
 template <class T> __global__ void fill(T *a) { a[threadIdx.x + 32] = (T)3; }
 template <class T> void go(T *a) { fill<T><<<1, 16>>>(a); }
+__device__ float at(const float *a, const int *ix, int i) { return a[ix[i]]; }
+}
+__device__ float last(const float *a, const int *ix) { return a[ix[0] + 63]; }
+__global__ void outer(const float *a, const int *ix, float *q) { q[threadIdx.x] = at(a, ix, 1); }
+namespace ns {
+__global__ void inner(const float *a, const int *ix, float *q) { q[threadIdx.x] = last(a, ix); }
 }
 void run_a(float *a);
 int main() {
-  float *a;
+  float *a, *q;
+  int *ix;
   cudaMalloc(&a, 64 * sizeof(float));
+  cudaMalloc(&q, 8 * sizeof(float));
+  cudaMalloc(&ix, 8 * sizeof(int));
+  cudaMemset(ix, 0, 8 * sizeof(int));
   run_a(a);
   k<<<1, 4>>>(a, 3);
   go(a);
+  outer<<<1, 8>>>(a, ix, q);
+  ns::inner<<<1, 4>>>(a, ix, q);
   cudaDeviceSynchronize();
   printf("ok\n");
   return 0;
@@ -134,11 +152,20 @@ def test_kernels_of_one_name_in_two_unnamed_namespaces_are_two_kernels(tmp_path,
     b, p, rep = _build_run(tmp_path, "un", UNNAMED)
     assert "unprofiled" not in b.stderr, b.stderr
     k = rep["kernels"]
-    assert set(k) == {"k (ua.cu:2)", "k (ub.cu:4)", "fill<float>"}, set(k)
+    assert set(k) == {"k (ua.cu:2)", "k (ub.cu:4)", "fill<float>", "outer", "inner"}, set(k)
     # ua's k: 8 threads write a[t]; ub's k: 4 threads write a[3 t]; fill: a[32 + t], t < 16
     assert _array(k["k (ua.cu:2)"], "a")["counts"] == [1] * 8 + [0] * 56
     assert _array(k["k (ub.cu:4)"], "a")["counts"] == [1, 0, 0] * 4 + [0] * 52
     assert _array(k["fill<float>"], "a")["counts"] == [0] * 32 + [1] * 16 + [0] * 16
+    # device functions of another namespace (the unnamed one, the file's scope) run their
+    # instrumented copies: outer's 8 threads read ix[1] (0), then a[0]; inner's 4 threads read
+    # ix[0] (0), then a[63]
+    assert _array(k["outer"], "ix")["counts"] == [0, 8] + [0] * 6
+    assert _array(k["outer"], "a")["counts"] == [8] + [0] * 63
+    assert _array(k["inner"], "ix")["counts"] == [4] + [0] * 7
+    assert _array(k["inner"], "a")["counts"] == [0] * 63 + [4]
+    for name in ("outer", "inner"):
+        assert {a["label"] for a in k[name]["arrays"]} == {"exact"}, k[name]
 
 
 # a kernel with its own register cap, one with three launch bounds, and a cooperative one with
@@ -218,3 +245,28 @@ def test_nvcc_compiles_the_heads_and_the_overloads(tmp_path):
             regs[m.group(2), m.group(1) is not None] = int(m.group(3))
     assert {("scale", True), ("capped", True), ("bounded", True)} <= set(regs), regs
     assert regs["coop", True] <= max(regs["coop", False], 24), regs
+
+
+def test_registers_of_a_kernel_of_internal_linkage_are_read_under_rdc():
+    """With -rdc=true ptxas names a kernel of an unnamed namespace (or `static`) with a prefix
+    (`__nv_static_<n>_<n characters>_`); its registers are still read, so a cooperative
+    kernel there gets its cap."""
+    from gmprof.program.registers import parse_usage
+
+    report = ("ptxas info    : Compiling entry function '__nv_static_27__f0ebd054_6_un5_cu_"
+              "a56f462c__ZN38_GLOBAL__N__f0ebd054_6_un5_cu_a56f462c2coEPf' for 'sm_90'\n"
+              "ptxas info    : Used 14 registers, used 1 barriers\n")
+    assert parse_usage(report, ["co"]) == {"co": {900: 14}}
+
+
+@pytest.mark.gpu
+def test_overloads_and_register_qualifiers_on_a_gpu(tmp_path):
+    """The same programs built for a GPU: the same hand-derived counts."""
+    _, _, rep = _build_run(tmp_path, "scale", OVERLOADS, backend="gpu")
+    assert _array(rep["kernels"]["scale"], "a")["counts"] == [4] * 4 + [0] * 4 + [2] * 22 + \
+        [0] * 34
+    _, _, rep = _build_run(tmp_path, "heads", {"heads.cu": HEADS}, backend="gpu")
+    k = rep["kernels"]
+    assert _array(k["capped"], "a")["counts"] == [1] * 32 + [0] * 32
+    assert _array(k["bounded"], "a")["counts"] == [1] * 16 + [0] * 48
+    assert _array(k["coop"], "a")["counts"] == [1] * 16 + [0] * 32 + [1] * 16
