@@ -54,7 +54,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -195,7 +195,7 @@ def compat_header(directory: Path) -> Path | None:
 
 
 def toolchain(directory: Path, mode: str, backend: str, arch: str,
-              compat: Path | None = None) -> Path:
+              compat: Path | None = None, flags: tuple = ()) -> Path:
     """A bin/ directory whose `nvcc` is the compiler of one build (see the docstring)."""
     from gmprof.program.build import find_nvcc
 
@@ -205,8 +205,7 @@ def toolchain(directory: Path, mode: str, backend: str, arch: str,
         cmd = [*W.gmprof_cmd(), "nvcc", *(["--gmprof-native"] if mode == "native" else [])]
     b = directory / "bin"
     b.mkdir(parents=True, exist_ok=True)
-    extra = (["-include", str(compat)] if compat else []) + \
-        os.environ.get("GMPROF_BENCH_NVCC_FLAGS", "").split()
+    extra = (["-include", str(compat)] if compat else []) + list(flags)
     (b / "nvcc").write_text(WRAPPER.format(python=sys.executable, mode=mode, cmd=cmd,
                                            old=_OLD_ARCH.pattern, arch=arch or "sm_90",
                                            extra=extra))
@@ -265,7 +264,7 @@ def compare(res, native: str, gmprof: str, what: str, seeded: str, log) -> None:
 
 
 def run_app(suite: Path, app: App, backend: str, work: Path, timeout: float,
-            arch: str, compat: Path | None = None) -> dict:
+            arch: str, compat: Path | None = None, flags: tuple = ()) -> dict:
     res = {"app": app.name, "build": "-", "run": "-", "output": "-", "report": "-",
            "kernels": 0, "launches": 0, "profiled": 0, "failed_checks": 0, "reason": "",
            "log": []}
@@ -285,7 +284,7 @@ def run_app(suite: Path, app: App, backend: str, work: Path, timeout: float,
         env["HOME"] = str(home)
     dirs, secs = {}, {}
     for mode in ("native", "gmprof"):
-        nvcc = toolchain(work / f"tc-{mode}", mode, backend, arch, compat)
+        nvcc = toolchain(work / f"tc-{mode}", mode, backend, arch, compat, flags)
         d = dirs[mode] = tree(suite, app, work / mode)
         menv = dict(env, PATH=str(nvcc.parent) + os.pathsep + env.get("PATH", ""))
         t0 = time.time()
@@ -475,7 +474,6 @@ def main(argv=None) -> int:
     (out / "logs").mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="gmprof-rodinia-"))
     compat = compat_header(tmp / "compat") if backend == "gpu" else None
-    os.environ["GMPROF_BENCH_NVCC_FLAGS"] = args.nvcc_flags
     start = time.time()
     meta = {"backend": backend, "device": device, "suite_rev": W.revision(suite),
             "date": time.strftime("%Y-%m-%d", time.gmtime()),
@@ -488,7 +486,8 @@ def main(argv=None) -> int:
         app = apps[name]
         w = tmp / name
         try:
-            r = run_app(suite, app, backend, w, args.timeout, arch, compat)
+            r = run_app(suite, app, backend, w, args.timeout, arch, compat,
+                        tuple(args.nvcc_flags.split()))
         except Exception as exc:  # a bench bug must not lose the other applications' results
             r = {"app": name, "build": "-", "run": "-", "output": "-", "report": "-",
                  "kernels": 0, "launches": 0, "profiled": 0, "failed_checks": 0,

@@ -1139,6 +1139,22 @@ __device__ __forceinline__ void share(const volatile void *p, unsigned bytes) {
 }
 #endif
 
+// `total` added to the counters of the elements an access of T at p covers, in device object
+// OBJ (known); outside it, `accesses` out-of-range accesses recorded (dm: 1, dm_pair: 2).
+template <int OBJ, class T>
+__device__ __forceinline__ void add_device_element(T *p, unsigned total, unsigned accesses) {
+  const Object &o = L().obj[OBJ];
+  unsigned long long e;
+  counter_t *c = device_counter(o, p, &e);
+  if (!c) {
+    for (unsigned k = 0; k < accesses; ++k) out_of_range(OBJ);
+    return;
+  }
+  // the common case: one element (units are >= 4 bytes; a double of a double array)
+  if (sizeof(T) <= 4u || sizeof(T) == o.unit) add_to(c, total);
+  else count_elements(OBJ, e, (unsigned)sizeof(T), total);
+}
+
 // Device memory, or (OBJ < 0: a pointer gmprof could not resolve) whatever the address holds: a
 // shared array (counted as sm would), a device object, or local memory (not profiled).
 // STATS false: the warp's request is measured elsewhere (warp_dm, beside a count made once
@@ -1169,16 +1185,7 @@ __device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) 
     count_unresolved(shared_obj, shared_off, p, (unsigned)sizeof(T), total);
     return p;
   }
-  const Object &o = L().obj[OBJ];
-  unsigned long long e;
-  counter_t *c = device_counter(o, p, &e);
-  if (!c) { out_of_range(OBJ); return p; }
-  // the common case: one element (units are >= 4 bytes; a double of a double array)
-  if (sizeof(T) <= 4u || sizeof(T) == o.unit) {
-    add_to(c, total);
-    return p;
-  }
-  count_elements(OBJ, e, (unsigned)sizeof(T), total);
+  add_device_element<OBJ>(p, total, 1u);
 #endif
   return p;
 }
@@ -1197,16 +1204,7 @@ __device__ __forceinline__ T *dm_pair(T *p) {
   static_assert(OBJ >= 0, "dm_pair: a known object");
   count_site(S1, 1u);
   count_site(S2, 1u);
-  const Object &o = L().obj[OBJ];
-  unsigned long long e;
-  counter_t *c = device_counter(o, p, &e);
-  if (!c) {
-    out_of_range(OBJ);  // two accesses out of range, as dm would count them
-    out_of_range(OBJ);
-    return p;
-  }
-  if (sizeof(T) <= 4u || sizeof(T) == o.unit) add_to(c, 2u);
-  else count_elements(OBJ, e, (unsigned)sizeof(T), 2u);
+  add_device_element<OBJ>(p, 2u, 2u);  // (out of range: two accesses, as dm counts them)
   return p;
 #endif
 }

@@ -183,10 +183,12 @@ def occupancy_cap(registers: int, arch: int) -> int:
     warp's allocation comes in. An architecture not in the table: the original's count."""
     if arch not in _LIMITS:
         return registers
+    from gmprof.runtime.occupancy import blocks_by_registers
+
     warps_max, blocks_max = _LIMITS[arch]
 
     def blocks(r: int, w: int) -> int:
-        return min(blocks_max, warps_max // w, 65536 // (w * -(-r * 32 // 256) * 256))
+        return min(blocks_max, warps_max // w, blocks_by_registers(r, 32 * w))
 
     base = [blocks(registers, w) for w in range(1, 33)]
     best = registers

@@ -115,6 +115,7 @@ class GpuModule:
         self.names = names
         self._functions: dict = {}
         self._carveouts: dict = {}  # fit_carveout's answers
+        self._blocks: dict = {}  # blocks_per_sm's answers
 
     def function(self, name):
         if name not in self._functions:
@@ -194,20 +195,26 @@ class GpuModule:
 
     def blocks_per_sm(self, name, threads: int, dynamic: int) -> int | None:
         """The occupancy API's blocks a SM for a launch of `threads` threads with `dynamic`
-        bytes of dynamic shared memory (None: not known)."""
+        bytes of dynamic shared memory (None: not known). Asked once per shape."""
         import ctypes
 
+        key = (name, int(threads), int(dynamic))
+        if key in self._blocks:
+            return self._blocks[key]
         fn = self.function(name)
+        blocks = None
         try:
+            # a CuPy RawKernel's CUfunction is its compiled Function's (RawKernel.kernel)
             ptr = int(getattr(fn, "ptr", None) or fn.kernel.ptr)
             n = ctypes.c_int(0)
             if ctypes.CDLL("libcuda.so.1").cuOccupancyMaxActiveBlocksPerMultiprocessor(
                     ctypes.byref(n), ctypes.c_void_p(ptr), ctypes.c_int(int(threads)),
                     ctypes.c_size_t(int(dynamic))) == 0:
-                return n.value
-        except Exception:  # noqa: BLE001 (no driver library: nothing known)
-            pass
-        return None
+                blocks = n.value
+        except (OSError, AttributeError, TypeError, ValueError):  # no driver library
+            blocks = None
+        self._blocks[key] = blocks
+        return blocks
 
     def registers(self, name) -> int:
         return int(self.function(name).num_regs)
@@ -227,17 +234,14 @@ class GpuModule:
         be = self.backend
         percent = None
         try:
-            # a CuPy RawKernel's CUfunction is its compiled Function's (RawKernel.kernel)
-            ptr = int(getattr(fn, "ptr", None) or fn.kernel.ptr)
-            cuda = ctypes.CDLL("libcuda.so.1")
-            n = ctypes.c_int(0)
-            if cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                    ctypes.byref(n), ctypes.c_void_p(ptr),
-                    ctypes.c_int(int(np.prod(block))), ctypes.c_size_t(dynamic)) == 0:
+            blocks = self.blocks_per_sm(name, int(np.prod(block)), dynamic)
+            if blocks is not None:
                 percent = fit_percent(int(fn.shared_size_bytes), dynamic,
                                       be.reserved_shared_per_block, int(np.prod(grid)),
-                                      be.sm_count, n.value, be.max_shared_per_sm)
+                                      be.sm_count, blocks, be.max_shared_per_sm)
             if percent is not None:
+                ptr = int(getattr(fn, "ptr", None) or fn.kernel.ptr)
+                cuda = ctypes.CDLL("libcuda.so.1")
                 try:
                     fn.preferred_shared_memory_carveout = percent
                 except AttributeError:  # 9: CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT

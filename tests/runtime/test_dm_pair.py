@@ -53,3 +53,21 @@ def test_pair_counts_doubles(prof):
     r = prof.launch("pair_double", (1,), (128,), [a, idx, np.int32(n)],
                     mode=Mode.parse("default"))
     np.testing.assert_array_equal(r.array("a").counts, 2 * np.bincount(idx, minlength=size))
+
+
+@pytest.mark.parametrize("mode", ["default", "basic"])
+def test_pair_out_of_range_counts_two_accesses(mode):
+    """Two threads' index points past `a` (the CPU backend's arrays have room past their end):
+    each thread's read and write are 2 out-of-range accesses, paired (default) or not (basic),
+    4 in all; the other 38 threads count 2 at their element."""
+    prof = gmprof.api.profiler(KERNELS, backend="cpu")
+    n, size = 40, 64
+    idx = np.arange(n, dtype=np.int32)
+    idx[5], idx[7] = size + 2, size + 3
+    a = np.zeros(size, np.float32)
+    r = prof.launch("pair", (1,), (64,), [a, np.ones(n, np.float32), idx, np.int32(n)],
+                    mode=Mode.parse(mode))
+    assert r.array("a").out_of_range == 2 * 2
+    want = np.zeros(size, np.int64)
+    want[[i for i in range(n) if i not in (5, 7)]] = 2
+    np.testing.assert_array_equal(r.array("a").counts, want)
