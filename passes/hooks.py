@@ -334,7 +334,7 @@ def _obj(sp) -> int:
     return sp.slot.index if sp.slot is not None else -1
 
 
-_EACH_DM = re.compile(r"::gmprof::dm<(\d+), (\d+), ::gmprof::EACH>\((.*), 1u, nullptr\);")
+_EACH_DM = re.compile(r"::gmprof::dm<(\d+), (\d+), ::gmprof::EACH>\((.*), ::gmprof::One\(\), nullptr\);")
 
 
 def paired(calls: list) -> list:

@@ -6,8 +6,9 @@ them, and no inserted text holds a newline, so every line keeps its number (only
 gmprof header and local includes get `#line` markers).
 
     a[i] = s[tx];
- -> (*::gmprof::dm<3, 0, ::gmprof::EACH>(&(a[i]), 1u, nullptr)) =
-        (*::gmprof::sm<4, 2, ::gmprof::WARP>(&(s[tx]), (const void *)(s), 1u, nullptr));
+ -> (*::gmprof::dm<3, 0, ::gmprof::EACH>(&(a[i]), ::gmprof::One(), nullptr)) =
+        (*::gmprof::sm<4, 2, ::gmprof::WARP>(&(s[tx]), (const void *)(s), ::gmprof::One(),
+         nullptr));
 
 Each site's call is its counter kind's (SitePlan.hook, hooks.py: `dm`, `sm`, a range, ...);
 this pass decides where the call goes: around the access, before its statement, or at the
@@ -105,7 +106,7 @@ class InstrumentSource:
         """The count argument of a per-access hook: 1, or the trip count of the loops it is
         weighted by, in their first iteration (or at the entry: Plan.entry)."""
         if not sp.weight_loops:
-            return "1u"
+            return "::gmprof::One()"  # 1, known from its type (gmprof.cuh One)
         if len(sp.weight_loops) == 1 and sp.weight_loops[0] in self.plan.entry:
             return f"__gmprof_trip_{self.plan.loops[sp.weight_loops[0]]}"  # at the entry
         ids = [self.plan.loops[loop] for loop in sp.weight_loops]

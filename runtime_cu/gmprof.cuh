@@ -387,10 +387,26 @@ __device__ __forceinline__ void add_word(unsigned *c, unsigned inc) {
   atomicAdd(c, inc);
 }
 
+// (GMPROF_ABLATE: below, at the access statistics)
+#ifndef GMPROF_ABLATE
+#define GMPROF_ABLATE 0
+#endif
 // A site's execution count: 64-bit, always atomic (exact).
 __device__ __forceinline__ void add_site(int site, site_count_t inc) {
+#if GMPROF_ABLATE & 16
+  if (inc != ~0ull) return;
+#endif
   area_add64(site_counter(site), inc);
 }
+
+// The count of a plain per-access hook (the rewriter's `::gmprof::One()`): 1, known from the
+// type, so that a warp's lanes are summed by one popc of the active mask. A runtime 1 cannot
+// skip the vote and the reduction below (nvcc folds neither `__any_sync(m, false)` nor a
+// reduction of a constant), and in a latency-bound kernel (eigenvalues' single-block
+// bisection) those collectives on every hooked access were much of the hooks' cost.
+struct One {
+  __host__ __device__ constexpr operator unsigned() const { return 1u; }
+};
 
 // Per-site execution counts, aggregated over the converged lanes of a warp: one shared atomic
 // per warp instead of 32 on the same word (same-address contention is the real cost, see
@@ -398,6 +414,9 @@ __device__ __forceinline__ void add_site(int site, site_count_t inc) {
 // increment is below 2^16 (32 x 65,535 < 2^21), the common case (1, or a short loop's trips);
 // larger ones (a range over a long loop) reduce their high and low halves apart.
 __device__ __forceinline__ void count_site(int site, unsigned inc) {
+#if GMPROF_ABLATE & 16
+  if (inc != ~0u) return;
+#endif
 #if !GMPROF_TRACE
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(GMPROF_CPU)
   const unsigned mask = __activemask();
@@ -411,6 +430,20 @@ __device__ __forceinline__ void count_site(int site, unsigned inc) {
   if (lane_id() == (unsigned)(__ffs(mask) - 1)) add_site(site, sum);
 #else
   add_site(site, inc);  // the CPU backend has no contention to avoid
+#endif
+#endif
+}
+
+__device__ __forceinline__ void count_site(int site, One) {
+#if GMPROF_ABLATE & 16
+  return;
+#endif
+#if !GMPROF_TRACE
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(GMPROF_CPU)
+  const unsigned mask = __activemask();
+  if (lane_id() == (unsigned)(__ffs(mask) - 1)) add_site(site, (site_count_t)__popc(mask));
+#else
+  add_site(site, 1u);
 #endif
 #endif
 }
@@ -663,13 +696,12 @@ __device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, 
 // mode: shared-memory atomics, contended by the block's warps alone; flushed at block exit as
 // the counts are), else in device memory (u64 atomics on the same few addresses for the whole
 // grid: what made --access-stats 40-240x on an H100).
-// GMPROF_ABLATE (bench/variant_timing.py --define only, counts wrong by design): 1 computes a
-// request's statistics but adds none; 2 adds constant statistics without computing them; 4
-// leaves hooks without the rejoin; 8 measures a walk's requests (walk_requests) but adds none.
-// What a request's measure costs, part by part.
-#ifndef GMPROF_ABLATE
-#define GMPROF_ABLATE 0
-#endif
+// GMPROF_ABLATE (bench/variant_timing.py --define, or NVCC_APPEND_FLAGS for whole programs;
+// counts wrong by design): 1 computes a request's statistics but adds none; 2 adds constant
+// statistics without computing them; 4 leaves hooks without the rejoin; 8 measures a walk's
+// requests (walk_requests) but adds none; 16 counts no site's executions (count_site,
+// add_site); 32 adds to no device element's counter; 64 to no shared word's counter. What a
+// request's measure, and a count, costs, part by part.
 enum { WS_REQUESTS = 0, WS_UNITS = 1, WS_IDEAL = 2, WS_LINES = 3, WS_HIST = 4, WS_BINS = 32,
        WS_STRIDE = WS_HIST + WS_BINS };
 
@@ -1002,11 +1034,12 @@ __device__ __forceinline__ void sample_clusters(int site, unsigned c, unsigned n
 
 // Common part: decide who counts, count the site. Returns the increment this thread adds to
 // the element's counter (0: nothing to do).
-template <int SITE, int MODE>
-__device__ __forceinline__ unsigned who_counts(unsigned inc, const volatile void *p) {
+template <int SITE, int MODE, class I = unsigned>
+__device__ __forceinline__ unsigned who_counts(I count, const volatile void *p) {
+  const unsigned inc = count;
   if (inc == 0u) return 0u;  // a weighted site outside its loops' first iteration
   if (MODE == EACH || (MODE == WARP && !(L().flags & FLAG_WARP_UNIFORM_OK))) {
-    count_site(SITE, inc);
+    count_site(SITE, count);
     sample_clusters(SITE, inc, 1u);
     return inc;
   }
@@ -1041,6 +1074,9 @@ GMPROF_OUTLINE void add_shared_words_spanning(int obj, long long off, unsigned s
 // every hook, a constant, so the loop below is one or a few straight updates.
 __device__ __forceinline__ void add_shared_words(int obj, long long off, unsigned size,
                                                  unsigned total) {
+#if GMPROF_ABLATE & 64
+  if (total != ~0u) return;
+#endif
   const unsigned lead = (unsigned)off & 3u;
   const unsigned words = lead == 0u && (size & 3u) == 0u ? size >> 2 : lead + size <= 4u ? 1u : 0u;
   if (words == 0u || words > 4u) {
@@ -1143,6 +1179,9 @@ __device__ __forceinline__ void share(const volatile void *p, unsigned bytes) {
 // OBJ (known); outside it, `accesses` out-of-range accesses recorded (dm: 1, dm_pair: 2).
 template <int OBJ, class T>
 __device__ __forceinline__ void add_device_element(T *p, unsigned total, unsigned accesses) {
+#if GMPROF_ABLATE & 32
+  if (total != ~0u) return;
+#endif
   const Object &o = L().obj[OBJ];
   unsigned long long e;
   counter_t *c = device_counter(o, p, &e);
@@ -1159,8 +1198,8 @@ __device__ __forceinline__ void add_device_element(T *p, unsigned total, unsigne
 // shared array (counted as sm would), a device object, or local memory (not profiled).
 // STATS false: the warp's request is measured elsewhere (warp_dm, beside a count made once
 // per loop entry).
-template <int SITE, int OBJ, int MODE, bool STATS = true, class T>
-__device__ __forceinline__ T *dm(T *p, unsigned inc = 1u, Sampler *s = nullptr) {
+template <int SITE, int OBJ, int MODE, bool STATS = true, class T, class I = unsigned>
+__device__ __forceinline__ T *dm(T *p, I inc = 1u, Sampler *s = nullptr) {
   GMPROF_REJOIN;
   long long shared_off = 0;
   const int shared_obj = OBJ < 0 ? find_shared_object(p, &shared_off) : -1;
@@ -1202,8 +1241,8 @@ __device__ __forceinline__ T *dm_pair(T *p) {
   return dm<S2, OBJ, EACH>(p);
 #else
   static_assert(OBJ >= 0, "dm_pair: a known object");
-  count_site(S1, 1u);
-  count_site(S2, 1u);
+  count_site(S1, One());
+  count_site(S2, One());
   add_device_element<OBJ>(p, 2u, 2u);  // (out of range: two accesses, as dm counts them)
   return p;
 #endif
@@ -1501,8 +1540,8 @@ __device__ __forceinline__ T *warp_sm(T *p, const volatile void *base) {
 
 // Shared memory: BASE is the array's first byte (the declared array, in scope at the site).
 // STATS false: as dm's.
-template <int SITE, int OBJ, int MODE, bool STATS = true, class T>
-__device__ __forceinline__ T *sm(T *p, const volatile void *base, unsigned inc = 1u,
+template <int SITE, int OBJ, int MODE, bool STATS = true, class T, class I = unsigned>
+__device__ __forceinline__ T *sm(T *p, const volatile void *base, I inc = 1u,
                                  Sampler *s = nullptr) {
   GMPROF_REJOIN;
 #if GMPROF_TRACE
@@ -1619,7 +1658,7 @@ __device__ __forceinline__ T *lr_start(T *p, const volatile void *base) {
 #endif
   lr_clock(OBJ, 0);
   const Object &o = L().obj[OBJ];
-  count_site(SITE, 1u);
+  count_site(SITE, One());
   const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
   const bool inside = off >= 0 && (unsigned long long)off < o.bytes;
   for (long long w = off >> 2; w <= (off + (long long)sizeof(T) - 1) >> 2; ++w) {
