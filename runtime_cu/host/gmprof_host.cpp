@@ -99,7 +99,7 @@ struct Launch {
   unsigned long long clock_log, clock_capacity, clock_count;
   unsigned long long warp_stats;  // per-warp access statistics (gmprof.cuh GMPROF_WARPS)
   unsigned long long tally;  // per-element records (gmprof.cuh, passes/tallies.py; unused here)
-  unsigned tally_words, tally_reserved;
+  unsigned tally_words, stats_sampling;  // (0: every block measured, exact: gmprof.cuh)
   unsigned long long sample_sq;   // sampling's clusters (gmprof.cuh sample_clusters; unused)
   Object obj[kMaxObjects];
 };
