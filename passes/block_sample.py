@@ -19,7 +19,10 @@ whose statistics live in the block's area, SM mode). The 95% interval is the nor
 estimate +- 1.96 sd; units per request, a ratio estimator, gets the delta method's. A site
 whose statistics live in device memory (no SM, or an area too large for shared memory) has no
 per-block sums, and fewer than 2 measured blocks have no variance: such an estimate is
-labelled approximate, without an interval.
+labelled approximate, without an interval. Whole programs (runtime_cu/host) choose s alike
+(GMPROF_ACCESS_STATS_BLOCKS, seed 0) but cannot read each launch back apart: a measured block
+adds its statistics 2^s times (gmprof.cuh STATS_WEIGHT), the group's sums are estimates
+(Horvitz-Thompson), labelled approximate.
 """
 from __future__ import annotations
 
@@ -33,6 +36,10 @@ from gmprof.mode import WARPS_BLOCKS as MIN_BLOCKS  # noqa: E402
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 SEED_MASK = 0xFFFFFF  # stats_sampling's bits 8..31
 _CHUNK = 1 << 24  # blocks hashed at a time
+# whole programs (gmprof.cuh STATS_WEIGHT): each measured block's statistics added 2^s times
+# on the device, the sums over launches already estimates (Horvitz-Thompson), in device memory
+WEIGHTED_WHY = ("whole program: each measured block's statistics added 2^s times, in device "
+                "memory, no per-block sums")
 
 
 def shift(blocks: int, min_blocks: int) -> int:

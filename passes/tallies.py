@@ -295,7 +295,11 @@ class WarpRequests(Tally):
                 if int(row[WS_REQUESTS]):
                     vals = [int(x) for x in row[:WS_HIST + WS_BINS]]
                     sample = None
-                    if smp is not None:
+                    if smp is not None and smp.get("weighted"):
+                        # whole programs: weighted on the device, no per-block sums
+                        sample = BS.BlockSample(smp["rates"], 0, 0, None, None, None,
+                                                BS.WEIGHTED_WHY)
+                    elif smp is not None:
                         # the measured blocks' sums x blocks / measured blocks
                         sample = BS.site_sample(vals[:2], smp["squares"].get(sp.site.id),
                                                 smp["blocks"], smp["measured"], smp["rate"])

@@ -168,7 +168,8 @@ struct Launch {
   unsigned long long tally;
   unsigned int tally_words;
   unsigned int stats_sampling;    // GMPROF_WARPS: the measured blocks (block_measured below):
-                                  // low 5 bits s (0: every block), bits 8.. a per-launch seed
+                                  // low 5 bits s (0: every block), bit 5 STATS_WEIGHT (whole
+                                  // programs), bits 8.. a per-launch seed
   unsigned long long sample_sq;   // sampling: a double per site, sum of c*c - c over the kept
                                   // draws that stood for c > 1 accesses (sample_clusters)
   Object obj[GMPROF_MAX_OBJECTS];
@@ -709,6 +710,16 @@ __device__ __forceinline__ bool block_measured() {
 #endif
 }
 
+// Whole programs (stats_sampling bit 5, STATS_WEIGHT): a measured block adds its
+// statistics 2^s times over, so that the group's sums over launches of differing rates are
+// each launch's estimate (Horvitz-Thompson: a block is measured with probability 2^-s), with
+// no per-launch read-back. The Python runtime scales on the host instead (block_sample.py).
+enum { STATS_WEIGHT = 32 };
+__device__ __forceinline__ unsigned stats_weight_shift() {
+  const unsigned v = L().stats_sampling;
+  return (v & STATS_WEIGHT) ? (v & 31u) : 0u;
+}
+
 #if GMPROF_WARPS
 // Where a site's statistics go. The warp_stats buffer (u64): a row per site (n_sites rows),
 // then, with area rows, one row per area row (the blocks' flushed sums) and the u32 area row
@@ -736,11 +747,12 @@ __device__ __forceinline__ void warp_record(int site, unsigned mask, unsigned un
 #endif
   unsigned long long *w = warp_row(site);
   if (!w) return;
-  area_add64(w + WS_REQUESTS, 1ull);
-  area_add64(w + WS_UNITS, (unsigned long long)units);
-  area_add64(w + WS_IDEAL, (unsigned long long)ideal);
-  area_add64(w + WS_LINES, (unsigned long long)lines);
-  area_add64(w + WS_HIST + (units < WS_BINS ? (units ? units : 1u) : WS_BINS) - 1, 1ull);
+  const unsigned sh = stats_weight_shift();
+  area_add64(w + WS_REQUESTS, 1ull << sh);
+  area_add64(w + WS_UNITS, (unsigned long long)units << sh);
+  area_add64(w + WS_IDEAL, (unsigned long long)ideal << sh);
+  area_add64(w + WS_LINES, (unsigned long long)lines << sh);
+  area_add64(w + WS_HIST + (units < WS_BINS ? (units ? units : 1u) : WS_BINS) - 1, 1ull << sh);
 }
 
 // Distinct values of key among the lanes of mask (one per group of equal keys).
@@ -937,7 +949,7 @@ __device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, 
         lines += (unsigned long long)li * times;
         if (w && !(GMPROF_ABLATE & 8))
           area_add64(w + WS_HIST + (u < WS_BINS ? (u ? u : 1u) : WS_BINS) - 1,
-                     (unsigned long long)times);
+                     (unsigned long long)times << stats_weight_shift());
       }
     }
     if (!m) break;
@@ -948,10 +960,11 @@ __device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, 
   if (GMPROF_ABLATE & 8) {
     if (req + units + ideal + lines == ~0ull) area_add64(w, 1ull);  // (keeps them live)
   } else if (req && w) {
-    area_add64(w + WS_REQUESTS, req);
-    area_add64(w + WS_UNITS, units);
-    area_add64(w + WS_IDEAL, ideal);
-    area_add64(w + WS_LINES, lines);
+    const unsigned sh = stats_weight_shift();
+    area_add64(w + WS_REQUESTS, req << sh);
+    area_add64(w + WS_UNITS, units << sh);
+    area_add64(w + WS_IDEAL, ideal << sh);
+    area_add64(w + WS_LINES, lines << sh);
   }
 }
 
@@ -962,6 +975,7 @@ __device__ __forceinline__ void warp_record_n(int site, unsigned mask, unsigned 
   if (!n || lane_id() != (unsigned)(__ffs(mask) - 1)) return;
   unsigned long long *w = warp_row(site);
   if (!w) return;
+  n <<= stats_weight_shift();
   area_add64(w + WS_REQUESTS, n);
   area_add64(w + WS_UNITS, n * units);
   area_add64(w + WS_IDEAL, n * ideal);

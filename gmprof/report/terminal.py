@@ -244,8 +244,8 @@ def warp_caption(kernel: dict) -> str:
              and s["warps"]["requests"]]
     if not notes:
         return ""
-    return ("sampled sites: estimates are the measured blocks' sums x blocks / measured "
-            "blocks\n" + "\n".join(notes))
+    return ("sampled sites: the measured blocks' sums scaled to the grid (docs/report.md)\n" +
+            "\n".join(notes))
 
 
 def print_source(console, kernel: dict) -> None:
