@@ -6,6 +6,12 @@ the measured blocks found with the hash written out below (MurmurHash3's fmix32,
 block_measured documents it), not with gmprof's."""
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -27,6 +33,7 @@ __global__ void k(float *out, const float *x, const int *idx) {
     out[blockIdx.x * 32 + t] = x[j] + s[j % 64];
 }
 """
+ROOT = Path(__file__).resolve().parents[2]
 N = 4096  # blocks of 32 threads
 LOW = 64  # --access-stats-blocks: s = 6 (4096 / 64 = 64 = 2^6 blocks a measured one)
 
@@ -162,3 +169,20 @@ def test_the_options():
     args = p.parse_args(["profile", "k.cu", "--access-stats", "--access-stats-blocks", "64"])
     assert _mode(args).warps_blocks == 64
     assert _mode(p.parse_args(["profile", "k.cu", "--access-stats"])).warps_blocks == 2048
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_nvcc_compiles_the_sampled_hooks_for_sm_90(tmp_path):
+    # the hooks with statistics (block_measured, the conditional rejoin, the flush's squares,
+    # the whole programs' weights) as nvcc's device pass for an H100 reads them
+    src = tmp_path / "k.cu"
+    src.write_text(SOURCE)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for mode in ("default", "basic"):
+        out = tmp_path / f"k_{mode}.cu"
+        subprocess.run([sys.executable, "-m", "gmprof", "instrument", str(src), "-o", str(out),
+                        "--access-stats", "--mode", mode], check=True, env=env,
+                       capture_output=True)
+        r = subprocess.run(["nvcc", "-c", "-arch=sm_90", "-o", str(tmp_path / f"{mode}.o"),
+                            str(out)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[:3000]
