@@ -70,8 +70,9 @@ def diff(a: dict, b: dict, name_a: str = "A", name_b: str = "B") -> dict:
                                              wq["requests"] if wq else None],
                                 "ideal": [w["ideal"] if w else None for w in (wp, wq)],
                                 "worst": [worst(w) if w else None for w in (wp, wq)],
-                                "summary": [summary(w) if w else None for w in (wp, wq)],
-                                "how": [how_text(w) if w else None for w in (wp, wq)]}
+                                "summary": [summary(w) if w else None for w in (wp, wq)]}
+                if any(w and w.get("sample") for w in (wp, wq)):  # (block-sampled runs)
+                    row["warps"]["how"] = [how_text(w) if w else None for w in (wp, wq)]
             entry["arrays"].append(row)
         out["kernels"].append(entry)
     return out
