@@ -687,7 +687,7 @@ __device__ __forceinline__ unsigned warp_rows() {
 // --access-stats on a large grid measures 1 block in 2^s (s = stats_sampling's low 5 bits;
 // 0: every block, exact): block b is measured where the low s bits of fmix32(b ^ seed * phi)
 // (MurmurHash3's finalizer; seed: stats_sampling >> 8) are 0. The host computes the same set
-// (gmprof/runtime/block_sample.py) and scales the measured sums by blocks / measured blocks.
+// (passes/block_sample.py) and scales the measured sums by blocks / measured blocks.
 // Block-uniform, so warp-uniform: a hook tests it before any collective (its rejoin included)
 // and leaves an unmeasured block at once; blockIdx and one constant word, which the compiler
 // may hoist out of the user's loops. The counts are made in every block alike.
