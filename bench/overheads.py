@@ -9,7 +9,9 @@ A mode may end in `/noranges` (`default/noranges:dm`): the same mode without ran
 counting (passes/ranges.py, passes/gathers.py), to measure what they save in the same run; or in
 `/first` (`default/first:shm`): once-per-entry counts made in the loop's first iteration, not
 before the loop (passes/entry.py), to measure what the placement saves; or in `/stats`
-(`default/stats:both`): with the per-warp access statistics (--access-stats).
+(`default/stats:both`): with the per-warp access statistics (--access-stats: a large grid's
+hooked sites measured in a sample of its blocks, passes/block_sample.py); `/stats-exact`: with
+them measured in every block (--access-stats-exact).
 
 Prints one row per (sample, mode): native and instrumented ms (medians of --repeat runs, summed
 over the profiled launches), overhead = instrumented / native - 1, where the counters lived and
@@ -56,8 +58,11 @@ def parse_modes(text: str, error) -> list:
             mode = dataclasses.replace(mode, loop_entry=False)
         elif variant == "stats":
             mode = dataclasses.replace(mode, warps=True)
+        elif variant == "stats-exact":
+            mode = dataclasses.replace(mode, warps=True, warps_blocks=0)
         elif variant:
-            error(f"unknown mode variant /{variant} (known: /noranges, /first, /stats)")
+            error(f"unknown mode variant /{variant} (known: /noranges, /first, /stats, "
+                  "/stats-exact)")
         modes.append(mode)
     return modes
 

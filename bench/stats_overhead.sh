@@ -6,7 +6,9 @@
 #
 # First the proxy that needs no GPU (bench/stats_sites.py: the hooks each launch gets with and
 # without the statistics; exit status 1 where --access-stats adds one), then the timings
-# (bench/overheads.py; later options override the defaults below).
+# (bench/overheads.py; later options override the defaults below). --access-stats measures a
+# large grid's hooked sites in a sample of its blocks (passes/block_sample.py); to time the
+# exact measure beside it, pass --modes default:both,default/stats:both,default/stats-exact:both
 set -e
 cd "$(dirname "$0")/.."
 python3 bench/stats_sites.py --size small

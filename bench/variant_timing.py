@@ -9,7 +9,9 @@ native kernel's.
 
 --define NAME[=VALUE] is one more variant: the text as made, compiled with that macro (e.g.
 GMPROF_ABLATE=1, gmprof.cuh: a request's statistics measured but not added). --mode
-default/stats measures with --access-stats.
+default/stats measures with --access-stats (a large grid's hooked sites measured in a sample of
+its blocks: at least --stats-blocks N of them, passes/block_sample.py); --stats-exact (or
+--mode default/stats-exact) measures them in every block, as --access-stats-exact does.
 """
 from __future__ import annotations
 
@@ -32,6 +34,10 @@ def main() -> int:
     ap.add_argument("--backend", default="gpu")
     ap.add_argument("--drop", action="append", default=[], metavar="REGEX")
     ap.add_argument("--define", action="append", default=[], metavar="NAME[=VALUE]")
+    ap.add_argument("--stats-exact", action="store_true",
+                    help="with /stats: every block measured (--access-stats-exact)")
+    ap.add_argument("--stats-blocks", type=int, default=None, metavar="N",
+                    help="with /stats: the fewest blocks measured (--access-stats-blocks)")
     args = ap.parse_args()
 
     import numpy as np
@@ -59,9 +65,13 @@ def main() -> int:
     arrays = sample.driver.arrays(sample.driver.sizes[args.size], np.random.default_rng(0))
     name, _, variant = args.mode.partition("/")
     mode = Mode.parse(name, profile=args.profile)
-    if variant == "stats":
+    if variant in ("stats", "stats-exact"):
         import dataclasses
-        mode = dataclasses.replace(mode, warps=True)
+        blocks = 0 if args.stats_exact or variant == "stats-exact" else \
+            (mode.warps_blocks if args.stats_blocks is None else args.stats_blocks)
+        mode = dataclasses.replace(mode, warps=True, warps_blocks=blocks)
+        print(f"mode {mode.name}: " + ("every block measured" if not blocks else
+                                        f"at least {blocks} blocks measured"), flush=True)
     variants = [(None, None)] + [(d, None) for d in args.drop] + [(None, d) for d in args.define]
     for drop, define in variants:
         prof = sample_profiler(sample, args.backend)  # a fresh module cache per variant

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import options as O, timing
 from .errors import EXIT_CHECK_FAILED, GmprofError, OptionError
+from .mode import WARPS_BLOCKS
 from .passes.pipeline import ANALYSIS_STAGES, STAGES, Pipeline
 from .passes.tallies import TALLIES, WarpRequests, check as tally_check
 from .runtime.launch_input import missing_kernel
@@ -105,6 +106,16 @@ def _mode_options(p) -> None:
                    help="live-range statistics for shared arrays (Algorithm 2)")
     for t in TALLIES:  # the counter families' options (passes/tallies.py)
         p.add_argument(t.option, action="store_true", dest=t.dest, help=t.help)
+    # (separate flags: `--access-stats[=exact]` would take a sample's directory as its value)
+    p.add_argument("--access-stats-exact", action="store_true",
+                   help="--access-stats measured in every block (default: a grid of more "
+                        "than twice --access-stats-blocks blocks measures 1 block in 2^s, "
+                        "labelled sampled with its rate and 95%% interval)")
+    p.add_argument("--access-stats-blocks", type=O.cli_type(O.count, "--access-stats-blocks",
+                                                            minimum=1),
+                   default=WARPS_BLOCKS, metavar="N",
+                   help="--access-stats on a large grid: the fewest blocks to measure (the "
+                        f"rate: the smallest 1/2^s that keeps N; default {WARPS_BLOCKS})")
     p.add_argument("--sampling", type=O.cli_type(O.rate, "--sampling"), metavar="RATE",
                    help="count a sample of accesses (a rate in (0, 1])")
     p.add_argument("--sampler", default="rng", choices=("rng", "paper"),
@@ -134,7 +145,11 @@ def _mode(args):
         mode = Mode.parse(args.mode, threshold=args.threshold, counter_bits=args.counter_bits,
                           enhanced=args.enhanced, sampling=args.sampling, sampler=args.sampler,
                           sampling_seed=getattr(args, "sampling_seed", 0),
-                          profile=args.profile, warps=getattr(args, "access_stats", False),
+                          profile=args.profile,
+                          warps=getattr(args, "access_stats", False) or
+                          getattr(args, "access_stats_exact", False),
+                          warps_blocks=0 if getattr(args, "access_stats_exact", False) else
+                          getattr(args, "access_stats_blocks", WARPS_BLOCKS),
                           tallies=[t.name for t in TALLIES if getattr(args, t.dest, False)
                                    and not isinstance(t, WarpRequests)])
     except GmprofError as e:

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from gmprof.errors import OptionError
 
 
+WARPS_BLOCKS = 2048  # --access-stats-blocks' default
+
+
 @dataclass(frozen=True)
 class Mode:
     """The paper's optimisations as flags, plus ours. Names: basic, SA, NA, SM, TH."""
@@ -48,6 +51,10 @@ class Mode:
     # measured per access; a site counted once per loop entry keeps that count and gets a
     # per-access measuring call beside it, passes/hooks.warp_call)
     warps: bool = False
+    # --access-stats on a large grid: hooked sites measured in 1 block in 2^s, the largest s
+    # that keeps at least this many blocks measured (passes/block_sample.py); 0: every block
+    # (--access-stats-exact). Static sites' statistics are exact either way.
+    warps_blocks: int = WARPS_BLOCKS
     # the other counter families on (gmprof/passes/tallies.py, by name: `sharing`), each
     # compiled in by its macro GMPROF_<NAME>
     tallies: frozenset = frozenset()
@@ -72,7 +79,7 @@ class Mode:
         base = "-".join(parts) or "basic"
         # (64-bit counters are a width, not another mode: "default [64-bit]")
         if Mode(**{**self.__dict__, "ranges": True, "loop_entry": True, "warps": False,
-                   "tallies": frozenset(),
+                   "warps_blocks": WARPS_BLOCKS, "tallies": frozenset(),
                    "sampling_seed": 0,
                    "counter_bits": 32 if self.counter_bits == 64 else self.counter_bits}) == \
                 Mode(profile=self.profile):
@@ -91,13 +98,14 @@ class Mode:
         if self.sampling is not None:
             extra.append(f"sampling {self.sampling:g} ({self.sampler})")
         if self.warps:
-            extra.append("access stats")
+            extra.append("access stats" + (" exact" if not self.warps_blocks else ""))
         extra.extend(sorted(self.tallies))
         return base + (f" [{', '.join(extra)}]" if extra else "")
 
     @staticmethod
     def parse(text: str, *, threshold=None, counter_bits=32, enhanced=False, sampling=None,
-              sampler="rng", profile="both", warps=False, tallies=(), sampling_seed=0) -> "Mode":
+              sampler="rng", profile="both", warps=False, tallies=(), sampling_seed=0,
+              warps_blocks=WARPS_BLOCKS) -> "Mode":
         """`default`, `basic`, `trace`, or flags joined by '-' or '+': SA, NA, SM, TH
         (`SA-NA-SM-TH`, the paper's names), each at most once; None is `default`."""
         written = "default" if text is None else str(text)
@@ -108,6 +116,8 @@ class Mode:
             raise OptionError(f"--profile must be shm, dm or both, not {profile!r}")
         if sampling is not None and not (0.0 < sampling <= 1.0):
             raise OptionError(f"the sampling rate must be in (0, 1], not {sampling}")
+        if int(warps_blocks) < 0:
+            raise OptionError(f"--access-stats-blocks must be at least 0, not {warps_blocks}")
         if sampler not in ("rng", "paper"):
             raise OptionError(f"--sampler must be rng or paper, not {sampler!r}")
         low = text.lower()
@@ -149,7 +159,7 @@ class Mode:
                     threshold=threshold if "th" in flags else None, counter_bits=counter_bits,
                     enhanced=enhanced, sampling=sampling, sampler=sampler, profile=profile,
                     warps=bool(warps), tallies=frozenset(tallies),
-                    sampling_seed=int(sampling_seed))
+                    sampling_seed=int(sampling_seed), warps_blocks=int(warps_blocks))
 
     def paper_sequence(self) -> tuple[int, int]:
         """(length, ones) of the paper sampler's 0/1 sequence: a power of two long (the device
@@ -191,4 +201,4 @@ class Mode:
         }
 
 
-__all__ = ["Mode"]
+__all__ = ["Mode", "WARPS_BLOCKS"]

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import block_sample as BS
+from .block_sample import BlockSample
 from .hooks import HOOK, LR_START
 
 
@@ -139,6 +141,9 @@ class Tally:
 WS_REQUESTS, WS_UNITS, WS_IDEAL, WS_LINES, WS_HIST = 0, 1, 2, 3, 4
 WS_BINS = 32  # requests by wavefronts (shared) or sectors (device): 1..32, the last 32 or more
 WS_STRIDE = WS_HIST + WS_BINS
+# a sampled launch (passes/block_sample.py): per area row, the measured blocks' r^2, u^2 and
+# r u (doubles; gmprof.cuh flush), after the area rows' site table
+WS_SQUARES = 3
 
 
 @dataclass
@@ -156,6 +161,8 @@ class WarpStats:
     lines: int
     histogram: list
     how: str
+    # measured in 1 block in R (passes/block_sample.py; None: every block, exact)
+    sample: BlockSample | None = None
 
     def add(self, other: "WarpStats") -> None:
         self.requests += other.requests
@@ -165,6 +172,14 @@ class WarpStats:
         self.histogram = [a + b for a, b in zip(self.histogram, other.histogram)]
         if other.how != self.how:
             self.how = "static+measured"
+        if self.sample is not None or other.sample is not None:
+            # a static part, or a launch measured in every block, adds no variance
+            mine = self.sample or BlockSample((1,) if self.how != "static" else (), 0, 0)
+            if other.sample is not None:
+                mine.add(other.sample)
+            elif other.how != "static":
+                mine.add(None)
+            self.sample = mine
 
     @property
     def per_request(self) -> float:
@@ -178,7 +193,9 @@ class WarpStats:
         return {"space": self.space, "requests": self.requests,
                 ("wavefronts" if self.space == "shared" else "sectors"): self.units,
                 "ideal": self.ideal, "lines": self.lines if self.space == "device" else None,
-                "histogram": list(self.histogram), "how": self.how}
+                "histogram": list(self.histogram), "how": self.how,
+                **({"sample": self.sample.doc(self.requests, self.units)}
+                   if self.sample is not None else {})}
 
 
 class WarpRequests(Tally):
@@ -196,7 +213,7 @@ class WarpRequests(Tally):
     launch_field = "warp_stats"
     constants = {"WS_REQUESTS": WS_REQUESTS, "WS_UNITS": WS_UNITS, "WS_IDEAL": WS_IDEAL,
                  "WS_LINES": WS_LINES, "WS_HIST": WS_HIST, "WS_BINS": WS_BINS,
-                 "WS_STRIDE": WS_STRIDE}
+                 "WS_STRIDE": WS_STRIDE, "WS_SQUARES": WS_SQUARES}
     # (the fields are run.schema.json's $defs/warps, which an array's sum shares)
     schema = {
         "description": "--access-stats: the site's warp requests (docs/report.md)",
@@ -218,11 +235,14 @@ class WarpRequests(Tally):
         the block's area, `area.ws_rows` rows for the sites `area.ws_sites`), then each
         site's area row (0xffffffff: none), two u32 to a u64, little-endian."""
         n, rows = max(len(plan.sites), 1), area.ws_rows if area.sm else 0
-        ws = backend.zeros((n + rows) * WS_STRIDE + (-(-n // 2) if rows else 0), np.uint64)
+        # (then, for a sampled launch, WS_SQUARES doubles per area row: gmprof.cuh flush)
+        ws = backend.zeros((n + rows) * WS_STRIDE + (-(-n // 2) + WS_SQUARES * rows
+                                                      if rows else 0), np.uint64)
         if rows:
             row_of = np.full(2 * -(-n // 2), 0xFFFFFFFF, np.uint32)
             row_of[list(area.ws_sites)] = np.arange(rows, dtype=np.uint32)
-            ws[(n + rows) * WS_STRIDE:] = backend.to_device(row_of.view(np.uint64))
+            ws[(n + rows) * WS_STRIDE:(n + rows) * WS_STRIDE + len(row_of) // 2] = \
+                backend.to_device(row_of.view(np.uint64))
         buffers[self.name] = ws
         buffers[self.name + "_sites"] = area.ws_sites[:rows]
         launch[self.launch_field] = backend.address(ws)
@@ -236,6 +256,18 @@ class WarpRequests(Tally):
         per_site[sites] += rows[n:]
         return per_site
 
+    def sample_back(self, backend, buffers, n_sites: int, blocks: int, s: int, seed: int):
+        """A sampled launch's ingredients (passes/block_sample.py): the rate, the grid's
+        blocks and those measured, and each area row's site with its squares."""
+        raw = np.array(backend.to_host(buffers[self.name]), dtype=np.uint64, copy=True)
+        sites, n = list(buffers[self.name + "_sites"]), max(n_sites, 1)
+        start = (n + len(sites)) * WS_STRIDE + -(-n // 2)
+        sq = raw[start:start + WS_SQUARES * len(sites)].view(np.float64).reshape(-1, WS_SQUARES)
+        return {"rate": 1 << s, "blocks": blocks,
+                "measured": BS.measured_count(blocks, s, seed),
+                "squares": {int(site): tuple(float(x) for x in sq[k])
+                            for k, site in enumerate(sites)}}
+
     def get(self, stats):
         return stats.warps
 
@@ -243,7 +275,9 @@ class WarpRequests(Tally):
         stats.warps = value
 
     def copy(self, value):
-        return WarpStats(**vars(value))
+        sample = value.sample
+        return WarpStats(**{**vars(value), "sample": None if sample is None else
+                            BS.BlockSample(**vars(sample))})
 
     def add(self, mine, other):
         mine.add(other)
@@ -254,14 +288,25 @@ class WarpRequests(Tally):
         site's from its formulas, summed over its contexts."""
         out: dict = {}
         raw = counters.get(self.name)
+        smp = counters.get(self.name + "_sample")  # a launch measured in some blocks only
         for sp in plan.sites.values():
             if sp.strategy in (HOOK, LR_START) and raw is not None and sp.site.id < len(raw):
                 row = raw[sp.site.id]
                 if int(row[WS_REQUESTS]):
+                    vals = [int(x) for x in row[:WS_HIST + WS_BINS]]
+                    sample = None
+                    if smp is not None and smp.get("weighted"):
+                        # whole programs: weighted on the device, no per-block sums
+                        sample = BS.BlockSample(smp["rates"], 0, 0, None, None, None,
+                                                BS.WEIGHTED_WHY)
+                    elif smp is not None:
+                        # the measured blocks' sums x blocks / measured blocks
+                        sample = BS.site_sample(vals[:2], smp["squares"].get(sp.site.id),
+                                                smp["blocks"], smp["measured"], smp["rate"])
+                        vals = [BS.scaled(v, smp["blocks"], smp["measured"]) for v in vals]
                     out[sp.site] = WarpStats(
-                        _space(sp), int(row[WS_REQUESTS]), int(row[WS_UNITS]),
-                        int(row[WS_IDEAL]), int(row[WS_LINES]),
-                        [int(x) for x in row[WS_HIST:WS_HIST + WS_BINS]], "measured")
+                        _space(sp), vals[WS_REQUESTS], vals[WS_UNITS], vals[WS_IDEAL],
+                        vals[WS_LINES], vals[WS_HIST:WS_HIST + WS_BINS], "measured", sample)
         for sc, st in (counters.get("static_warps") or {}).items():
             sp = plan.sites.get(sc.site)
             w = out.get(sc.site)
@@ -279,7 +324,8 @@ class WarpRequests(Tally):
     def from_doc(self, entry, decode_counts):
         units = entry.get("wavefronts" if entry["space"] == "shared" else "sectors", 0)
         return WarpStats(entry["space"], entry["requests"], units, entry["ideal"],
-                         entry["lines"] or 0, list(entry["histogram"]), entry["how"])
+                         entry["lines"] or 0, list(entry["histogram"]), entry["how"],
+                         BS.from_doc(entry.get("sample")))
 
     def finish(self, kernel: dict) -> None:
         """Each array's warp requests: its sites' summed (requests, wavefronts or sectors, the
@@ -299,6 +345,32 @@ class WarpRequests(Tally):
                           sum(w["lines"] or 0 for w in ws),
                           "histogram": [sum(col) for col in zip(*(w["histogram"] for w in ws))],
                           "how": hows.pop() if len(hows) == 1 else "static+measured"}
+            if any(w.get("sample") for w in ws):
+                a["warps"]["sample"] = _array_sample(a["warps"], ws, unit)
+
+
+def _array_sample(total: dict, ws: list, unit: str) -> dict:
+    """An array's `sample` from its sites' (ws: their `warps`): their rates and blocks; its
+    intervals add the sampled sites' half-widths around the array's sum (a bound: the sites'
+    block sums may be correlated, and their covariances are not kept); none per request;
+    approximate if any site is."""
+    samples = [w["sample"] for w in ws if w.get("sample")]
+    first = samples[0]
+    approx = any(s["label"] == "approximate" for s in samples)
+    rates = sorted({r for s in samples for r in s["rates"]})
+    out = {"label": "approximate" if approx else "sampled", "rate": rates[-1],
+           "rates": rates, "blocks": first["blocks"],
+           "measured_blocks": first["measured_blocks"],
+           "text": next((s["text"] for s in samples if s["label"] == "approximate"),
+                        first["text"]),
+           "variance": None, "requests_interval": None, "units_interval": None,
+           "per_request_interval": None}
+    if not approx:
+        for key, field in (("requests_interval", "requests"), ("units_interval", unit)):
+            below = sum(w[field] - w["sample"][key][0] for w in ws if w.get("sample"))
+            above = sum(w["sample"][key][1] - w[field] for w in ws if w.get("sample"))
+            out[key] = [max(total[field] - below, 0.0), total[field] + above]
+    return out
 
 
 def _space(sp) -> str:

@@ -167,7 +167,9 @@ struct Launch {
   // element, object k's first record at Object::reserved[1]; 0: no family per element is on
   unsigned long long tally;
   unsigned int tally_words;
-  unsigned int tally_reserved;
+  unsigned int stats_sampling;    // GMPROF_WARPS: the measured blocks (block_measured below):
+                                  // low 5 bits s (0: every block), bit 5 STATS_WEIGHT (whole
+                                  // programs), bits 8.. a per-launch seed
   unsigned long long sample_sq;   // sampling: a double per site, sum of c*c - c over the kept
                                   // draws that stood for c > 1 accesses (sample_clusters)
   Object obj[GMPROF_MAX_OBJECTS];
@@ -703,7 +705,7 @@ __device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, 
 // add_site); 32 adds to no device element's counter; 64 to no shared word's counter. What a
 // request's measure, and a count, costs, part by part.
 enum { WS_REQUESTS = 0, WS_UNITS = 1, WS_IDEAL = 2, WS_LINES = 3, WS_HIST = 4, WS_BINS = 32,
-       WS_STRIDE = WS_HIST + WS_BINS };
+       WS_STRIDE = WS_HIST + WS_BINS, WS_SQUARES = 3 };
 
 // The sites whose statistics the block's area holds (0: none, all in device memory).
 __device__ __forceinline__ unsigned warp_rows() {
@@ -712,6 +714,42 @@ __device__ __forceinline__ unsigned warp_rows() {
 #else
   return 0u;
 #endif
+}
+
+// --access-stats on a large grid measures 1 block in 2^s (s = stats_sampling's low 5 bits;
+// 0: every block, exact): block b is measured where the low s bits of fmix32(b ^ seed * phi)
+// (MurmurHash3's finalizer; seed: stats_sampling >> 8) are 0. The host computes the same set
+// (passes/block_sample.py) and scales the measured sums by blocks / measured blocks.
+// Block-uniform, so warp-uniform: a hook tests it before any collective (its rejoin included)
+// and leaves an unmeasured block at once; blockIdx and one constant word, which the compiler
+// may hoist out of the user's loops. The counts are made in every block alike.
+__device__ __forceinline__ unsigned block_hash(unsigned h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+__device__ __forceinline__ bool block_measured() {
+#if GMPROF_WARPS
+  const unsigned v = L().stats_sampling, s = v & 31u;
+  return !s || !(block_hash((unsigned)linear_bid() ^ ((v >> 8) * 0x9e3779b9u)) &
+                 ((1u << s) - 1u));
+#else
+  return true;
+#endif
+}
+
+// Whole programs (stats_sampling bit 5, STATS_WEIGHT): a measured block adds its
+// statistics 2^s times over, so that the group's sums over launches of differing rates are
+// each launch's estimate (Horvitz-Thompson: a block is measured with probability 2^-s), with
+// no per-launch read-back. The Python runtime scales on the host instead (block_sample.py).
+enum { STATS_WEIGHT = 32 };
+__device__ __forceinline__ unsigned stats_weight_shift() {
+  const unsigned v = L().stats_sampling;
+  return (v & STATS_WEIGHT) ? (v & 31u) : 0u;
 }
 
 #if GMPROF_WARPS
@@ -741,11 +779,12 @@ __device__ __forceinline__ void warp_record(int site, unsigned mask, unsigned un
 #endif
   unsigned long long *w = warp_row(site);
   if (!w) return;
-  area_add64(w + WS_REQUESTS, 1ull);
-  area_add64(w + WS_UNITS, (unsigned long long)units);
-  area_add64(w + WS_IDEAL, (unsigned long long)ideal);
-  area_add64(w + WS_LINES, (unsigned long long)lines);
-  area_add64(w + WS_HIST + (units < WS_BINS ? (units ? units : 1u) : WS_BINS) - 1, 1ull);
+  const unsigned sh = stats_weight_shift();
+  area_add64(w + WS_REQUESTS, 1ull << sh);
+  area_add64(w + WS_UNITS, (unsigned long long)units << sh);
+  area_add64(w + WS_IDEAL, (unsigned long long)ideal << sh);
+  area_add64(w + WS_LINES, (unsigned long long)lines << sh);
+  area_add64(w + WS_HIST + (units < WS_BINS ? (units ? units : 1u) : WS_BINS) - 1, 1ull << sh);
 }
 
 // Distinct values of key among the lanes of mask (one per group of equal keys).
@@ -942,7 +981,7 @@ __device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, 
         lines += (unsigned long long)li * times;
         if (w && !(GMPROF_ABLATE & 8))
           area_add64(w + WS_HIST + (u < WS_BINS ? (u ? u : 1u) : WS_BINS) - 1,
-                     (unsigned long long)times);
+                     (unsigned long long)times << stats_weight_shift());
       }
     }
     if (!m) break;
@@ -953,10 +992,11 @@ __device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, 
   if (GMPROF_ABLATE & 8) {
     if (req + units + ideal + lines == ~0ull) area_add64(w, 1ull);  // (keeps them live)
   } else if (req && w) {
-    area_add64(w + WS_REQUESTS, req);
-    area_add64(w + WS_UNITS, units);
-    area_add64(w + WS_IDEAL, ideal);
-    area_add64(w + WS_LINES, lines);
+    const unsigned sh = stats_weight_shift();
+    area_add64(w + WS_REQUESTS, req << sh);
+    area_add64(w + WS_UNITS, units << sh);
+    area_add64(w + WS_IDEAL, ideal << sh);
+    area_add64(w + WS_LINES, lines << sh);
   }
 }
 
@@ -967,6 +1007,7 @@ __device__ __forceinline__ void warp_record_n(int site, unsigned mask, unsigned 
   if (!n || lane_id() != (unsigned)(__ffs(mask) - 1)) return;
   unsigned long long *w = warp_row(site);
   if (!w) return;
+  n <<= stats_weight_shift();
   area_add64(w + WS_REQUESTS, n);
   area_add64(w + WS_UNITS, n * units);
   area_add64(w + WS_IDEAL, n * ideal);
@@ -999,11 +1040,15 @@ __device__ __forceinline__ unsigned broadcast_units(unsigned mask, long long off
 // destructor). The user's own branches converge as the compiler makes them.
 #if GMPROF_WARPS && !GMPROF_TRACE && defined(__CUDA_ARCH__) && !defined(GMPROF_CPU) && \
     !(GMPROF_ABLATE & 4)
+// (a block that measures nothing, block_measured, needs no rejoin: mask 0, no __activemask)
 struct Rejoin {
   unsigned mask;
-  __device__ __forceinline__ ~Rejoin() { __syncwarp(mask); }
+  __device__ __forceinline__ ~Rejoin() {
+    if (mask) __syncwarp(mask);
+  }
 };
-#define GMPROF_REJOIN const ::gmprof::Rejoin gmprof_rejoin_{__activemask()}
+#define GMPROF_REJOIN \
+  const ::gmprof::Rejoin gmprof_rejoin_{::gmprof::block_measured() ? __activemask() : 0u}
 #else
 #define GMPROF_REJOIN (void)0
 #endif
@@ -1213,7 +1258,7 @@ __device__ __forceinline__ T *dm(T *p, I inc = 1u, Sampler *s = nullptr) {
 #endif
   if (!sampled(s)) return p;
 #if GMPROF_WARPS
-  if (STATS) {
+  if (STATS && block_measured()) {
     if (shared_obj >= 0) warp_shared<SITE>(shared_off, (unsigned)sizeof(T));
     else warp_device<SITE>(p, (unsigned)sizeof(T));
   }
@@ -1437,7 +1482,7 @@ __device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
 template <int SITE, int OBJ, int MODE, class T>
 __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
 #if GMPROF_WARPS && !GMPROF_TRACE
-  if (!n) return;
+  if (!n || !block_measured()) return;
   GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned size = (unsigned)sizeof(T);
   const long long s = d * (long long)size;
@@ -1462,7 +1507,7 @@ template <int SITE, int OBJ, class T>
 __device__ __forceinline__ void warp_range_sm(T *p, const volatile void *base, unsigned n,
                                               long long d, long long elem = (long long)sizeof(T)) {
 #if GMPROF_WARPS && !GMPROF_TRACE
-  if (!n) return;
+  if (!n || !block_measured()) return;
   GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned mask = __activemask(), size = (unsigned)sizeof(T);
   const long long off = (long long)((const volatile char *)p - (const volatile char *)base);
@@ -1487,7 +1532,7 @@ template <int SITE, int OBJ, class T, class F>
 __device__ __forceinline__ void warp_spread_sm(T *p, const volatile void *base, unsigned n,
                                                long long first, long long step, F at) {
 #if GMPROF_WARPS && !GMPROF_TRACE
-  if (!n) return;
+  if (!n || !block_measured()) return;
   GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned mask = __activemask(), size = (unsigned)sizeof(T);
   if ((size != 8u && size != 16u) || alignof(T) >= size) {
@@ -1516,6 +1561,7 @@ __device__ __forceinline__ void warp_spread_sm(T *p, const volatile void *base, 
 // by address as dm does); warp_sm: an access of a shared array that starts at BASE.
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ T *warp_dm(T *p) {
+  if (!block_measured()) return p;
   GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   long long off = 0;
@@ -1528,6 +1574,7 @@ __device__ __forceinline__ T *warp_dm(T *p) {
 
 template <int SITE, class T>
 __device__ __forceinline__ T *warp_sm(T *p, const volatile void *base) {
+  if (!block_measured()) return p;
   GMPROF_REJOIN;
 #if GMPROF_WARPS && !GMPROF_TRACE
   warp_shared<SITE>((long long)((const volatile char *)p - (const volatile char *)base),
@@ -1550,7 +1597,7 @@ __device__ __forceinline__ T *sm(T *p, const volatile void *base, I inc = 1u,
 #else
   if (!sampled(s)) return p;
 #if GMPROF_WARPS
-  if (STATS)
+  if (STATS && block_measured())
     warp_shared<SITE>((long long)((const volatile char *)p - (const volatile char *)base),
                       (unsigned)sizeof(T));
 #endif
@@ -1744,6 +1791,23 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
     for (unsigned i = first; i < ws_words / 2u; i += stride) {
       const unsigned long long v = ((const volatile unsigned long long *)ws)[i];
       if (v) atomicAdd(gws + i, v);
+    }
+    // a sampled launch (block_measured): each measured block's sums of requests r and units
+    // u per row, squared and crossed (r^2, u^2, r u: doubles, WS_SQUARES a row, after the
+    // area rows' site table), the between-block variance of the estimates (block_sample.py)
+    if ((L().stats_sampling & 31u) && block_measured()) {
+      const unsigned rows = warp_rows();
+      double *sq = reinterpret_cast<double *>(gws + (unsigned long long)rows * WS_STRIDE +
+                                              (L().n_sites + 1u) / 2u);
+      for (unsigned i = first; i < rows; i += stride) {
+        const volatile unsigned long long *row =
+            (const volatile unsigned long long *)ws + (unsigned long long)i * WS_STRIDE;
+        const double r = (double)row[WS_REQUESTS], u = (double)row[WS_UNITS];
+        if (r == 0.0) continue;
+        atomicAdd(sq + WS_SQUARES * i, r * r);
+        atomicAdd(sq + WS_SQUARES * i + 1, u * u);
+        atomicAdd(sq + WS_SQUARES * i + 2, r * u);
+      }
     }
   }
 #endif

@@ -75,6 +75,9 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--sampling", type=O.cli_type(O.rate, "--sampling"))
     p.add_argument("--enhanced", action="store_true")
     p.add_argument("--access-stats", action="store_true")
+    p.add_argument("--access-stats-exact", action="store_true")
+    p.add_argument("--access-stats-blocks", type=O.cli_type(O.count, "--access-stats-blocks",
+                                                            minimum=1))
     p.add_argument("--backend", choices=("gpu", "cpu"))
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="FILE")
@@ -142,7 +145,11 @@ options:
                            each with its counts file beside it (.json -> .counts)
   --mode M                 default, basic, or SA/NA/SM/TH joined by '-' (as gmprof profile)
   --profile shm|dm|both    --threshold N  --counter-bits 8|16|32  --enhanced  --sampling RATE
-  --access-stats           per-warp requests of every site (bank conflicts, coalescing)
+  --access-stats           per-warp requests of every site (bank conflicts, coalescing); a
+                           large grid measures 1 block in 2^s (approximate, labelled)
+  --access-stats-exact     ... measured in every block (GMPROF_ACCESS_STATS_BLOCKS=0)
+  --access-stats-blocks N  the fewest blocks measured (default 2048; at run time:
+                           GMPROF_ACCESS_STATS_BLOCKS=N)
   --backend gpu|cpu        where the program runs (default: a GPU when there is one)
   --json                   print the report as JSON (gmprof.run/2, as profile --json)
   --csv FILE, --html FILE  also write the report as CSV or HTML (- for standard output)
@@ -204,7 +211,7 @@ def _gmprof_build_args(ns) -> list[str]:
         out += ["--gmprof-sampling", str(ns.sampling)]
     if ns.enhanced:
         out.append("--gmprof-enhanced")
-    if ns.access_stats:
+    if ns.access_stats or ns.access_stats_exact:
         out.append("--gmprof-access-stats")
     return out
 
@@ -235,6 +242,10 @@ def _run_in(work: Path, ns) -> int:
                GMPROF_QUIET="1")
     if ns.backend:
         env["GMPROF_BACKEND"] = ns.backend
+    if ns.access_stats_exact or ns.access_stats_blocks is not None:
+        # (read by the host runtime at run time: runtime_cu/host/gmprof_host_options.h)
+        env["GMPROF_ACCESS_STATS_BLOCKS"] = "0" if ns.access_stats_exact else \
+            str(ns.access_stats_blocks)
     before = set(_report_files(pattern))
     # with a document on standard output, the program's output goes to standard error
     to_stdout = any(o is not None and o.kind == "stdout" for o in ns.files.values())

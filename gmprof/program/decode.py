@@ -248,6 +248,12 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
         # (read back where the Python runtime reads it: counters[family name], passes/tallies.py)
         counters[WarpRequests.name] = counts_array(group["warp_stats"]).reshape(
             -1, WarpRequests.words)
+        if group.get("warp_shifts"):
+            # launches that measured 1 block in 2^s, weighted by 2^s on the device (gmprof.cuh
+            # STATS_WEIGHT): the sums are already estimates (passes/block_sample.py)
+            bits = int(group["warp_shifts"])
+            counters[WarpRequests.name + "_sample"] = {
+                "weighted": True, "rates": tuple(1 << s for s in range(32) if bits >> s & 1)}
     info = RunInfo(kernel_expr, backend, device, mode.name, tuple(first["grid"]),
                    tuple(first["block"]), int(first["shared_mem"]),
                    launches=sum(int(x.get("repeat", 1)) for x in group["launches"]))

@@ -18,7 +18,7 @@ silently: a sampled count is an estimate.
 from __future__ import annotations
 
 from .tables import FOLD, NUM, WORD, Col, print_table
-from .warpview import summary, worst
+from .warpview import how_text, summary, worst
 
 SCHEMA = "gmprof.diff/1"
 FIELDS = ("accesses", "reads", "writes", "max", "untouched")
@@ -71,6 +71,8 @@ def diff(a: dict, b: dict, name_a: str = "A", name_b: str = "B") -> dict:
                                 "ideal": [w["ideal"] if w else None for w in (wp, wq)],
                                 "worst": [worst(w) if w else None for w in (wp, wq)],
                                 "summary": [summary(w) if w else None for w in (wp, wq)]}
+                if any(w and w.get("sample") for w in (wp, wq)):  # (block-sampled runs)
+                    row["warps"]["how"] = [how_text(w) if w else None for w in (wp, wq)]
             entry["arrays"].append(row)
         out["kernels"].append(entry)
     return out

@@ -23,7 +23,7 @@ from .heatsvg import svg_parts
 from .source import display_path, line_rows
 from .terminal import (fmt_count, kernel_heading, launch_shape_text, location_text,
                        lower_bound, per_text, shape_text, space_text, timing_measured)
-from .warpview import histogram_pairs, summary, units, what, worst
+from .warpview import histogram_pairs, how_text, summary, units, what, worst
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -120,7 +120,7 @@ def _warp_panel(a: dict, sites: list) -> dict | None:
                 "worst": "-" if worst(w) is None else
                 ((">=" if worst(w) == 32 else "") + str(worst(w))),
                 "lines": "" if w.get("lines") is None or not n else f"{w['lines'] / n:,.2f}",
-                "how": w.get("how", ""), "summary": summary(w)}
+                "how": how_text(w), "summary": summary(w)}
 
     return {"what": what(w), "device": w["space"] != "shared", "total": row(w),
             "histogram": ", ".join(f"{k}: {c:,}" for k, c in histogram_pairs(w)),

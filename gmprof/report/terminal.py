@@ -13,6 +13,7 @@ from gmprof.passes.tallies import TALLIES
 
 from .source import _split_location, display_path, line_rows
 from .tables import FOLD, NUM, WORD, Col, print_table
+from .warpview import how_text, sample_note
 
 
 def _split(value) -> str:
@@ -231,8 +232,20 @@ def warp_rows(kernel: dict) -> tuple[list[Col], list[list[str]]]:
                                                w["ideal"] != w["requests"]) else "") +
                      str(worst),
                      "" if w["lines"] is None else f"{w['lines'] / w['requests']:,.2f}",
-                     w["how"]])
+                     how_text(w)])
     return cols, rows
+
+
+def warp_caption(kernel: dict) -> str:
+    """The warp table's note on its sampled sites (none for an exact run): each one's 95%
+    intervals (passes/block_sample.py)."""
+    notes = [f"{location_text(s['location'], None)}: {sample_note(s['warps'])}"
+             for s in kernel["sites"] if s.get("warps") and s["warps"].get("sample")
+             and s["warps"]["requests"]]
+    if not notes:
+        return ""
+    return ("sampled sites: the measured blocks' sums scaled to the grid (docs/report.md)\n" +
+            "\n".join(notes))
 
 
 def print_source(console, kernel: dict) -> None:
@@ -311,7 +324,7 @@ def render(doc: dict, console, source: bool = False) -> None:
         if rows:
             print_table(console, "warp requests (shared: wavefronts, bank conflicts; device: "
                         "32-byte sectors and 128-byte lines, coalescing; per request)", cols,
-                        rows, order=(FOLD, WORD))
+                        rows, order=(FOLD, WORD), caption=warp_caption(kernel))
         for t in TALLIES:  # the other counter families' tables (passes/tallies.py)
             table = t.table(kernel)
             if table is not None:

@@ -46,8 +46,38 @@ def _num(x: float) -> str:
     return f"{x:,.2f}".rstrip("0").rstrip(".")
 
 
+def how_text(w: dict) -> str:
+    """How the figures were obtained: `static`, `measured`, `static+measured`, and for a
+    launch that measured a sample of its blocks (passes/block_sample.py) the sample's label:
+    `measured, sampled 1/256 of blocks` (or approximate, without an interval)."""
+    smp = w.get("sample")
+    return w.get("how", "") + (f", {smp['text']}" if smp else "")
+
+
+def sample_note(w: dict) -> str:
+    """A sampled figure's label and 95% intervals in words ('' for an exact one):
+    `sampled 1/256 of blocks; 95%: 3.52-3.61 sectors/req, 1.2M-1.3M requests`."""
+    smp = w.get("sample")
+    if not smp:
+        return ""
+    parts = []
+    per = smp.get("per_request_interval")
+    if per:
+        parts.append(f"{_num(per[0])}-{_num(per[1])} {what(w)}/req")
+    req = smp.get("requests_interval")
+    if req:
+        parts.append(f"{req[0]:,.0f}-{req[1]:,.0f} requests")
+    return smp["text"] + (f"; 95%: {', '.join(parts)}" if parts else "")
+
+
 def summary(w: dict) -> str:
-    """One line of words for a site or an array (the source view's column, the panel)."""
+    """One line of words for a site or an array (the source view's column, the panel); a
+    sampled one ends with its label and intervals (sample_note)."""
+    note = sample_note(w)
+    return _summary(w) + (f" ({note})" if note else "")
+
+
+def _summary(w: dict) -> str:
     n = w["requests"]
     if not n:
         return f"no requests ({what(w)})"
@@ -82,4 +112,4 @@ def csv_cells(w: dict | None) -> list:
             "" if shared or w.get("lines") is None else w["lines"], w["ideal"],
             "" if top is None else top,
             f"{units(w) / n:.4f}" if n else "", f"{w['ideal'] / n:.4f}" if n else "",
-            " ".join(f"{k}:{c}" for k, c in histogram_pairs(w)), w.get("how", "")]
+            " ".join(f"{k}:{c}" for k, c in histogram_pairs(w)), how_text(w)]

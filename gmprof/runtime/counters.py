@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gmprof.errors import GmprofError
+from gmprof.passes import block_sample as BS
 from gmprof.passes import tallies as T
 from gmprof.passes.hooks import HOOK, LR_START, DmGather, DmTwin
 from gmprof.report import where
@@ -355,6 +356,14 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem, lau
         launch["clock_capacity"] = CLOCK_CAPACITY
         launch["clock_count"] = backend.address(buffers["clock_count"])
     _tallies(backend, plan, slots, mode, launch, buffers, grid3, block3, a)
+    if mode.warps and not mode.trace:
+        # a large grid's hooked sites measured in 1 block in 2^s (passes/block_sample.py);
+        # the seed: the launch's number, so that a solver's launches measure other blocks
+        blocks = int(grid3[0]) * int(grid3[1]) * int(grid3[2])
+        s = BS.shift(blocks, mode.warps_blocks)
+        launch["stats_sampling"] = BS.field_value(s, launch_number)
+        if s:
+            buffers["warps_sample"] = (blocks, s, launch_number & BS.SEED_MASK)
     return launch, buffers
 
 
@@ -493,6 +502,10 @@ def read_back(slots, buffers, backend, mode, keep_on_device: bool = False) -> di
     for t in T.active(mode):
         if t.per == "site":
             out[t.name] = t.read_back(backend, buffers, n_sites)
+    if "warps_sample" in buffers:
+        blocks, s, seed = buffers["warps_sample"]
+        out["warps_sample"] = T.by_name("warps").sample_back(backend, buffers, n_sites,
+                                                              blocks, s, seed)
     if "tally" in buffers:
         out["tally"] = np.array(backend.to_host(buffers["tally"]), dtype=np.uint64,
                                 copy=True).reshape(-1, T.record_words())

@@ -44,7 +44,7 @@ LAUNCH = np.dtype([
     ("sample_threshold", "<u4"), ("sampler", "<u4"), ("seed", "<u4"),
     ("clock_log", "<u8"), ("clock_capacity", "<u8"), ("clock_count", "<u8"),
     ("warp_stats", "<u8"),
-    ("tally", "<u8"), ("tally_words", "<u4"), ("tally_reserved", "<u4"),
+    ("tally", "<u8"), ("tally_words", "<u4"), ("stats_sampling", "<u4"),
     ("sample_sq", "<u8"),
     ("obj", OBJECT, (MAX_OBJECTS,)),
 ], align=True)

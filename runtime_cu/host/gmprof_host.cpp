@@ -99,7 +99,7 @@ struct Launch {
   unsigned long long clock_log, clock_capacity, clock_count;
   unsigned long long warp_stats;  // per-warp access statistics (gmprof.cuh GMPROF_WARPS)
   unsigned long long tally;  // per-element records (gmprof.cuh, passes/tallies.py; unused here)
-  unsigned tally_words, tally_reserved;
+  unsigned tally_words, stats_sampling;  // (0: every block measured, exact: gmprof.cuh)
   unsigned long long sample_sq;   // sampling's clusters (gmprof.cuh sample_clusters; unused)
   Object obj[kMaxObjects];
 };
@@ -457,13 +457,30 @@ bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
   return ok;
 }
 
+// --gmprof-access-stats on a large grid (passes/block_sample.py's rule): s the largest with
+// blocks / 2^s >= GMPROF_ACCESS_STATS_BLOCKS (0: every block), the measured blocks' statistics
+// weighted by 2^s on the device (gmprof.cuh STATS_WEIGHT; seed 0); the group keeps the rates.
+unsigned stats_sampling(State &s, Group &g, const Config &c) {
+  if (!g.module->warps) return 0u;
+  const unsigned long long blocks =
+      (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
+  const long long least = s.options.warp_blocks;
+  unsigned sh = 0;
+  if (least > 0 && blocks >= 2ull * (unsigned long long)least)
+    for (unsigned long long q = blocks / (unsigned long long)least; q > 1 && sh < 31; q >>= 1)
+      ++sh;
+  g.warp_shifts |= 1u << sh;
+  return sh ? (sh | 32u) : 0u;  // (32: gmprof.cuh STATS_WEIGHT)
+}
+
 // One description of the group for this launch's variable fields, on the device.
 Desc *desc_for(State &s, Group &g, const KernelDesc *d, const Config &c, unsigned csize,
                unsigned replicas) {
   const unsigned flags = (c.block.x % 32 == 0 ? FLAG_WARP_UNIFORM_OK : 0) |
                          (g.sm ? FLAG_AREA_SHARED : 0);
+  const unsigned stats = stats_sampling(s, g, c);
   std::string dk = std::to_string(flags) + ":" + std::to_string(c.shared_mem) + ":" +
-                   std::to_string(replicas);
+                   std::to_string(replicas) + ":" + std::to_string(stats);
   auto it = g.descs.find(dk);
   if (it != g.descs.end()) return &it->second;
   const double t0 = now_s();
@@ -482,6 +499,7 @@ Desc *desc_for(State &s, Group &g, const KernelDesc *d, const Config &c, unsigne
   L.area_global = (unsigned long long)(uintptr_t)g.scratch;
   L.unknown_oor = (unsigned long long)(uintptr_t)(g.scratch + g.area_bytes);
   L.warp_stats = (unsigned long long)(uintptr_t)g.warps;  // (flags: no area rows)
+  L.stats_sampling = stats;
   const size_t n_oor = 1 + g.objects.size();
   if (m->enhanced) {
     char *clock = g.scratch + g.area_bytes + n_oor * 8 + 8;

@@ -11,6 +11,10 @@ struct Options {
   std::string output = "gmprof-report-%p.json";
   bool quiet = false;
   bool loaded = false;
+  // --gmprof-access-stats: the fewest blocks a launch measures its hooked sites in (a larger
+  // grid measures 1 block in 2^s, gmprof.cuh block_measured); 0: every block
+  // (GMPROF_ACCESS_STATS_BLOCKS; passes/block_sample.py's rule)
+  long long warp_blocks = 2048;
 };
 
 struct Kernel {
@@ -139,6 +143,7 @@ struct Group {
   // any stream, with no fold; read back with the totals.
   unsigned long long *warps = nullptr;
   size_t n_warps = 0;
+  unsigned warp_shifts = 0;  // bit s: a launch measured 1 block in 2^s (bit 0: every block)
   std::map<std::string, Desc> descs;
   std::vector<unsigned long long *> logs;  // chunks of kLogChunk [oor, runs] pairs
   size_t log_used = 0;
@@ -283,6 +288,7 @@ void load_options(State &s) {
   const char *v;
   if ((v = getenv("GMPROF_LAUNCH_SKIP")) && *v) s.options.skip = atoll(v);
   if ((v = getenv("GMPROF_LAUNCH_COUNT")) && *v) s.options.count = atoll(v);
+  if ((v = getenv("GMPROF_ACCESS_STATS_BLOCKS")) && *v) s.options.warp_blocks = atoll(v);
   s.options.output = env_or("GMPROF_OUTPUT", s.options.output);
   s.options.quiet = getenv("GMPROF_QUIET") != nullptr;
   s.sync_each = (v = getenv("GMPROF_SYNC")) && *v && strcmp(v, "0") != 0;

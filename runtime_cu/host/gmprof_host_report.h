@@ -197,6 +197,8 @@ void write_report() {
             cw.entry(g.shared).c_str());
     if (!g.site_max.empty()) fprintf(f, "\n \"site_max\": %s,", cw.entry(g.site_max).c_str());
     if (g.module->warps) fprintf(f, "\n \"warp_stats\": %s,", cw.entry(g.warp_stats).c_str());
+    if (g.module->warps && (g.warp_shifts & ~1u))
+      fprintf(f, "\n \"warp_shifts\": %u,", g.warp_shifts);  // launches sampled by block
     fprintf(f, "\n \"objects\": [");
     for (size_t i = 0; i < g.objects.size(); ++i) {
       ObjState &o = g.objects[i];

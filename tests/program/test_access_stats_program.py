@@ -161,3 +161,62 @@ def test_statistics_add_up_across_streams_graph_replays_and_a_reset(tmp_path, ne
     # out[t]: 32 consecutive floats from the allocation's start: 4 sectors in 1 line
     assert _warps(k, "out[t]") == ("device", 6, 6 * 4, 6 * 4, 6, "measured")
     assert next(s for s in k["sites"] if s["text"] == "in[32 * t]")["executions"] == 6 * 32
+
+
+# A large grid (passes/block_sample.py): 4,096 blocks of one warp, every block alike. With
+# GMPROF_ACCESS_STATS_BLOCKS=64 a launch measures 1 block in 2^6 (4,096 / 64 = 2^6), block b
+# where the low 6 bits of fmix32(b) are 0 (whole programs: seed 0), each measured block's
+# statistics added 64 times on the device: 64 x n requests, labelled approximate.
+WIDE = r"""#include <cstdio>
+__global__ void wide(float *out, const float *in) {
+  int t = threadIdx.x;
+  out[blockIdx.x * 32 + t] = in[2 * t];
+}
+int main() {
+  float *in, *out;
+  cudaMalloc(&in, 64 * sizeof(float));
+  cudaMalloc(&out, 4096 * 32 * sizeof(float));
+  cudaMemset(in, 0, 64 * sizeof(float));
+  wide<<<4096, 32>>>(out, in);
+  cudaDeviceSynchronize();
+  printf("done\n");
+  return 0;
+}
+"""
+
+
+def _fmix32_measured(blocks: int, s: int) -> int:
+    import numpy as np
+
+    h = np.arange(blocks, dtype=np.uint64)
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+    h ^= h >> 16
+    return int(((h & ((1 << s) - 1)) == 0).sum())
+
+
+def test_a_large_grid_is_sampled_by_block(tmp_path, need_gxx):
+    (tmp_path / "t.cu").write_text(WIDE)
+    gmprof("nvcc", "--gmprof-access-stats", "t.cu", "-o", "t", cwd=tmp_path)
+    n = _fmix32_measured(4096, 6)
+    for blocks, want in (("64", 64 * n), ("0", 4096)):
+        p = subprocess.run([str(tmp_path / "t")], cwd=tmp_path,
+                           env=env(GMPROF_OUTPUT=f"r{blocks}.json",
+                                   GMPROF_ACCESS_STATS_BLOCKS=blocks),
+                           capture_output=True, text=True)
+        assert p.returncode == 0 and p.stdout == "done\n", p.stdout + p.stderr
+        k = report_json(tmp_path, f"r{blocks}.json")["kernels"]["wide"]
+        w = next(s for s in k["sites"] if s["text"] == "in[2 * t]")["warps"]
+        # in[2t], floats: bytes 0, 8, ..., 248: 8 sectors, 2 lines, ideal 4 a request
+        assert (w["requests"], w["sectors"], w["lines"], w["ideal"]) == \
+            (want, 8 * want, 2 * want, 4 * want)
+        # the counts are made in every block: 4,096 x 32 reads
+        assert next(s for s in k["sites"] if s["text"] == "in[2 * t]")["executions"] == \
+            4096 * 32
+        if blocks == "0":
+            assert "sample" not in w
+        else:
+            assert w["sample"]["label"] == "approximate" and w["sample"]["rate"] == 64
+            assert w["sample"]["units_interval"] is None
