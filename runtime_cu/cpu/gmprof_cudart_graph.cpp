@@ -461,9 +461,19 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *f
   return cudaSuccess;
 }
 
+// CUDA's rule for graphs with allocation or free nodes: their nodes and edges cannot be
+// deleted (cuGraphAddMemAllocNode's restrictions; on an H200 gmprof's in-place fill and fold
+// nodes stayed in such a graph, where the emulation had let them go).
+static bool has_memory_nodes(cudaGraph_t g) {
+  for (auto &n : g->nodes)
+    if (n->type == cudaGraphNodeTypeMemAlloc || n->type == cudaGraphNodeTypeMemFree) return true;
+  return false;
+}
+
 cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
   if (!node) return record(cudaErrorInvalidValue);
   cudaGraph_t g = node->owner;
+  if (has_memory_nodes(g)) return record(cudaErrorInvalidValue);
   for (auto &m : g->nodes) m->deps.erase(std::remove(m->deps.begin(), m->deps.end(), node),
                                          m->deps.end());
   for (auto i = g->cloned_from.begin(); i != g->cloned_from.end();)

@@ -66,6 +66,8 @@ std::string params_key(const Kernel *k, const cudaKernelNodeParams &p) {
 void release(ExecGraph &eg) {
   for (auto &kv : eg.children) cudaGraphDestroy(kv.second);
   eg.children.clear();
+  for (cudaGraphExec_t x : eg.after) cudaGraphExecDestroy(x);
+  eg.after.clear();
   if (eg.copy) cudaGraphDestroy(eg.copy);
   eg.copy = nullptr;
 }
@@ -226,6 +228,11 @@ cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t stream) {
     for (auto &f : eg->second.fills)
       if (f.first->fill(f.second, sizeof(Launch), stream) != cudaSuccess) cudaGetLastError();
   cudaError_t err = cudaGraphLaunch(exec, stream);
+  // (a graph with allocation or free nodes: its profiled nodes' folds after it, gmprof_host_
+  // in_place.h)
+  if (err == cudaSuccess && eg != s.execs.end())
+    for (cudaGraphExec_t x : eg->second.after)
+      if (cudaGraphLaunch(x, stream) != cudaSuccess) cudaGetLastError();
   for (auto &kv : s.mods) {
     if (!kv.second.graphs || kv.first.second != device) continue;
     for (auto it = kv.second.users.begin(); it != kv.second.users.end();) {
@@ -420,8 +427,10 @@ cudaError_t graph_exec_update(cudaGraphExec_t exec, cudaGraph_t graph,
   if (eg.in_place) restore_in_place(s, &eg, err == cudaSuccess);
   // (the descriptions filled at launch are the new graph's)
   auto it = s.execs.find(exec);
-  if (eg.in_place && err == cudaSuccess && it != s.execs.end() && it->second.in_place)
+  if (eg.in_place && err == cudaSuccess && it != s.execs.end() && it->second.in_place) {
     it->second.fills = eg.fills;
+    std::swap(it->second.after, eg.after);  // (the old folds go with eg, below)
+  }
   if (info && eg.copy) {
     info->errorNode = program_node(eg, info->errorNode);
     info->errorFromNode = program_node(eg, info->errorFromNode);

@@ -91,6 +91,10 @@ struct ExecGraph {
   // module: the one its nodes that no other description can precede read), in stream order, so
   // that no node of gmprof's precedes the program's nodes in the graph
   std::vector<std::pair<const ModuleDesc *, const void *>> fills;
+  // in place, in a graph with allocation or free nodes (whose nodes and edges CUDA cannot
+  // delete, so gmprof adds none): the folds of its profiled nodes, launched on the launch's
+  // stream after each cudaGraphLaunch
+  std::vector<cudaGraphExec_t> after;
   cudaGraph_t copy = nullptr;
   std::map<cudaGraphNode_t, cudaGraphNode_t> nodes;
   std::map<cudaGraphNode_t, Mark> profiled;

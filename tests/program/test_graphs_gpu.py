@@ -62,10 +62,6 @@ def test_graph_allocation_is_a_known_object_on_a_gpu(tmp_path):
     check_graph_memory(p.stderr, doc)
 
 
-@pytest.mark.xfail(strict=True, reason="on an H200 (2026-11-26) the program's graph keeps "
-                   "gmprof's fill and fold nodes after its instantiation (4 -> 7 nodes, its "
-                   "query prints 'nodes 7 fill->3'): restoring a graph with allocation nodes "
-                   "fails on the GPU; the output and counts are the program's")
 @pytest.mark.parametrize("mode", ["default", "basic"])
 def test_graph_with_memory_nodes_profiled_in_place_on_a_gpu(tmp_path, mode):
     native = _native(tmp_path, "m.cu", MEMORY_NODES)
