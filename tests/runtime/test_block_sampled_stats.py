@@ -51,9 +51,9 @@ def fmix32_measured(blocks: int, s: int, seed: int) -> np.ndarray:
     return (h & ((1 << s) - 1)) == 0
 
 
-def run(idx, x, mode):
+def run(idx, x, mode, backend="cpu"):
     # a fresh Profiler: this launch is its first, number 1 (session.py), the sample's seed
-    prof = Profiler(text=SOURCE, name="k.cu", backend="cpu")
+    prof = Profiler(text=SOURCE, name="k.cu", backend=backend)
     out = np.zeros(len(idx), np.float32)
     report = prof.launch("k", len(idx) // 32, 32, [out, x, idx], mode=mode)
     return {s.text: s for s in report.sites}, report
@@ -80,9 +80,10 @@ def test_a_small_grid_stays_exact():
     assert "sample" not in w.to_dict() and how_text(w.to_dict()) == "measured"
 
 
-def test_alike_blocks_give_the_hand_count_exactly():
+@pytest.mark.parametrize("backend", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_alike_blocks_give_the_hand_count_exactly(backend):
     sites, _ = run(stride2(), np.ones(64, np.float32),
-                   Mode.parse("default", warps=True, warps_blocks=LOW))
+                   Mode.parse("default", warps=True, warps_blocks=LOW), backend)
     # x[2t], floats: bytes 0, 8, ..., 248 -> 8 sectors, 2 lines; ideal 32 x 4 / 32 = 4
     x = sites["x[j]"].warps
     assert (x.requests, x.units, x.lines, x.ideal) == (N, 8 * N, 2 * N, 4 * N)
