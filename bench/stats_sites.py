@@ -9,7 +9,7 @@ default) that runs here; bench/stats_overhead.sh measures it on a GPU.
 
 Per sample and kernel: the hooks in default mode; with --access-stats the hooks and the
 statistics calls beside a range, spread or gather count, and of those the ones made at every
-access (warp_dm / warp_sm; a walk's or a spread's are made once per loop entry). The target,
+access (warp_dm / warp_sm; a walk's, a spread's or a gather's are made once per loop entry). The target,
 checked (exit status 1 where it fails): with --access-stats no site is hooked that default mode
 does not hook, each hook keeps its kind, and statistics calls sit only on sites default mode hooks.
 """
@@ -31,7 +31,8 @@ SIX = "co,em_v1,bo_v2,jcb_v1,spmv,dxtc"
 def kernel_sites(prof, li, mode) -> dict:
     """site -> (its kind's template, whether a statistics call sits beside it) for the sites
     of li's kernel the device counts at this launch."""
-    from gmprof.passes.hooks import HOOK, LR_START, DmRange, SmRangeBlock, SmSpreadBlock
+    from gmprof.passes.hooks import (HOOK, LR_START, DmGather, DmRange, SmRangeBlock,
+                                     SmSpreadBlock)
     from gmprof.runtime.static_launch import StaticLaunchCounts
 
     static = StaticLaunchCounts(prof.program).evaluate(prof.plan(mode), li, lambda n: 0,
@@ -47,10 +48,10 @@ def kernel_sites(prof, li, mode) -> dict:
         has_code = not (kind == "dm_twin" and plan.for_launch)
         stats = None
         if mode.warps and sp.hook.loop is not None:
-            # a walk's requests are costed once per loop entry (gmprof.cuh warp_walk_*), the
-            # others at every access (warp_dm / warp_sm)
-            stats = "entry" if isinstance(sp.hook, (DmRange, SmRangeBlock, SmSpreadBlock)) \
-                else "access"
+            # a walk's and a gather's requests are costed once per loop entry (gmprof.cuh
+            # warp_walk_*, warp_walk_gather), the others at every access (warp_dm / warp_sm)
+            stats = "entry" if isinstance(sp.hook, (DmRange, SmRangeBlock, SmSpreadBlock,
+                                                    DmGather)) else "access"
         out[sp.site] = (kind if has_code else "none (twin)", stats)
     return out
 

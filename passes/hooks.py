@@ -292,7 +292,7 @@ def warp_call(sp, rw) -> tuple[str, str] | None:
     (dm, sm at the access, a weighted one in every iteration)."""
     if not rw.plan.mode.warps or (sp.hook.loop is None and not _at_entry(sp, rw)):
         return None
-    if isinstance(sp.hook, (DmRange, SmRangeBlock, SmSpreadBlock)):
+    if isinstance(sp.hook, (DmRange, SmRangeBlock, SmSpreadBlock, DmGather)):
         return None  # costed once per loop entry (walk_call)
     site = sp.site
     if sp.slot is not None and sp.slot.kind == "shared":
@@ -303,8 +303,8 @@ def warp_call(sp, rw) -> tuple[str, str] | None:
 
 def walk_call(sp, rw) -> tuple[str, str] | None:
     """--access-stats of a walk counted once per loop entry (a device range or twin: each
-    lane's address steps by the range's stride; a BLOCK shared range or spread: the whole
-    warp at one address): (head, tail) of the call that costs the whole loop's requests there,
+    lane's address steps by the range's stride; a gather: each lane's address from the index
+    it walks; a BLOCK shared range or spread: the whole warp at one address): (head, tail) of the call that costs the whole loop's requests there,
     beside the count, with its arguments (gmprof.cuh warp_walk_dm, warp_range_sm,
     warp_spread_sm) instead of a measure at each access; None for other sites."""
     if not rw.plan.mode.warps:
@@ -313,6 +313,11 @@ def walk_call(sp, rw) -> tuple[str, str] | None:
     if isinstance(hook, DmRange):  # (a twin too: its count may have no code at this launch)
         return (f"::gmprof::warp_walk_dm<{site.id}, {_obj(sp)}, ::gmprof::{sp.mode}>(",
                 f", {rw.first_trips(hook.range.loop)}, (long long)({hook.range.stride}))")
+    if isinstance(hook, DmGather):  # its addresses from the index, read at the entry
+        rng = hook.index.hook.range
+        return (f"::gmprof::warp_walk_gather<{site.id}, {_obj(sp)}, {hook.pseudo.index}>(",
+                f", &({X.span(hook.index.site.node).text}), {rw.first_trips(rng.loop)}, "
+                f"(long long)({rng.stride}))")
     if isinstance(hook, (SmRangeBlock, SmSpreadBlock)):
         head, tail = hook.call(sp, rw)
         return head.replace(f"::gmprof::{hook.template}<", "::gmprof::warp_range_sm<"

@@ -1408,7 +1408,8 @@ __device__ __forceinline__ T *dm_walk(T *p, U *idx, unsigned n, long long d) {
 template <int SITE, int OBJ, int POBJ, int MODE, class T, class U>
 __device__ __forceinline__ T *dm_gather(T *p, U *idx, unsigned n, long long d) {
 #if !GMPROF_TRACE
-  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE, false>(p, 1u);
+  // (its statistics too: warp_walk_gather leaves an aliased index to the access)
+  if (L().obj[POBJ].reserved[0] & 1u) return dm<SITE, OBJ, MODE, true>(p, 1u);
 #endif
   return dm_walk<SITE, OBJ, POBJ, MODE>(p, idx, n, d);
 }
@@ -1500,6 +1501,41 @@ __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
   }
 #else
   (void)p; (void)n; (void)d;
+#endif
+}
+
+// --access-stats of a gather x[idx[j]] whose index walks the loop (passes/gathers.py), once per
+// loop entry beside its count, with the count's arguments (p: x's element at the first index,
+// idx: the first index's address, n: this lane's trips, d: the index's stride): a lane's
+// address at iteration k is x's element idx[j0 + k d], read here, and the lanes that start
+// the loop together make iteration k's request together where n > k (walk_requests' model).
+// One request measured an iteration, in the measured blocks only, so the loop's body keeps no
+// statistics call: one there (warp_dm) cost spmv's inner loop 0.7x on an H100 even at 1 block
+// in 256 measured. Where the host found the index memory aliased (POBJ's flag: the loop may
+// write what it gathers through), dm_gather measures at each access instead.
+template <int SITE, int OBJ, int POBJ, class T, class U>
+__device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long long d) {
+#if GMPROF_WARPS && !GMPROF_TRACE
+  if (!n || !block_measured()) return;
+  if (L().obj[POBJ].reserved[0] & 1u) return;
+  GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
+  const unsigned size = (unsigned)sizeof(T);
+  const long long i0 = (long long)idx[0];
+  unsigned act = __activemask();  // the lanes with n > k
+  GMPROF_NO_UNROLL
+  for (unsigned k = 0;; ++k) {
+    const long long ik = (long long)idx[(long long)k * d];
+    const unsigned long long a =
+        (unsigned long long)p + (unsigned long long)((ik - i0) * (long long)size);
+    unsigned sectors, lines, ideal, more, gap;
+    device_counts(act, a, size, sectors, lines, ideal, n > k + 1u, more, gap);
+    warp_record(SITE, act, sectors, ideal, lines);
+    if (!more) break;
+    act = __ballot_sync(act, n > k + 1u);
+    if (n <= k + 1u) break;  // this lane's walk ends here
+  }
+#else
+  (void)p; (void)idx; (void)n; (void)d;
 #endif
 }
 
