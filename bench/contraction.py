@@ -16,7 +16,8 @@ arithmetic differs.
 --stand-in and --at-run-end are experiments on the hooks' form and place (what they count is
 then wrong): the device-memory hooks (dm, dm_pair, dm_range) replaced by a stand-in (`empty`;
 `atomic`, one atomicAdd; `branch`, an atomicAdd under an if; `asm`, one `red.global` in inline
-asm; `call`, a __noinline__ function's call), and each run of consecutive simple statements'
+asm; `call`, a __noinline__ function's call; `count`, two atomicAdds, the site's and the
+element's found without a branch), and each run of consecutive simple statements'
 hooks moved after the run's last statement (valid only where the run changes nothing the
 hooks' addresses read).
 
@@ -180,6 +181,9 @@ _STAND_INS = {
     "branch": "if ((unsigned long long)p & 4u) atomicAdd(&ctr[SITE], 1u)",
     "asm": 'asm volatile("red.global.add.u32 [%0], 1;" :: "l"(&ctr[SITE]))',
     "call": "out_of_line(SITE, p)",
+    # what a branch-free hook that counts sites and elements would do (no out-of-range count)
+    "count": "atomicAdd(&ctr[SITE], 1u); atomicAdd(&ctr[32768u + (unsigned)min(((unsigned long "
+             "long)p - base) >> 2, (unsigned long long)n)], 1u)",
 }
 _HOOK = re.compile(r"::gmprof::(dm|dm_pair|dm_range)<")
 
@@ -189,6 +193,7 @@ def stand_in(text: str, form: str) -> str:
     body = _STAND_INS[form]
     header = (
         "namespace gmprof_stand_in {\n__device__ unsigned ctr[1 << 16];\n"
+        "__constant__ unsigned long long base; __constant__ unsigned n;\n"
         "__device__ __noinline__ void out_of_line(int site, const void *p) {\n"
         "  atomicAdd(&ctr[site], 1u); atomicAdd(&ctr[(unsigned long long)p & 0xffffu], 1u); }\n"
         f"template <int SITE, int OBJ, int MODE, class T> __device__ __forceinline__ T *dm(T *p, "
