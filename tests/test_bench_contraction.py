@@ -1,5 +1,6 @@
 """bench/contraction.py: the fma / mul / add / sub counts of a kernel and of gmprof's copy of it
 (FMA contraction, docs/whole-programs.md's myocyte)."""
+import collections
 import shutil
 import sys
 from pathlib import Path
@@ -61,7 +62,6 @@ def test_parse_ptx_counts_a_kernel_with_what_it_calls():
 def test_line_differences_name_the_lines_contracted_differently():
     native = {("k.cu", 4): {"mul.f32 r,r": 2, "sub.f32 r,r": 1}, ("k.cu", 5): {"add.f32 r,r": 1}}
     copy = {("k.cu", 4): {"mul.f32 r,r": 1, "fma.rn.f32 r,r,r": 1}, ("k.cu", 5): {"add.f32 r,r": 1}}
-    import collections
     native = {k: collections.Counter(v) for k, v in native.items()}
     copy = {k: collections.Counter(v) for k, v in copy.items()}
     assert C.line_differences(native, copy) == [
