@@ -1480,10 +1480,12 @@ __device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
 // spread (warp_spread_sm: as sm_spread_block). A BLOCK site's lanes all read one address, the
 // whole warp at each of the n iterations: its requests need no collective; the others are
 // costed by walk_requests.
+// (Out of line, behind an inline test of n and of the block: inlined, a walk's collectives
+// raised spmv's kernel from 32 registers to 48, spilled under the occupancy cap in every
+// block, measured or not: 1.11x against 0.78x without the walks on an H100.)
 template <int SITE, int OBJ, int MODE, class T>
-__device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
+GMPROF_OUTLINE void warp_walk_dm_measured(T *p, unsigned n, long long d) {
 #if GMPROF_WARPS && !GMPROF_TRACE
-  if (!n || !block_measured()) return;
   GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned size = (unsigned)sizeof(T);
   const long long s = d * (long long)size;
@@ -1504,6 +1506,15 @@ __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
 #endif
 }
 
+template <int SITE, int OBJ, int MODE, class T>
+__device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
+#if GMPROF_WARPS && !GMPROF_TRACE
+  if (n && block_measured()) warp_walk_dm_measured<SITE, OBJ, MODE>(p, n, d);
+#else
+  (void)p; (void)n; (void)d;
+#endif
+}
+
 // --access-stats of a gather x[idx[j]] whose index walks the loop (passes/gathers.py), once per
 // loop entry beside its count, with the count's arguments (p: x's element at the first index,
 // idx: the first index's address, n: this lane's trips, d: the index's stride): a lane's
@@ -1514,10 +1525,8 @@ __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
 // in 256 measured. Where the host found the index memory aliased (POBJ's flag: the loop may
 // write what it gathers through), dm_gather measures at each access instead.
 template <int SITE, int OBJ, int POBJ, class T, class U>
-__device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long long d) {
+GMPROF_OUTLINE void warp_walk_gather_measured(T *p, U *idx, unsigned n, long long d) {
 #if GMPROF_WARPS && !GMPROF_TRACE
-  if (!n || !block_measured()) return;
-  if (L().obj[POBJ].reserved[0] & 1u) return;
   GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned size = (unsigned)sizeof(T);
   const long long i0 = (long long)idx[0];
@@ -1534,6 +1543,16 @@ __device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long 
     act = __ballot_sync(act, n > k + 1u);
     if (n <= k + 1u) break;  // this lane's walk ends here
   }
+#else
+  (void)p; (void)idx; (void)n; (void)d;
+#endif
+}
+
+template <int SITE, int OBJ, int POBJ, class T, class U>
+__device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long long d) {
+#if GMPROF_WARPS && !GMPROF_TRACE
+  if (n && block_measured() && !(L().obj[POBJ].reserved[0] & 1u))
+    warp_walk_gather_measured<SITE, OBJ, POBJ>(p, idx, n, d);
 #else
   (void)p; (void)idx; (void)n; (void)d;
 #endif
@@ -1789,7 +1808,13 @@ __device__ __forceinline__ void enter() {
   if (!(L().flags & FLAG_AREA_SHARED)) return;  // the same for every thread: no barrier skipped alone
 #endif
   unsigned *a = area_words();
-  const unsigned words = L().area_words;
+  unsigned words = L().area_words;
+#if GMPROF_WARPS
+  // a block that measures no statistics (block_measured) never touches their rows at the
+  // area's end: neither zeroed here nor flushed at exit (spmv's blocks run one or two
+  // iterations of its loop: the area's work is much of what a block costs)
+  if (!block_measured()) words -= 2u * WS_STRIDE * warp_rows();
+#endif
   for (unsigned i = linear_tid(); i < words; i += n_threads()) a[i] = 0u;
 #endif
 #if (GMPROF_SM && !GMPROF_TRACE) || GMPROF_SHARED_BASES
@@ -1819,7 +1844,7 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
   }
   const unsigned ws_words = 2u * WS_STRIDE * warp_rows();
 #if GMPROF_WARPS
-  if (ws_words && L().warp_stats) {
+  if (ws_words && L().warp_stats && block_measured()) {
     const unsigned long long *ws =
         reinterpret_cast<const unsigned long long *>(a + L().area_words - ws_words);
     unsigned long long *gws = reinterpret_cast<unsigned long long *>(L().warp_stats) +
@@ -1831,7 +1856,7 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
     // a sampled launch (block_measured): each measured block's sums of requests r and units
     // u per row, squared and crossed (r^2, u^2, r u: doubles, WS_SQUARES a row, after the
     // area rows' site table), the between-block variance of the estimates (block_sample.py)
-    if ((L().stats_sampling & 31u) && block_measured()) {
+    if (L().stats_sampling & 31u) {
       const unsigned rows = warp_rows();
       double *sq = reinterpret_cast<double *>(gws + (unsigned long long)rows * WS_STRIDE +
                                               (L().n_sites + 1u) / 2u);
