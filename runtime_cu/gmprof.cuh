@@ -1480,11 +1480,12 @@ __device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
 // spread (warp_spread_sm: as sm_spread_block). A BLOCK site's lanes all read one address, the
 // whole warp at each of the n iterations: its requests need no collective; the others are
 // costed by walk_requests.
-// (Out of line, behind an inline test of n and of the block: inlined, a walk's collectives
-// raised spmv's kernel from 32 registers to 48, spilled under the occupancy cap in every
-// block, measured or not: 1.11x against 0.78x without the walks on an H100.)
+// (Inlined, a walk's collectives take spmv's kernel from 32 registers to 48, spilled under the
+// occupancy cap in every block, measured or not: 1.11x against 0.78x without the walks on an
+// H100; out of line, 60 registers and a 72-byte frame, 1.28x. Not solved: docs/results/
+// access_stats.md.)
 template <int SITE, int OBJ, int MODE, class T>
-GMPROF_OUTLINE void warp_walk_dm_measured(T *p, unsigned n, long long d) {
+__device__ __forceinline__ void warp_walk_dm_measured(T *p, unsigned n, long long d) {
 #if GMPROF_WARPS && !GMPROF_TRACE
   GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned size = (unsigned)sizeof(T);
@@ -1525,7 +1526,7 @@ __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
 // in 256 measured. Where the host found the index memory aliased (POBJ's flag: the loop may
 // write what it gathers through), dm_gather measures at each access instead.
 template <int SITE, int OBJ, int POBJ, class T, class U>
-GMPROF_OUTLINE void warp_walk_gather_measured(T *p, U *idx, unsigned n, long long d) {
+__device__ __forceinline__ void warp_walk_gather_measured(T *p, U *idx, unsigned n, long long d) {
 #if GMPROF_WARPS && !GMPROF_TRACE
   GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
   const unsigned size = (unsigned)sizeof(T);
