@@ -250,6 +250,10 @@ class PlanCounters:
             plan.mode = "UNIFORM"
             plan.reason = "tid-invariant: one lane per warp counts its active lanes" + (
                 "" if resolved else " (its array found from the address)")
+            if site.form == "scalar" and resolved:
+                # one word for every lane: the converged lanes are the group (gmprof.cuh)
+                plan.mode = "SCALAR"
+                plan.reason = "a scalar variable: one lane per warp counts its active lanes"
         elif all(sc.warp_uniform for sc in classes) and resolved:
             plan.mode = "WARP"
             plan.reason = "warp-uniform: one lane per warp counts (when blockDim.x % 32 == 0)"

@@ -648,7 +648,11 @@ GMPROF_OUTLINE int find_device_object(const volatile void *addr) {
 //   UNIFORM  tid-invariant address: one lane per converged group adds INC * lanes
 //   BLOCK    tid-invariant and executed by every thread of the block: thread 0 adds
 //            INC * threads in the block
-enum { EACH = 0, WARP = 1, UNIFORM = 2, BLOCK = 3 };
+//   SCALAR   a scalar variable (`hit`, `num_threads_active`): as UNIFORM, but every lane is at
+//            its one word by construction, so with a plain count of 1 (One) the converged
+//            lanes are the group, no address compared (two shuffles and a vote less a hook:
+//            eigenvalues' single-block kernels read a dozen such scalars an iteration)
+enum { EACH = 0, WARP = 1, UNIFORM = 2, BLOCK = 3, SCALAR = 4 };
 
 // The lanes counted by one leader must share its address and increment. Converged lanes
 // need not: after a per-lane `continue` (`if (j < t) continue; s += c[j];`) the lanes that
@@ -671,8 +675,20 @@ __device__ __forceinline__ unsigned same_lanes(unsigned long long a, unsigned in
   return mask;
 }
 
-template <int MODE>
-__device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, unsigned inc) {
+template <class I> struct IsOne { static constexpr bool value = false; };
+template <> struct IsOne<One> { static constexpr bool value = true; };
+
+template <int MODE, class I = unsigned>
+__device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, I count) {
+  const unsigned inc = count;
+#if !defined(GMPROF_CPU)
+  // (the CPU backend's lanes meet at a call site of the header: matched by address there)
+  if (MODE == SCALAR && IsOne<I>::value) {
+    const unsigned mask = __activemask();
+    *lanes = (unsigned)__popc(mask);
+    return lane_id() == (unsigned)(__ffs(mask) - 1);
+  }
+#endif
   if (MODE == BLOCK) {
     *lanes = n_threads();
     return linear_tid() == 0;
@@ -1089,7 +1105,7 @@ __device__ __forceinline__ unsigned who_counts(I count, const volatile void *p) 
     return inc;
   }
   unsigned lanes;
-  if (!leader<MODE>(&lanes, p, inc)) return 0u;
+  if (!leader<MODE>(&lanes, p, count)) return 0u;
   add_site(SITE, (site_count_t)inc * lanes);
   // BLOCK: thread 0's draw decided for the block; otherwise each lane counted drew for itself
   if (MODE == BLOCK) sample_clusters(SITE, inc * lanes, 1u);
