@@ -30,9 +30,11 @@ __global__ void scalars(int *out, double *o2, const int *flag) {
 """
 
 
-@pytest.fixture(scope="module")
-def prof():
-    return Profiler(text=SOURCE, name="scalars.cu", backend="cpu")
+# (on a GPU too: a scalar's site is counted in SCALAR mode there, one lane per converged group
+# adding the active lanes without comparing addresses, gmprof.cuh leader)
+@pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def prof(request):
+    return Profiler(text=SOURCE, name="scalars.cu", backend=request.param)
 
 
 @pytest.mark.parametrize("mode", MODES)
