@@ -56,6 +56,10 @@ class LoopEntry:
     loop: object
     scope: str  # C text opening the iterator's first value (declarations ending in ';'), or ''
     sites: tuple  # the SitePlans counted at the entry
+    # whether `scope` gives the first value again after the loop (its init's names unchanged
+    # by the loop, memory it reads unwritten): --access-stats then measures the device walks
+    # there, where the loop's registers are free (rewrite.py; gmprof.cuh walk_lanes)
+    again: bool = False
 
 
 def entry_sites(plan, loop) -> list:
@@ -108,7 +112,11 @@ def loop_entry(program, loop, sites) -> tuple[LoopEntry | None, str]:
         problem = _site_problem(facts, finder, sp)
         if problem:
             return None, f"{sp.site.text}: {problem}"
-    return LoopEntry(loop, scope, tuple(sites)), ""
+    init = loop.node.init
+    first = init.decls[0].init if isinstance(init, c_ast.DeclList) else \
+        init.rvalue if isinstance(init, c_ast.Assignment) else None
+    again = bool(scope) and first is not None and _unchanged(facts, finder, first) is None
+    return LoopEntry(loop, scope, tuple(sites), again), ""
 
 
 def _first_value(facts, finder, loop) -> tuple[str, str]:
@@ -163,13 +171,22 @@ def _site_problem(facts, finder, sp) -> str | None:
         return problem
     target = site.member if site.member is not None and \
         (sp.slot is None or sp.slot.kind == "shared") else site.node
-    body = X.span(finder.loop.node)
     node = target
     if "\n" in X.span(node).text:
         return "the address spans lines"
     if not pure(node):
         return "the address has a side effect"
-    reads = [n for n in X.walk(node) if n is not node and (
+    return _unchanged(facts, finder, node, skip=node)
+
+
+def _unchanged(facts, finder, node, skip=None) -> str | None:
+    """Why `node` may not have the same value anywhere around the loop as at its first
+    iteration (None: it has): a side effect, memory it reads that the loop may write, a
+    variable it names that the loop declares, changes, or whose address is taken."""
+    if not pure(node):
+        return "it has a side effect"
+    body = X.span(finder.loop.node)
+    reads = [n for n in X.walk(node) if n is not skip and (
         isinstance(n, c_ast.ArrayRef) or isinstance(n, c_ast.UnaryOp) and n.op == "*" or
         isinstance(n, c_ast.StructRef) and n.type == "->")]
     if reads and finder.body_writes:

@@ -55,6 +55,7 @@ class InstrumentSource:
         # statement, so the user's expression is compiled exactly as without gmprof
         self.hoisted: dict = {}
         self.entry_calls: dict = {}  # Loop -> [count calls made before it] (Plan.entry)
+        self.exit_calls: dict = {}  # Loop -> [walks' statistics made after it] (LoopEntry.again)
         self._parents: dict = {}
 
     # -- patch helpers -------------------------------------------------------------------
@@ -146,7 +147,16 @@ class InstrumentSource:
             entry_loop = sp.weight_loops[0]  # weighted by its trips: counted at its entry
         walk = walk_call(sp, self)  # --access-stats of a walk: where its count is made
         if walk is not None:
-            self._beside_count(sp, entry_loop, *walk)
+            head, tail = walk
+            entry = self.plan.entry.get(entry_loop)
+            if entry is not None and entry.again and \
+                    head.startswith(("::gmprof::warp_walk_dm<", "::gmprof::warp_walk_gather<")):
+                # a device walk's statistics after its loop, with the lanes that entered it
+                k = self.plan.loops[entry_loop]
+                self.exit_calls.setdefault(entry_loop, []).append(
+                    f"{head}{self._pointer(sp)}{tail[:-1]}, __gmprof_lanes_{k});")
+            else:
+                self._beside_count(sp, entry_loop, head, tail)
         call = sp.hook.call(sp, self)  # the counter kind's call (hooks.py)
         if call is None:
             return  # counted by another site's hook (a gather's twin at this launch)
@@ -157,18 +167,21 @@ class InstrumentSource:
             end_suffix = ")"
         self._beside_count(sp, entry_loop, head, tail, end_prefix, end_suffix)
 
+    def _pointer(self, sp) -> str:
+        """The address a call made away from the access (at a loop's entry or after it) is
+        given: the access's, or a member of a shared array's element (`sp[i].b`: the hook
+        gets the member's address and type, so it counts the member's words)."""
+        site, slot = sp.site, sp.slot
+        target = site.member if (site.member is not None and
+                                 (slot is None or slot.kind == "shared")) else site.node
+        return X.span(target).text if site.form == "pointer" else f"&({X.span(target).text})"
+
     def _beside_count(self, sp, entry_loop, head, tail, end_prefix="", end_suffix="") -> None:
         """A call made where the site's count is: before the loop it is counted once per
         entry of (Plan.entry), else at the access."""
-        site, slot = sp.site, sp.slot
-        # a member of a shared array's element (`sp[i].b`): the hook gets the member's address
-        # and type, so it counts the member's words, not the element's
-        target = site.member if (site.member is not None and
-                                 (slot is None or slot.kind == "shared")) else site.node
         if entry_loop in self.plan.entry:
             # counted before the loop, the iterator set to its first value (entry.py)
-            pointer = X.span(target).text if site.form == "pointer" else \
-                f"&({X.span(target).text})"
+            pointer = self._pointer(sp)
             self.entry_calls.setdefault(entry_loop, []).append(f"{head}{pointer}{tail};")
             return
         self._at_access(sp, head, tail, end_prefix, end_suffix)
@@ -289,6 +302,20 @@ class InstrumentSource:
         entry = self.plan.entry.get(loop)
         if entry is not None:
             calls = " ".join(self.entry_calls.get(loop, []))
+            after = " ".join(self.exit_calls.get(loop, []))
+            if after:
+                # the device walks' statistics after the loop, its first iteration set again,
+                # the trip count and the lanes with trips kept from the entry: at the entry
+                # their collectives raised the kernel's registers (gmprof.cuh walk_lanes)
+                self._wrap_loop(
+                    loop.node,
+                    f"{{ unsigned __gmprof_trip_{k}, __gmprof_lanes_{k}; {{ {entry.scope} "
+                    f"__gmprof_trip_{k} = {trips}; __gmprof_lanes_{k} = "
+                    f"::gmprof::walk_lanes(__gmprof_trip_{k}); if (__gmprof_trip_{k}) "
+                    f"{{ {calls} }} }} ",
+                    f" {{ {entry.scope} if (__gmprof_lanes_{k} && __gmprof_trip_{k}) "
+                    f"{{ {after} }} }} }}")
+                return
             self._wrap_loop(loop.node, f"{{ {{ {entry.scope} unsigned __gmprof_trip_{k} = "
                             f"{trips}; if (__gmprof_trip_{k}) {{ {calls} }} }} ", " }")
             return

@@ -954,8 +954,8 @@ __device__ __forceinline__ void warp_device(const volatile void *p, unsigned siz
 // evaluations as the loop's longest walk has iterations (none at the accesses).
 template <int SITE, bool SHARED>
 __device__ __forceinline__ void walk_requests(unsigned long long a, unsigned n, long long s,
-                                              unsigned size) {
-  unsigned act = __activemask();  // the lanes with n > k, k the segment's first iteration
+                                              unsigned size, unsigned lanes) {
+  unsigned act = lanes;  // the lanes with n > k, k the segment's first iteration
   const unsigned mod = SHARED ? 4u : 128u;
   const unsigned r = (unsigned)(((s % (long long)mod) + (long long)mod) % (long long)mod);
   const unsigned P = r ? mod / (r & (0u - r)) : 1u;
@@ -1065,9 +1065,30 @@ struct Rejoin {
 };
 #define GMPROF_REJOIN \
   const ::gmprof::Rejoin gmprof_rejoin_{::gmprof::block_measured() ? __activemask() : 0u}
+#define GMPROF_REJOIN_LANES(m) const ::gmprof::Rejoin gmprof_rejoin_{m}
 #else
 #define GMPROF_REJOIN (void)0
+#define GMPROF_REJOIN_LANES(m) (void)0
 #endif
+
+// A walk's statistics made after its loop (passes/rewrite.py: where the loop's registers are
+// free): the lanes that start the loop with trips, asked at its entry in a measured block
+// (0 elsewhere: no collective), are the ones that meet again after it (__syncwarp: lanes that
+// left the loop at different iterations), and the walk's first requests are theirs.
+__device__ __forceinline__ unsigned walk_lanes(unsigned n) {
+#if GMPROF_WARPS && !GMPROF_TRACE
+  return block_measured() ? __ballot_sync(__activemask(), n != 0u) : 0u;
+#else
+  (void)n;
+  return 0u;
+#endif
+}
+
+__device__ __forceinline__ unsigned meet(unsigned lanes) {
+  if (!lanes) return __activemask();  // (made at the entry: the lanes here)
+  __syncwarp(lanes);
+  return lanes;
+}
 
 // Returns false when this access is not sampled (sampling mode only).
 __device__ __forceinline__ bool sampled(Sampler *s) {
@@ -1496,39 +1517,44 @@ __device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
 // spread (warp_spread_sm: as sm_spread_block). A BLOCK site's lanes all read one address, the
 // whole warp at each of the n iterations: its requests need no collective; the others are
 // costed by walk_requests.
-// (Inlined, a walk's collectives take spmv's kernel from 32 registers to 48, spilled under the
-// occupancy cap in every block, measured or not: 1.11x against 0.78x without the walks on an
-// H100; out of line, 60 registers and a 72-byte frame, 1.28x. Not solved: docs/results/
-// access_stats.md.)
+// (At a loop's entry, a walk's collectives took spmv's kernel from 32 registers to 48,
+// spilled under the occupancy cap in every block, measured or not: 1.11x against 0.78x
+// without the walks on an H100; out of line, 60 registers and a 72-byte frame, 1.28x. So
+// where the loop's first iteration can be set again after it, they are made there, with
+// the lanes that entered it: passes/rewrite.py, walk_lanes.)
 template <int SITE, int OBJ, int MODE, class T>
-__device__ __forceinline__ void warp_walk_dm_measured(T *p, unsigned n, long long d) {
+__device__ __forceinline__ void warp_walk_dm_measured(T *p, unsigned n, long long d,
+                                                      unsigned lanes) {
 #if GMPROF_WARPS && !GMPROF_TRACE
-  GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
+  const unsigned act = meet(lanes);
+  GMPROF_REJOIN_LANES(act);  // (after: lanes passing 0 took no branch of the hook)
   const unsigned size = (unsigned)sizeof(T);
   const long long s = d * (long long)size;
   long long off = 0;
   if (MODE == BLOCK && OBJ >= 0) {
     // one address a request: a sector (a line) a 32 (128) bytes of it, typed accesses aligned
-    warp_record_n(SITE, __activemask(), n, size > 32u ? (size + 31u) >> 5 : 1u,
+    warp_record_n(SITE, act, n, size > 32u ? (size + 31u) >> 5 : 1u,
                   (size + 31u) >> 5, size > 128u ? (size + 127u) >> 7 : 1u);
   } else if (OBJ >= 0) {
-    walk_requests<SITE, false>((unsigned long long)p, n, s, size);
+    walk_requests<SITE, false>((unsigned long long)p, n, s, size, act);
   } else if (find_shared_object(p, &off) >= 0) {
-    walk_requests<SITE, true>((unsigned long long)off, n, s, size);
+    walk_requests<SITE, true>((unsigned long long)off, n, s, size, act);
   } else if (in_global(p)) {
-    walk_requests<SITE, false>((unsigned long long)p, n, s, size);
+    walk_requests<SITE, false>((unsigned long long)p, n, s, size, act);
   }
 #else
-  (void)p; (void)n; (void)d;
+  (void)p; (void)n; (void)d; (void)lanes;
 #endif
 }
 
+// lanes: walk_lanes at the loop's entry where the call is made after the loop (0: at the
+// entry, the lanes here)
 template <int SITE, int OBJ, int MODE, class T>
-__device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
+__device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d, unsigned lanes = 0u) {
 #if GMPROF_WARPS && !GMPROF_TRACE
-  if (n && block_measured()) warp_walk_dm_measured<SITE, OBJ, MODE>(p, n, d);
+  if (n && block_measured()) warp_walk_dm_measured<SITE, OBJ, MODE>(p, n, d, lanes);
 #else
-  (void)p; (void)n; (void)d;
+  (void)p; (void)n; (void)d; (void)lanes;
 #endif
 }
 
@@ -1542,12 +1568,13 @@ __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d) {
 // in 256 measured. Where the host found the index memory aliased (POBJ's flag: the loop may
 // write what it gathers through), dm_gather measures at each access instead.
 template <int SITE, int OBJ, int POBJ, class T, class U>
-__device__ __forceinline__ void warp_walk_gather_measured(T *p, U *idx, unsigned n, long long d) {
+__device__ __forceinline__ void warp_walk_gather_measured(T *p, U *idx, unsigned n, long long d,
+                                                          unsigned lanes) {
 #if GMPROF_WARPS && !GMPROF_TRACE
-  GMPROF_REJOIN;  // (after: lanes passing 0 took no branch of the hook)
+  unsigned act = meet(lanes);  // the lanes with n > k
+  GMPROF_REJOIN_LANES(act);  // (after: lanes passing 0 took no branch of the hook)
   const unsigned size = (unsigned)sizeof(T);
   const long long i0 = (long long)idx[0];
-  unsigned act = __activemask();  // the lanes with n > k
   GMPROF_NO_UNROLL
   for (unsigned k = 0;; ++k) {
     const long long ik = (long long)idx[(long long)k * d];
@@ -1561,17 +1588,18 @@ __device__ __forceinline__ void warp_walk_gather_measured(T *p, U *idx, unsigned
     if (n <= k + 1u) break;  // this lane's walk ends here
   }
 #else
-  (void)p; (void)idx; (void)n; (void)d;
+  (void)p; (void)idx; (void)n; (void)d; (void)lanes;
 #endif
 }
 
 template <int SITE, int OBJ, int POBJ, class T, class U>
-__device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long long d) {
+__device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long long d,
+                                                 unsigned lanes = 0u) {
 #if GMPROF_WARPS && !GMPROF_TRACE
   if (n && block_measured() && !(L().obj[POBJ].reserved[0] & 1u))
-    warp_walk_gather_measured<SITE, OBJ, POBJ>(p, idx, n, d);
+    warp_walk_gather_measured<SITE, OBJ, POBJ>(p, idx, n, d, lanes);
 #else
-  (void)p; (void)idx; (void)n; (void)d;
+  (void)p; (void)idx; (void)n; (void)d; (void)lanes;
 #endif
 }
 
