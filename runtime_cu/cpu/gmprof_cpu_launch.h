@@ -449,11 +449,8 @@ static void drop_children() {
   g_nchildren = g_children_head = 0;
 }
 
-// Sets the grid's shape and its threads' ids; false (with the error set) for a bad shape.
-static bool start_grid(void (*entry)(void **), void **args, const unsigned *grid,
-                       const unsigned *block, unsigned long long shmem,
-                       unsigned long long stack_bytes);
 
+// Sets the grid's shape and its threads' ids; false (with the error set) for a bad shape.
 static bool start_grid(void (*entry)(void **), void **args, const unsigned *grid,
                        const unsigned *block, unsigned long long shmem,
                        unsigned long long stack_bytes) {
