@@ -257,7 +257,9 @@ struct PendingLaunch {
   std::tuple<typename std::decay<P>::type...> args;
   template <size_t... I>
   void call(std::index_sequence<I...>) { kernel(std::get<I>(args)...); }
-  static void run(void **a) { static_cast<PendingLaunch *>(a[0])->call(std::index_sequence_for<P...>()); }
+  static void run(void **a) {
+    static_cast<PendingLaunch *>(a[0])->call(std::index_sequence_for<P...>());
+  }
   static void release(void *p) { delete static_cast<PendingLaunch *>(p); }
 };
 

@@ -413,7 +413,6 @@ static void run_cooperative(const unsigned *grid, size_t shmem) {
 extern "C" GMPROF_CPU_EXPORT void gmprof_cpu_set_cooperative(int on) { g_cooperative = on; }
 
 // ---------------------------------------------------------------- device-side launches
-//
 // A kernel's `child<<<g, b>>>(x)` (gmprof_cpu.h's DeviceLaunch) queues the child here; the
 // launch that is running runs the queue after its own blocks, first in first out, children's
 // children included (CUDA: a child grid completes before its parent does). Not cooperative.
@@ -542,9 +541,9 @@ extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void 
       for (unsigned bz = 0; bz < grid[2] && !st->code; ++bz)
         for (unsigned by = 0; by < grid[1] && !st->code; ++by)
           for (unsigned bx = 0; bx < grid[0] && !st->code; ++bx) run_block(bx, by, bz);
-    // the children launched from the device, and theirs, before the launch returns
-    const int cooperative = g_cooperative;
+    const int cooperative = g_cooperative;  // then the grids launched from device code
     g_cooperative = 0;
+    g_in_child = true;
     while (!st->code && g_children_head < g_nchildren) {
       const ChildGrid c = g_children[g_children_head];  // (the queue may move as it grows)
       void *cargs[1] = {c.pending};
@@ -554,8 +553,8 @@ extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void 
         for (unsigned bz = 0; bz < cg[2] && !st->code; ++bz)
           for (unsigned by = 0; by < cg[1] && !st->code; ++by)
             for (unsigned bx = 0; bx < cg[0] && !st->code; ++bx) run_block(bx, by, bz);
-      c.release(c.pending);
-      ++g_children_head;  // after: a fault in the child leaves it to drop_children
+      c.release(c.pending);  // (not on a fault: drop_children releases it from the head)
+      ++g_children_head;
     }
     g_cooperative = cooperative;
     g_in_launch = 0;
@@ -563,6 +562,7 @@ extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void 
     report_fault();
   }
   g_in_launch = 0;
+  g_in_child = false;
   drop_children();
   disarm_timeout();
   g_cur = nullptr;

@@ -279,3 +279,26 @@ def test_device_side_launches_run_on_the_cpu_backend(tmp_path, need_gxx):
     assert arrays("rec") == {"d": (1, 1)}
     assert any("4 launch(es) of child made from the device by profiled parent" in n
                for n in doc["notes"])
+
+
+def test_a_fault_in_a_child_fails_the_hosts_launch(tmp_path, need_gxx):
+    """A child that faults on the CPU backend fails the launch of the grid that launched it
+    (as on a GPU, the error is sticky), the message saying where it happened."""
+    (tmp_path / "f.cu").write_text(
+        "#include <cstdio>\n"
+        "__global__ void child(int *p) { p[threadIdx.x] = 1; }\n"
+        "__global__ void parent(int *p) { if (threadIdx.x == 0) child<<<1, 2>>>(nullptr); }\n"
+        "int main() {\n"
+        "  int *p;\n"
+        "  cudaMalloc(&p, 64);\n"
+        "  parent<<<1, 4>>>(p);\n"
+        "  printf(\"%s\\n\", cudaGetErrorName(cudaDeviceSynchronize()));\n"
+        "  return 0;\n"
+        "}\n")
+    p = subprocess.run([*GMPROF.split(), "nvcc", "--gmprof-native", "-rdc=true", "f.cu", "-o",
+                        "f"], cwd=tmp_path, env=env(), capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    r = subprocess.run(["./f"], cwd=tmp_path, env=env(), capture_output=True, text=True)
+    assert r.stdout == "cudaErrorIllegalAddress\n"
+    assert "thread (0,0,0) of a grid launched from device code: address (nil) is not mapped" \
+        in r.stderr, r.stderr
