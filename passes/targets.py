@@ -15,6 +15,8 @@ take a Target and ask it. A Target says
     extern __shared__ float s[];   ->   GMPROF_DYNAMIC_SHARED(float, s);      (CPU only)
     dw << 32 - bit                 ->   gmprof_shl(dw , 32 - bit)             (CPU only)
     x >>= k                        ->   gmprof_shr_assign(x , k)              (CPU only)
+    k<<<g, b>>>(x)  (device code)  ->   k * ::gmprof_cpu::DeviceLaunch(g, b)(x)  (CPU only:
+                                        g++ has no `<<<`; the child is queued, gmprof_cpu.h)
 """
 from __future__ import annotations
 
@@ -82,7 +84,33 @@ class Target:
         for facts in program.functions:
             for source, patch in shift_patches(facts.function.parsed.funcdef):
                 out.setdefault(source, []).append(patch)
+            for source, patch in launch_patches(facts.function.parsed.funcdef):
+                out.setdefault(source, []).append(patch)
         return out
+
+
+def launch_patches(funcdef):
+    """(source, Patch) that write each launch from device code for g++ (see the docstring):
+    only `<<<` and `>>>` are replaced, so that the edits before the kernel's name (the copies'
+    launch counter, gmprof/program/copies.py) stay where they are. A launch whose brackets a
+    macro wrote, or with a comment inside them, is left as written (g++ then fails on it)."""
+    for node in X.walk(funcdef):
+        if not isinstance(node, X.KernelLaunch) or not node.config:
+            continue
+        name, first, last = X.span(node.name), X.span(node.config[0]), X.span(node.config[-1])
+        if name is None or first is None or last is None or \
+                not name.source is first.source is last.source:
+            continue
+        text = name.source.text
+        open_at = text.rfind("<<<", name.start, first.start)
+        close_at = text.find(">>>", last.end)
+        if open_at < 0 or text[open_at + 3:first.start].strip() or close_at < 0 or \
+                text[last.end:close_at].strip():
+            continue
+        n = close_at + 3 - name.start
+        yield name.source, Patch(open_at, REPLACE, " * ::gmprof_cpu::DeviceLaunch(", n,
+                                 end=open_at + 3)
+        yield name.source, Patch(close_at, REPLACE, ")", n, end=close_at + 3)
 
 
 def shift_patches(funcdef):

@@ -44,6 +44,7 @@
 #include <ctime>
 #include <limits>
 #include <new>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #if defined(GMPROF_CPU_PROGRAM)
@@ -238,6 +239,55 @@ static int describe(void (*)(P...), ParamInfo *out, int cap) {
   const int n = (int)sizeof...(P);
   for (int i = 0; i < n && i < cap; ++i) out[i] = all[i];
   return n;
+}
+
+// ---------------------------------------------------------------- device-side launches
+//
+// Dynamic parallelism: the CPU target writes `k<<<g, b, s, st>>>(x)` in device code as
+// `k * ::gmprof_cpu::DeviceLaunch(g, b, s, st)(x)` (passes/targets.py), which queues the child
+// grid (its entry, its arguments converted to k's parameters and copied, its shape); the
+// launching grid runs its queue after its own blocks, before the host's launch returns
+// (gmprof_cpu_launch.h): CUDA lets a child run at any time before its parent grid completes.
+void device_launch(void (*entry)(void **), void *pending, void (*release)(void *), dim3 grid,
+                   dim3 block, unsigned long long shmem);
+
+template <class... P>
+struct PendingLaunch {
+  void (*kernel)(P...);
+  std::tuple<typename std::decay<P>::type...> args;
+  template <size_t... I>
+  void call(std::index_sequence<I...>) { kernel(std::get<I>(args)...); }
+  static void run(void **a) {
+    static_cast<PendingLaunch *>(a[0])->call(std::index_sequence_for<P...>());
+  }
+  static void release(void *p) { delete static_cast<PendingLaunch *>(p); }
+};
+
+template <class... A>
+struct DeviceLaunchArgs {
+  dim3 grid, block;
+  unsigned long long shmem;
+  std::tuple<A...> args;
+};
+
+struct DeviceLaunch {
+  dim3 grid, block;
+  unsigned long long shmem;
+  template <class S = int>
+  DeviceLaunch(dim3 g, dim3 b, unsigned long long sh = 0, S = S()) : grid(g), block(b), shmem(sh) {}
+  template <class... A>
+  DeviceLaunchArgs<typename std::decay<A>::type...> operator()(A &&...a) const {
+    return {grid, block, shmem, std::tuple<typename std::decay<A>::type...>(std::forward<A>(a)...)};
+  }
+};
+
+template <class... P, class... A>
+void operator*(void (*k)(P...), DeviceLaunchArgs<A...> &&l) {
+  static_assert(sizeof...(P) == sizeof...(A), "a device-side launch passes as many arguments "
+                "as the kernel has parameters");
+  auto *p = new PendingLaunch<P...>{k, std::tuple<typename std::decay<P>::type...>(l.args)};
+  device_launch(&PendingLaunch<P...>::run, p, &PendingLaunch<P...>::release, l.grid, l.block,
+                l.shmem);
 }
 
 }  // namespace gmprof_cpu

@@ -412,33 +412,64 @@ static void run_cooperative(const unsigned *grid, size_t shmem) {
 
 extern "C" GMPROF_CPU_EXPORT void gmprof_cpu_set_cooperative(int on) { g_cooperative = on; }
 
-extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void **args,
-                                                  const unsigned *grid, const unsigned *block,
-                                                  unsigned long long shmem,
-                                                  unsigned long long stack_bytes, double timeout_s,
-                                                  Status *st) {
-  memset(st, 0, sizeof *st);
-  g_status = st;
+// ---------------------------------------------------------------- device-side launches
+// A kernel's `child<<<g, b>>>(x)` (gmprof_cpu.h's DeviceLaunch) queues the child here; the
+// launch that is running runs the queue after its own blocks, first in first out, children's
+// children included (CUDA: a child grid completes before its parent does). Not cooperative.
+struct ChildGrid {
+  void (*entry)(void **);
+  void *pending;
+  void (*release)(void *);
+  dim3 grid, block;
+  unsigned long long shmem;
+};
+static ChildGrid *g_children;
+static size_t g_nchildren, g_children_cap, g_children_head;
+
+void device_launch(void (*entry)(void **), void *pending, void (*release)(void *), dim3 grid,
+                   dim3 block, unsigned long long shmem) {
+  if (g_nchildren == g_children_cap) {
+    const size_t cap = g_children_cap ? 2 * g_children_cap : 64;
+    ChildGrid *c = (ChildGrid *)realloc(g_children, cap * sizeof *c);
+    if (!c) {
+      release(pending);
+      set_error(BAD_LAUNCH, nullptr, 0, "out of memory queueing a device-side launch");
+      return;
+    }
+    g_children = c;
+    g_children_cap = cap;
+  }
+  g_children[g_nchildren++] = ChildGrid{entry, pending, release, grid, block, shmem};
+}
+
+static void drop_children() {
+  for (size_t i = g_children_head; i < g_nchildren; ++i)
+    g_children[i].release(g_children[i].pending);
+  g_nchildren = g_children_head = 0;
+}
+
+
+// Sets the grid's shape and its threads' ids; false (with the error set) for a bad shape.
+static bool start_grid(void (*entry)(void **), void **args, const unsigned *grid,
+                       const unsigned *block, unsigned long long shmem,
+                       unsigned long long stack_bytes) {
   const unsigned long long n = (unsigned long long)block[0] * block[1] * block[2];
   if (n == 0 || n > kMaxThreads || !grid[0] || !grid[1] || !grid[2]) {
     set_error(BAD_LAUNCH, nullptr, 0, "bad launch shape: grid (%u,%u,%u), block (%u,%u,%u)",
               grid[0], grid[1], grid[2], block[0], block[1], block[2]);
-    g_status = nullptr;
-    return st->code;
+    return false;
   }
   if (shmem > GMPROF_CPU_DYNAMIC_SHARED_MAX) {
     set_error(BAD_LAUNCH, nullptr, 0,
               "%llu bytes of dynamic shared memory asked for; the CPU backend has %u "
               "(compile with -DGMPROF_CPU_DYNAMIC_SHARED_MAX=<bytes> for more)",
               shmem, (unsigned)GMPROF_CPU_DYNAMIC_SHARED_MAX);
-    g_status = nullptr;
-    return st->code;
+    return false;
   }
   if (!stacks_reserve((unsigned)n, (size_t)stack_bytes)) {
     set_error(BAD_LAUNCH, nullptr, 0, "cannot map %llu stacks of %llu KiB for the threads", n,
               stack_bytes >> 10);
-    g_status = nullptr;
-    return st->code;
+    return false;
   }
   g_entry = entry;
   g_args = args;
@@ -461,6 +492,21 @@ extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void 
     f.line = 0;
   }
 
+  return true;
+}
+
+extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void **args,
+                                                  const unsigned *grid, const unsigned *block,
+                                                  unsigned long long shmem,
+                                                  unsigned long long stack_bytes, double timeout_s,
+                                                  Status *st) {
+  memset(st, 0, sizeof *st);
+  g_status = st;
+  drop_children();
+  if (!start_grid(entry, args, grid, block, shmem, stack_bytes)) {
+    g_status = nullptr;
+    return st->code;
+  }
   stack_t ss, old_ss;
   ss.ss_sp = g_altstack;
   ss.ss_size = sizeof g_altstack;
@@ -495,11 +541,29 @@ extern "C" GMPROF_CPU_EXPORT int gmprof_cpu_launch(void (*entry)(void **), void 
       for (unsigned bz = 0; bz < grid[2] && !st->code; ++bz)
         for (unsigned by = 0; by < grid[1] && !st->code; ++by)
           for (unsigned bx = 0; bx < grid[0] && !st->code; ++bx) run_block(bx, by, bz);
+    const int cooperative = g_cooperative;  // then the grids launched from device code
+    g_cooperative = 0;
+    g_in_child = true;
+    while (!st->code && g_children_head < g_nchildren) {
+      const ChildGrid c = g_children[g_children_head];  // (the queue may move as it grows)
+      void *cargs[1] = {c.pending};
+      const unsigned cg[3] = {c.grid.x, c.grid.y, c.grid.z};
+      const unsigned cb[3] = {c.block.x, c.block.y, c.block.z};
+      if (start_grid(c.entry, cargs, cg, cb, c.shmem, stack_bytes))
+        for (unsigned bz = 0; bz < cg[2] && !st->code; ++bz)
+          for (unsigned by = 0; by < cg[1] && !st->code; ++by)
+            for (unsigned bx = 0; bx < cg[0] && !st->code; ++bx) run_block(bx, by, bz);
+      c.release(c.pending);  // (not on a fault: drop_children releases it from the head)
+      ++g_children_head;
+    }
+    g_cooperative = cooperative;
     g_in_launch = 0;
   } else {
     report_fault();
   }
   g_in_launch = 0;
+  g_in_child = false;
+  drop_children();
   disarm_timeout();
   g_cur = nullptr;
   fesetenv(&fenv);

@@ -232,12 +232,16 @@ static inline void release(Fiber *f) {
 
 // ---------------------------------------------------------------- errors from kernel code
 
+// whether the blocks running are a child grid's (a launch from device code: gmprof_cpu_launch.h)
+static bool g_in_child;
+
 static void block_thread_text(char *out, size_t n, const Fiber *f) {
+  const char *of = g_in_child ? " of a grid launched from device code" : "";
   if (f)
-    snprintf(out, n, "block (%u,%u,%u) thread (%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z,
-             f->tid.x, f->tid.y, f->tid.z);
+    snprintf(out, n, "block (%u,%u,%u) thread (%u,%u,%u)%s", blockIdx.x, blockIdx.y, blockIdx.z,
+             f->tid.x, f->tid.y, f->tid.z, of);
   else
-    snprintf(out, n, "block (%u,%u,%u)", blockIdx.x, blockIdx.y, blockIdx.z);
+    snprintf(out, n, "block (%u,%u,%u)%s", blockIdx.x, blockIdx.y, blockIdx.z, of);
 }
 
 static void set_error(int code, const char *file, int line, const char *fmt, ...)

@@ -2,10 +2,10 @@
 with -rdc=true) in a whole program: a profiled parent's copy launches the original child,
 unprofiled, and counts the launch, so that the report says how many ran uncounted
 (gmprof/program/copies.py qualify_calls, gmprof.cuh count_device_launch, the host runtime's
-`device_launches`, records.py's note). The CPU backend has no dynamic parallelism: the rewriting
-is checked here (and that nvcc -arch=sm_90 -rdc=true compiles it), the run on a GPU (marked
-gpu: the integrator runs it on the H100); the counter's way to the report is also checked on
-the CPU backend, with the child launch stubbed out of the translation."""
+`device_launches`, records.py's note). The rewriting is checked here, and that nvcc
+-arch=sm_90 -rdc=true compiles it; the CPU backend runs device-side launches (queued after the
+launching grid's blocks), natively and instrumented, with hand-derived counts; the run on a GPU
+is marked gpu (the integrator runs it on the H100)."""
 from __future__ import annotations
 
 import json
@@ -204,53 +204,101 @@ def test_report_notes_device_side_launches(tmp_path):
                "parallelism) ran the original kernel, unprofiled" in n for n in out.notes)
 
 
-STUBBED = r"""import sys
-import gmprof.program.nvcc as N
-translate_file = N.translate_file
-def stubbed(*a, **k):
-    # the CPU backend cannot launch from device code: the launch itself becomes nothing, the
-    # counter before it stays
-    t = translate_file(*a, **k)
-    if t is not None:
-        t.text = t.text.replace("::child<<<1, 2>>>(p)", "(void)0").replace(
-            "child<<<1, 2>>>(p)", "(void)0")
-    return t
-N.translate_file = stubbed
-from gmprof.cli import main
-sys.exit(main(sys.argv[1:]))
+CPU_PROGRAM = r"""#include <cstdio>
+__global__ void child(int *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] += 1;
+}
+__global__ void parent(int *p, int *q) {
+  q[threadIdx.x] = threadIdx.x;
+  if (threadIdx.x < 2) child<<<2, 4>>>(p + 8 * threadIdx.x, 8);
+}
+__global__ void rec(int *d, int depth) {
+  if (threadIdx.x == 0) atomicAdd(&d[depth], 1);
+  if (depth < 5 && threadIdx.x < 2) rec<<<1, 2>>>(d, depth + 1);
+}
+int main() {
+  int *p, *q, *d, h[64];
+  cudaMalloc(&p, sizeof h);
+  cudaMalloc(&q, sizeof h);
+  cudaMalloc(&d, sizeof h);
+  cudaMemset(p, 0, sizeof h);
+  cudaMemset(q, 0, sizeof h);
+  cudaMemset(d, 0, sizeof h);
+  for (int r = 0; r < 2; ++r) parent<<<1, 4>>>(p, q);
+  child<<<1, 8>>>(p, 8);
+  rec<<<1, 2>>>(d, 0);
+  cudaMemcpy(h, p, sizeof h, cudaMemcpyDeviceToHost);
+  long sum = 0;
+  for (int i = 0; i < 64; ++i) sum += h[i];
+  printf("p %ld", sum);
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  for (int i = 0; i < 7; ++i) printf(" %d", h[i]);
+  printf("\n");
+  return cudaGetLastError() != cudaSuccess;
+}
 """
 
 
-def test_counts_reach_the_report_on_the_cpu_backend(tmp_path, need_gxx):
-    """The counter, its read-back at exit and the note, end to end on the CPU backend, with the
-    child launch itself stubbed out of the translation (g++ has no `<<<` in device code)."""
-    (tmp_path / "stub.py").write_text(STUBBED)
-    (tmp_path / "h.cu").write_text(
+def test_device_side_launches_run_on_the_cpu_backend(tmp_path, need_gxx):
+    """The CPU backend queues a launch from device code and runs it after the launching grid's
+    blocks (runtime_cu/cpu/gmprof_cpu_launch.h), natively and instrumented: the output is the
+    same, the copy's launches are counted (the children run their originals, unprofiled), and
+    a kernel that launches itself runs to the depth it asks for."""
+    (tmp_path / "dp.cu").write_text(CPU_PROGRAM)
+    out = {}
+    for extra in (("--gmprof-native",), ()):
+        p = subprocess.run([*GMPROF.split(), "nvcc", *extra, "-rdc=true", "dp.cu", "-o", "dp"],
+                           cwd=tmp_path, env=env(), capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        r = subprocess.run(["./dp"], cwd=tmp_path, env=env(GMPROF_OUTPUT="r.json"),
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        out[extra] = r.stdout
+    # p: 2 parents x threads 0, 1 each launch child on 8 elements (+1 each): 2 * 16 = 32, and
+    # the host's child adds 1 to p[0..7]: 40. d[k]: rec at depth k runs 2^k grids (threads 0
+    # and 1 of each launch one more, to depth 5), thread 0 of each adds 1: 1 2 4 8 16 32, d[6] 0
+    assert out[()] == out[("--gmprof-native",)] == "p 40 1 2 4 8 16 32 0\n"
+    raw = json.loads((tmp_path / "r.json").read_text())
+    # counted launches are those the profiled copies make: 2 parents x threads 0, 1 = 4 of
+    # child; the host's rec (depth 0) launches 2 (its children run the original rec, whose
+    # launches are neither profiled nor counted)
+    assert sorted((d["parent"], d["child"], d["count"]) for d in raw["device_launches"]) == [
+        ("parent", "child", 4), ("rec", "rec", 2)]
+    doc = report_json(tmp_path, "r.json")
+
+    def arrays(k):
+        return {a["name"]: (a["reads"], a["writes"]) for a in doc["kernels"][k]["arrays"]}
+
+    # parent: 2 launches x 4 threads write q[tid] once; p is only passed on
+    par = arrays("parent")
+    assert par["q"] == (0, 8) and par.get("p", (0, 0)) == (0, 0)
+    # child: only the host's launch is profiled: 8 threads read and write p[i] once
+    assert arrays("child") == {"p": (8, 8)}
+    # rec: the host's launch only: thread 0's atomicAdd reads and writes d[0] once
+    assert arrays("rec") == {"d": (1, 1)}
+    assert any("4 launch(es) of child made from the device by profiled parent" in n
+               for n in doc["notes"])
+
+
+def test_a_fault_in_a_child_fails_the_hosts_launch(tmp_path, need_gxx):
+    """A child that faults on the CPU backend fails the launch of the grid that launched it
+    (as on a GPU, the error is sticky), the message saying where it happened."""
+    (tmp_path / "f.cu").write_text(
         "#include <cstdio>\n"
         "__global__ void child(int *p) { p[threadIdx.x] = 1; }\n"
-        "__global__ void parent(int *p) {\n"
-        "  p[threadIdx.x] = 2;\n"
-        "  if (threadIdx.x < 3) child<<<1, 2>>>(p);\n"
-        "}\n"
+        "__global__ void parent(int *p) { if (threadIdx.x == 0) child<<<1, 2>>>(nullptr); }\n"
         "int main() {\n"
         "  int *p;\n"
         "  cudaMalloc(&p, 64);\n"
-        "  for (int r = 0; r < 2; ++r) parent<<<2, 4>>>(p);\n"
-        "  cudaDeviceSynchronize();\n"
+        "  parent<<<1, 4>>>(p);\n"
+        "  printf(\"%s\\n\", cudaGetErrorName(cudaDeviceSynchronize()));\n"
         "  return 0;\n"
         "}\n")
-    p = subprocess.run([sys.executable, "stub.py", "nvcc", "-rdc=true", "h.cu", "-o", "h"],
-                       cwd=tmp_path, env=env(), capture_output=True, text=True)
+    p = subprocess.run([*GMPROF.split(), "nvcc", "--gmprof-native", "-rdc=true", "f.cu", "-o",
+                        "f"], cwd=tmp_path, env=env(), capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    r = subprocess.run(["./h"], cwd=tmp_path, env=env(GMPROF_OUTPUT="r.json"),
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    raw = json.loads((tmp_path / "r.json").read_text())
-    # 2 launches x 2 blocks x threads 0, 1, 2 of each block = 12 launches of child
-    assert raw["device_launches"] == [{"parent": "parent", "child": "child", "count": 12}]
-    doc = report_json(tmp_path, "r.json")
-    # the parent's own accesses are counted: 2 launches x 8 threads write p[tid] once
-    (arr,) = doc["kernels"]["parent"]["arrays"]
-    assert (arr["name"], arr["reads"], arr["writes"]) == ("p", 0, 16)
-    assert any("12 launch(es) of child made from the device by profiled parent" in n
-               for n in doc["notes"])
+    r = subprocess.run(["./f"], cwd=tmp_path, env=env(), capture_output=True, text=True)
+    assert r.stdout == "cudaErrorIllegalAddress\n"
+    assert "thread (0,0,0) of a grid launched from device code: address (nil) is not mapped" \
+        in r.stderr, r.stderr
