@@ -748,11 +748,23 @@ __device__ __forceinline__ unsigned block_hash(unsigned h) {
   return h;
 }
 
-__device__ __forceinline__ bool block_measured() {
-#if GMPROF_WARPS
+__device__ __forceinline__ bool block_hashed_in() {
   const unsigned v = L().stats_sampling, s = v & 31u;
   return !s || !(block_hash((unsigned)linear_bid() ^ ((v >> 8) * 0x9e3779b9u)) &
                  ((1u << s) - 1u));
+}
+
+#if GMPROF_WARPS
+// The block's answer, set by every thread at the kernel's entry (enter: the same value, a
+// benign write), read by the hooks: nvcc kept no copy of the hash, so spmv's threads computed
+// it about five times each (enter, each hook's rejoin, the flush: ~50 instructions a thread
+// in a kernel whose threads run one or two iterations of their loop).
+__shared__ unsigned __gmprof_measured;
+#endif
+
+__device__ __forceinline__ bool block_measured() {
+#if GMPROF_WARPS
+  return !(L().stats_sampling & 31u) || __gmprof_measured != 0u;
 #else
   return true;
 #endif
@@ -1842,6 +1854,9 @@ __device__ __forceinline__ unsigned trips(long long i, long long b, long long s,
 // Zero the block's counter area (SM mode), at the top of the kernel, where every thread of the
 // block is present; one barrier.
 __device__ __forceinline__ void enter() {
+#if GMPROF_WARPS
+  __gmprof_measured = block_hashed_in() ? 1u : 0u;
+#endif
 #if GMPROF_SHARED_BASES
   // no stale base (shared memory starts undefined; a CPU module's statics keep the last
   // launch's): an unregistered slot must not match an address in find_shared_object
