@@ -34,7 +34,7 @@ from pycparser import c_ast
 from gmprof.frontend import cxx_ast as X
 
 from .patches import PREFIX, SUFFIX, Patch
-from .hooks import paired, walk_call, warp_call
+from .hooks import DmGather, DmRange, paired, walk_call, warp_call
 from .plan import HOOK, LR_START, Plan
 from .pragmas import before_pragma_text, before_pragmas
 
@@ -149,8 +149,7 @@ class InstrumentSource:
         if walk is not None:
             head, tail = walk
             entry = self.plan.entry.get(entry_loop)
-            if entry is not None and entry.again and \
-                    head.startswith(("::gmprof::warp_walk_dm<", "::gmprof::warp_walk_gather<")):
+            if entry is not None and entry.again and isinstance(sp.hook, (DmRange, DmGather)):
                 # a device walk's statistics after its loop, with the lanes that entered it
                 k = self.plan.loops[entry_loop]
                 self.exit_calls.setdefault(entry_loop, []).append(

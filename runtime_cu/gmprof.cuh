@@ -1534,10 +1534,12 @@ __device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
 // without the walks on an H100; out of line, 60 registers and a 72-byte frame, 1.28x. So
 // where the loop's first iteration can be set again after it, they are made there, with
 // the lanes that entered it: passes/rewrite.py, walk_lanes.)
+// lanes: walk_lanes at the loop's entry where the call is made after the loop (0: at the
+// entry, the lanes here)
 template <int SITE, int OBJ, int MODE, class T>
-__device__ __forceinline__ void warp_walk_dm_measured(T *p, unsigned n, long long d,
-                                                      unsigned lanes) {
+__device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d, unsigned lanes = 0u) {
 #if GMPROF_WARPS && !GMPROF_TRACE
+  if (!n || !block_measured()) return;
   const unsigned act = meet(lanes);
   GMPROF_REJOIN_LANES(act);  // (after: lanes passing 0 took no branch of the hook)
   const unsigned size = (unsigned)sizeof(T);
@@ -1559,17 +1561,6 @@ __device__ __forceinline__ void warp_walk_dm_measured(T *p, unsigned n, long lon
 #endif
 }
 
-// lanes: walk_lanes at the loop's entry where the call is made after the loop (0: at the
-// entry, the lanes here)
-template <int SITE, int OBJ, int MODE, class T>
-__device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d, unsigned lanes = 0u) {
-#if GMPROF_WARPS && !GMPROF_TRACE
-  if (n && block_measured()) warp_walk_dm_measured<SITE, OBJ, MODE>(p, n, d, lanes);
-#else
-  (void)p; (void)n; (void)d; (void)lanes;
-#endif
-}
-
 // --access-stats of a gather x[idx[j]] whose index walks the loop (passes/gathers.py), once per
 // loop entry beside its count, with the count's arguments (p: x's element at the first index,
 // idx: the first index's address, n: this lane's trips, d: the index's stride): a lane's
@@ -1580,9 +1571,10 @@ __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d, unsi
 // in 256 measured. Where the host found the index memory aliased (POBJ's flag: the loop may
 // write what it gathers through), dm_gather measures at each access instead.
 template <int SITE, int OBJ, int POBJ, class T, class U>
-__device__ __forceinline__ void warp_walk_gather_measured(T *p, U *idx, unsigned n, long long d,
-                                                          unsigned lanes) {
+__device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long long d,
+                                                 unsigned lanes = 0u) {
 #if GMPROF_WARPS && !GMPROF_TRACE
+  if (!n || !block_measured() || (L().obj[POBJ].reserved[0] & 1u)) return;
   unsigned act = meet(lanes);  // the lanes with n > k
   GMPROF_REJOIN_LANES(act);  // (after: lanes passing 0 took no branch of the hook)
   const unsigned size = (unsigned)sizeof(T);
@@ -1599,17 +1591,6 @@ __device__ __forceinline__ void warp_walk_gather_measured(T *p, U *idx, unsigned
     act = __ballot_sync(act, n > k + 1u);
     if (n <= k + 1u) break;  // this lane's walk ends here
   }
-#else
-  (void)p; (void)idx; (void)n; (void)d; (void)lanes;
-#endif
-}
-
-template <int SITE, int OBJ, int POBJ, class T, class U>
-__device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long long d,
-                                                 unsigned lanes = 0u) {
-#if GMPROF_WARPS && !GMPROF_TRACE
-  if (n && block_measured() && !(L().obj[POBJ].reserved[0] & 1u))
-    warp_walk_gather_measured<SITE, OBJ, POBJ>(p, idx, n, d, lanes);
 #else
   (void)p; (void)idx; (void)n; (void)d; (void)lanes;
 #endif
