@@ -40,12 +40,14 @@ The inserted text holds no newline (line numbers of the user's code stay).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from pycparser import c_ast
 
 from gmprof.frontend import cxx_ast as X
 
+from .defer import deferrable
 from .hooks import DmGather
 from .ranges import _Finder, pure
 from .value_domain import Context
@@ -60,6 +62,9 @@ class LoopEntry:
     # by the loop, memory it reads unwritten): --access-stats then measures the device walks
     # there, where the loop's registers are free (rewrite.py; gmprof.cuh walk_lanes)
     again: bool = False
+    # whether the walks measured after it are recorded there and costed at the kernel's end
+    # (defer.py: a loop a thread runs at most once)
+    deferred: bool = False
 
 
 def entry_sites(plan, loop) -> list:
@@ -95,6 +100,9 @@ def find_loop_entries(program, plan) -> dict:
         if not sites:
             continue
         entry, _why = loop_entry(program, loop, sites)
+        if entry is not None and entry.again and \
+                deferrable(plan, program.facts(sites[0].site.function.name), loop):
+            entry = dataclasses.replace(entry, deferred=True)
         if entry is not None:
             out[loop] = entry
     return out

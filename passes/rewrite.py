@@ -33,6 +33,7 @@ from pycparser import c_ast
 
 from gmprof.frontend import cxx_ast as X
 
+from . import defer
 from .patches import PREFIX, SUFFIX, Patch
 from .hooks import DmGather, DmRange, paired, walk_call, warp_call
 from .plan import HOOK, LR_START, Plan
@@ -56,6 +57,8 @@ class InstrumentSource:
         self.hoisted: dict = {}
         self.entry_calls: dict = {}  # Loop -> [count calls made before it] (Plan.entry)
         self.exit_calls: dict = {}  # Loop -> [walks' statistics made after it] (LoopEntry.again)
+        self.replays: dict = {}  # kernel -> [deferred walks' costs made at its end] (defer.py)
+        self._deferred_walks: dict = {}  # kernel -> defer.deferred_walks
         self._parents: dict = {}
 
     # -- patch helpers -------------------------------------------------------------------
@@ -141,10 +144,7 @@ class InstrumentSource:
         stats = warp_call(sp, self)  # --access-stats of a site counted per loop entry
         if stats is not None:
             self._at_access(sp, *stats)
-        entry_loop = sp.hook.loop  # the loop counted once per entry of, if any
-        if entry_loop is None and len(sp.weight_loops) == 1 and \
-                sp.weight_loops[0] in self.plan.entry:
-            entry_loop = sp.weight_loops[0]  # weighted by its trips: counted at its entry
+        entry_loop = defer.entry_loop(self.plan, sp)  # counted once per entry of, if any
         walk = walk_call(sp, self)  # --access-stats of a walk: where its count is made
         if walk is not None:
             head, tail = walk
@@ -152,6 +152,9 @@ class InstrumentSource:
             if entry is not None and entry.again and isinstance(sp.hook, (DmRange, DmGather)):
                 # a device walk's statistics after its loop, with the lanes that entered it
                 k = self.plan.loops[entry_loop]
+                if entry.deferred:
+                    # recorded there, costed at the kernel's end (defer.py)
+                    head = self._deferred(sp, head)
                 self.exit_calls.setdefault(entry_loop, []).append(
                     f"{head}{self._pointer(sp)}{tail[:-1]}, __gmprof_lanes_{k});")
             else:
@@ -165,6 +168,21 @@ class InstrumentSource:
             end_prefix = f"(::gmprof::lr_clock({sp.lr_end_of.index}, 1), "
             end_suffix = ")"
         self._beside_count(sp, entry_loop, head, tail, end_prefix, end_suffix)
+
+    def _deferred(self, sp, head: str) -> str:
+        """The head of a deferred walk's record call (`::gmprof::warp_walk_dm<A>(` ->
+        `::gmprof::defer_walk_dm<A, K>(`, K its number in the kernel); the cost of the record,
+        `::gmprof::replay_walk_dm<A, K>();`, is made by the kernel's replay kernel (_kernel)."""
+        kernel = sp.site.function.name
+        walks = self._deferred_walks.get(kernel)
+        if walks is None:
+            walks = self._deferred_walks[kernel] = defer.deferred_walks(self.plan, kernel)
+        k = walks.index(sp)
+        name, _, args = head[:-2].partition("<")
+        base = name.replace("::gmprof::warp_walk_", "")
+        self.replays.setdefault(kernel, []).append(
+            f"::gmprof::replay_walk_{base}<{args}, {k}>();")
+        return f"::gmprof::defer_walk_{base}<{args}, {k}>("
 
     def _pointer(self, sp) -> str:
         """The address a call made away from the access (at a loop's entry or after it) is
@@ -382,6 +400,14 @@ class InstrumentSource:
         asm = any(isinstance(node, X.Asm) for node in X.walk(body))
         self._insert_before_brace(
             body, " ::gmprof::leave(); " if returns or asm else " ::gmprof::leave_all(); ")
+        replays = self.replays.get(facts.name)
+        if replays:
+            # the kernel that costs its deferred walks' records, beside it (defer.py)
+            sp = X.span(facts.function.funcdef)
+            self._add(sp.source, Patch(
+                sp.end, SUFFIX, f" __global__ void {defer.replay_name(facts.name)}() "
+                f"{{ ::gmprof::enter_replay(); {' '.join(replays)} ::gmprof::leave_all(); }}",
+                sp.end - sp.start))
 
     def _register_shared(self, facts) -> None:
         """Register shared arrays' addresses where a device function reaches them through

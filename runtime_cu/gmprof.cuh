@@ -104,9 +104,9 @@ typedef unsigned long long site_count_t;
 
 // Object kinds, as the host writes them in Object::kind.
 enum { KIND_NONE = 0, KIND_DEVICE = 1, KIND_SHARED = 2 };
-// Launch::flags; flags >> FLAG_WS_ROWS_SHIFT: rows of per-warp statistics (GMPROF_WARPS) the
-// block's area holds, at its end, one per measured site, flushed at block exit (the
-// warp_stats buffer says which site each row is, warp_row below)
+// Launch::flags; flags >> FLAG_WS_ROWS_SHIFT: rows of per-warp statistics (GMPROF_WARPS) a
+// measured block keeps (in Launch::block_rows, at its rank), one per measured site, flushed
+// at block exit (the warp_stats buffer says which site each row is, warp_row below)
 enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2, FLAG_WS_ROWS_SHIFT = 8 };
 // The leading words of the block's counter area (before the sites' and objects' counters).
 // Each site's count takes SITE_WORDS 32-bit words (a site_count_t, 8-byte aligned: the area
@@ -137,8 +137,6 @@ struct Object {
 //   [AREA_HEADER, + SITE_WORDS * n_sites) per-site execution counts (site_count_t each)
 //   [.., + obj_words)                     shared objects' counters (counter_t each, packed)
 //   [lr_offset, ..)                       enhanced mode: live-range statistics per array
-//   [area_words - 2 * WS_STRIDE * rows, area_words)  GMPROF_WARPS in SM mode: the per-warp
-//                                         statistics of the measured sites (u64 each)
 struct Launch {
   unsigned int flags;
   unsigned int area_words;        // words in one block's area
@@ -172,6 +170,18 @@ struct Launch {
                                   // programs), bits 8.. a per-launch seed
   unsigned long long sample_sq;   // sampling: a double per site, sum of c*c - c over the kept
                                   // draws that stood for c > 1 accesses (sample_clusters)
+  // GMPROF_WARPS: deferred walks (passes/defer.py; below, defer_walk_dm): the records,
+  // Deferred a thread a walk, for defer_capacity measured blocks; a u32 ticket (the blocks'
+  // ranks), then a u32 set where a measured block came past the capacity (the host says
+  // so); 0: nothing deferred at this launch
+  unsigned long long defer;
+  unsigned long long defer_ticket;
+  unsigned int defer_capacity;
+  unsigned int defer_walks;       // records a thread (the kernel's deferred walks)
+  // GMPROF_WARPS, rows (flags >> FLAG_WS_ROWS_SHIFT): the measured blocks' statistics rows,
+  // rows x WS_STRIDE u64 a block, at its rank (block_rank; defer_capacity of them), emptied
+  // by its flush for the next launch's block of that rank
+  unsigned long long block_rows;
   Object obj[GMPROF_MAX_OBJECTS];
 };
 
@@ -755,10 +765,12 @@ __device__ __forceinline__ bool block_hashed_in() {
 }
 
 #if GMPROF_WARPS
-// The block's answer, set by every thread at the kernel's entry (enter: the same value, a
-// benign write), read by the hooks: nvcc kept no copy of the hash, so spmv's threads computed
-// it about five times each (enter, each hook's rejoin, the flush: ~50 instructions a thread
-// in a kernel whose threads run one or two iterations of their loop).
+// The block's answer, set by its thread 0 at the kernel's entry (enter's barrier publishes
+// it), read by the hooks: nvcc kept no copy of the hash, so spmv's threads computed it about
+// five times each (enter, each hook's rejoin, the flush: ~50 instructions a thread in a
+// kernel whose threads run one or two iterations of their loop); then every thread once
+// (~35 instructions a warp, in every block: 0.74x against 0.44x without the statistics on
+// an H100, Nsight Compute counting 95 more instructions a warp); now one warp.
 __shared__ unsigned __gmprof_measured;
 #endif
 
@@ -781,6 +793,27 @@ __device__ __forceinline__ unsigned stats_weight_shift() {
 }
 
 #if GMPROF_WARPS
+// A measured block's rank among the launch's (a ticket taken at its entry, modulo the
+// count the host computed: the next launch's tickets start where this one's end, the host
+// checks that they ended on a multiple of it), + 1: where its statistics rows (block_rows)
+// and its deferred walks' records (defer_walk_dm) are. 0: an unmeasured block.
+__shared__ unsigned __gmprof_slot;
+
+__device__ __forceinline__ unsigned block_rank() {
+  return atomicAdd(reinterpret_cast<unsigned *>(L().defer_ticket), 1u) % L().defer_capacity +
+         1u;
+}
+
+// Row r of this measured block's statistics (device memory: in the block's shared area they
+// took every block's zeroing and flush, measured or not; spmv's blocks are a few hundred
+// instructions a warp).
+__device__ __forceinline__ unsigned long long *block_row(unsigned r) {
+  const unsigned slot = __gmprof_slot;
+  if (!slot) return nullptr;
+  return reinterpret_cast<unsigned long long *>(L().block_rows) +
+         ((unsigned long long)(slot - 1u) * warp_rows() + r) * WS_STRIDE;
+}
+
 // Where a site's statistics go. The warp_stats buffer (u64): a row per site (n_sites rows),
 // then, with area rows, one row per area row (the blocks' flushed sums) and the u32 area row
 // of each site (>= rows: none, its own row in device memory).
@@ -792,9 +825,7 @@ __device__ __forceinline__ unsigned long long *warp_row(int site) {
     const unsigned *row_of = reinterpret_cast<const unsigned *>(
         ws + (unsigned long long)(L().n_sites + rows) * WS_STRIDE);
     const unsigned r = __ldg(row_of + site);
-    if (r < rows)
-      return reinterpret_cast<unsigned long long *>(area_words() + L().area_words) -
-             (unsigned long long)(rows - r) * WS_STRIDE;
+    if (r < rows) return block_row(r);
   }
   return ws + (unsigned long long)site * WS_STRIDE;
 }
@@ -1536,13 +1567,14 @@ __device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
 // the lanes that entered it: passes/rewrite.py, walk_lanes.)
 // lanes: walk_lanes at the loop's entry where the call is made after the loop (0: at the
 // entry, the lanes here)
-template <int SITE, int OBJ, int MODE, class T>
-__device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d, unsigned lanes = 0u) {
+// (walk_dm: the walk of elements of `size` bytes, whatever their type: a deferred walk's record
+// keeps the size, not the type)
+template <int SITE, int OBJ, int MODE>
+__device__ __forceinline__ void walk_dm(const volatile void *p, unsigned size, unsigned n,
+                                        long long d, unsigned lanes) {
 #if GMPROF_WARPS && !GMPROF_TRACE
-  if (!n || !block_measured()) return;
   const unsigned act = meet(lanes);
   GMPROF_REJOIN_LANES(act);  // (after: lanes passing 0 took no branch of the hook)
-  const unsigned size = (unsigned)sizeof(T);
   const long long s = d * (long long)size;
   long long off = 0;
   if (MODE == BLOCK && OBJ >= 0) {
@@ -1557,6 +1589,16 @@ __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d, unsi
     walk_requests<SITE, false>((unsigned long long)p, n, s, size, act);
   }
 #else
+  (void)p; (void)size; (void)n; (void)d; (void)lanes;
+#endif
+}
+
+template <int SITE, int OBJ, int MODE, class T>
+__device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d, unsigned lanes = 0u) {
+#if GMPROF_WARPS && !GMPROF_TRACE
+  if (!n || !block_measured()) return;
+  walk_dm<SITE, OBJ, MODE>(p, (unsigned)sizeof(T), n, d, lanes);
+#else
   (void)p; (void)n; (void)d; (void)lanes;
 #endif
 }
@@ -1570,18 +1612,37 @@ __device__ __forceinline__ void warp_walk_dm(T *p, unsigned n, long long d, unsi
 // statistics call: one there (warp_dm) cost spmv's inner loop 0.7x on an H100 even at 1 block
 // in 256 measured. Where the host found the index memory aliased (POBJ's flag: the loop may
 // write what it gathers through), dm_gather measures at each access instead.
-template <int SITE, int OBJ, int POBJ, class T, class U>
-__device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long long d,
-                                                 unsigned lanes = 0u) {
+// An index of the type that index_code<U> describes (its bytes, 32 where signed), read as
+// the gather reads it: a deferred gather's record keeps the code, not the type.
+template <class U>
+__device__ __forceinline__ constexpr unsigned index_code() {
+  return (unsigned)sizeof(U) | ((U)-1 < (U)0 ? 32u : 0u);
+}
+
+__device__ __forceinline__ long long read_index(const void *idx, long long k, unsigned code) {
+  switch (code) {
+    case 1u: return (long long)((const unsigned char *)idx)[k];
+    case 33u: return (long long)((const signed char *)idx)[k];
+    case 2u: return (long long)((const unsigned short *)idx)[k];
+    case 34u: return (long long)((const short *)idx)[k];
+    case 4u: return (long long)((const unsigned *)idx)[k];
+    case 36u: return (long long)((const int *)idx)[k];
+    case 8u: return (long long)((const unsigned long long *)idx)[k];
+    default: return ((const long long *)idx)[k];
+  }
+}
+
+template <int SITE>
+__device__ __forceinline__ void walk_gather(const volatile void *p, unsigned size,
+                                            const void *idx, unsigned code, unsigned n,
+                                            long long d, unsigned lanes) {
 #if GMPROF_WARPS && !GMPROF_TRACE
-  if (!n || !block_measured() || (L().obj[POBJ].reserved[0] & 1u)) return;
   unsigned act = meet(lanes);  // the lanes with n > k
   GMPROF_REJOIN_LANES(act);  // (after: lanes passing 0 took no branch of the hook)
-  const unsigned size = (unsigned)sizeof(T);
-  const long long i0 = (long long)idx[0];
+  const long long i0 = read_index(idx, 0, code);
   GMPROF_NO_UNROLL
   for (unsigned k = 0;; ++k) {
-    const long long ik = (long long)idx[(long long)k * d];
+    const long long ik = read_index(idx, (long long)k * d, code);
     const unsigned long long a =
         (unsigned long long)p + (unsigned long long)((ik - i0) * (long long)size);
     unsigned sectors, lines, ideal, more, gap;
@@ -1592,9 +1653,89 @@ __device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long 
     if (n <= k + 1u) break;  // this lane's walk ends here
   }
 #else
+  (void)p; (void)size; (void)idx; (void)code; (void)n; (void)d; (void)lanes;
+#endif
+}
+
+template <int SITE, int OBJ, int POBJ, class T, class U>
+__device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long long d,
+                                                 unsigned lanes = 0u) {
+#if GMPROF_WARPS && !GMPROF_TRACE
+  if (!n || !block_measured() || (L().obj[POBJ].reserved[0] & 1u)) return;
+  walk_gather<SITE>(p, (unsigned)sizeof(T), (const void *)idx, index_code<U>(), n, d, lanes);
+#else
   (void)p; (void)idx; (void)n; (void)d; (void)lanes;
 #endif
 }
+
+#if GMPROF_WARPS && !GMPROF_TRACE
+// Deferred walks (passes/defer.py). The statistics of a device walk made after its loop still
+// took spmv's kernel from 32 registers to 48 (device_counts' collectives on 64-bit addresses),
+// spilled under the occupancy cap in every block, measured or not: 0.74x against 0.60x without
+// them on an H100; costed at the kernel's end instead, 56 registers and the same spills (the
+// values the flush needs live across it). So where a kernel's loop runs at most once a thread,
+// a measured block's threads record each walk's arguments after the loop (defer_walk_*: a few
+// stores), and a kernel of gmprof's own, launched after the user's on the same stream with as
+// many blocks as were measured and the same block shape (so the same warps), costs them
+// (replay_walk_*): the user's kernel keeps its registers.
+// A measured block's records are at its rank, a ticket it takes at its entry (enter); the
+// host gives as many as blocks it measures (passes/block_sample.py), and the replay kernel's
+// first block takes the tickets back for the next launch.
+struct Deferred {
+  unsigned long long p, idx;  // the walk's first address (a gather's: x's element), its index
+  long long d;                // the stride in elements
+  unsigned n, lanes;          // this lane's trips; the lanes that entered the loop
+  unsigned size, code;        // bytes an element; a gather's index_code (0: a range)
+};
+
+
+// This thread's record of deferred walk k, or nullptr (the block measures nothing).
+__device__ __forceinline__ Deferred *deferred(unsigned k) {
+  const unsigned slot = __gmprof_slot;
+  if (!slot) return nullptr;
+  return reinterpret_cast<Deferred *>(L().defer) +
+         ((unsigned long long)(slot - 1u) * L().defer_walks + k) * n_threads() + linear_tid();
+}
+
+template <int SITE, int OBJ, int MODE, int K, class T>
+__device__ __forceinline__ void defer_walk_dm(T *p, unsigned n, long long d, unsigned lanes) {
+  Deferred *r;
+  if (!n || !(r = deferred(K))) return;
+  r->p = (unsigned long long)p; r->idx = 0ull; r->d = d;
+  r->n = n; r->lanes = lanes; r->size = (unsigned)sizeof(T); r->code = 0u;
+}
+
+template <int SITE, int OBJ, int POBJ, int K, class T, class U>
+__device__ __forceinline__ void defer_walk_gather(T *p, U *idx, unsigned n, long long d,
+                                                  unsigned lanes) {
+  Deferred *r;
+  if (!n || !(r = deferred(K))) return;
+  r->p = (unsigned long long)p; r->idx = (unsigned long long)idx; r->d = d;
+  r->n = n; r->lanes = lanes; r->size = (unsigned)sizeof(T); r->code = index_code<U>();
+}
+
+// (a record costed is emptied for the next launch's block of its rank: a thread that skips
+// the loop there records nothing; the host's records start zero)
+template <int SITE, int OBJ, int MODE, int K>
+__device__ __forceinline__ void replay_walk_dm() {
+  Deferred *r = deferred(K);
+  const Deferred c = *r;
+  if (!c.n) return;
+  r->n = 0u;
+  walk_dm<SITE, OBJ, MODE>((const volatile void *)c.p, c.size, c.n, c.d, c.lanes);
+}
+
+template <int SITE, int OBJ, int POBJ, int K>
+__device__ __forceinline__ void replay_walk_gather() {
+  Deferred *r = deferred(K);
+  const Deferred c = *r;
+  if (!c.n) return;
+  r->n = 0u;
+  if (L().obj[POBJ].reserved[0] & 1u) return;
+  walk_gather<SITE>((const volatile void *)c.p, c.size, (const void *)c.idx, c.code, c.n, c.d,
+                    c.lanes);
+}
+#endif
 
 template <int SITE, int OBJ, class T>
 __device__ __forceinline__ void warp_range_sm(T *p, const volatile void *base, unsigned n,
@@ -1836,7 +1977,13 @@ __device__ __forceinline__ unsigned trips(long long i, long long b, long long s,
 // block is present; one barrier.
 __device__ __forceinline__ void enter() {
 #if GMPROF_WARPS
-  __gmprof_measured = block_hashed_in() ? 1u : 0u;
+  if (linear_tid() == 0u) {
+    const bool measured = block_hashed_in();
+    __gmprof_measured = measured ? 1u : 0u;
+#if !GMPROF_TRACE
+    __gmprof_slot = measured && L().defer_ticket ? block_rank() : 0u;
+#endif
+  }
 #endif
 #if GMPROF_SHARED_BASES
   // no stale base (shared memory starts undefined; a CPU module's statics keep the last
@@ -1846,22 +1993,55 @@ __device__ __forceinline__ void enter() {
 #endif
 #if GMPROF_SM && !GMPROF_TRACE
 #if GMPROF_SM == 2
-  if (!(L().flags & FLAG_AREA_SHARED)) return;  // the same for every thread: no barrier skipped alone
-#endif
-  unsigned *a = area_words();
-  unsigned words = L().area_words;
+  if (!(L().flags & FLAG_AREA_SHARED)) {  // the same for every thread: no barrier skipped alone
 #if GMPROF_WARPS
-  // a block that measures no statistics (block_measured) never touches their rows at the
-  // area's end: neither zeroed here nor flushed at exit (spmv's blocks run one or two
-  // iterations of its loop: the area's work is much of what a block costs)
-  if (!block_measured()) words -= 2u * WS_STRIDE * warp_rows();
+    __syncthreads();  // (publishes __gmprof_measured)
 #endif
+    return;
+  }
+#endif
+  // the whole area, the statistics' rows at its end too: whether this block measures them
+  // (block_measured) is known after the barrier (a block that does not never touches them:
+  // they stay 0, and its flush skips them)
+  unsigned *a = area_words();
+  const unsigned words = L().area_words;
   for (unsigned i = linear_tid(); i < words; i += n_threads()) a[i] = 0u;
 #endif
-#if (GMPROF_SM && !GMPROF_TRACE) || GMPROF_SHARED_BASES
+#if (GMPROF_SM && !GMPROF_TRACE) || GMPROF_SHARED_BASES || GMPROF_WARPS
   __syncthreads();
 #endif
 }
+
+#if GMPROF_WARPS
+// A measured block's rows (block_row) into the warp_stats buffer's block-row sums, and (a
+// sampled launch: block_measured) each row's sums of requests r and units u squared and
+// crossed (r^2, u^2, r u: doubles, WS_SQUARES a row, after the rows' site table), the
+// between-block variance of the estimates (block_sample.py); then emptied for the next launch.
+__device__ __forceinline__ void flush_rows(unsigned first, unsigned stride) {
+  const unsigned rows = warp_rows();
+  if (!rows || !L().warp_stats) return;
+  unsigned long long *gws = reinterpret_cast<unsigned long long *>(L().warp_stats) +
+                            (unsigned long long)L().n_sites * WS_STRIDE;
+  double *sq = reinterpret_cast<double *>(gws + (unsigned long long)rows * WS_STRIDE +
+                                          (L().n_sites + 1u) / 2u);
+  for (unsigned i = first; i < rows; i += stride) {
+    volatile unsigned long long *row = block_row(i);
+    const double r = (double)row[WS_REQUESTS], u = (double)row[WS_UNITS];
+    if (r != 0.0 && (L().stats_sampling & 31u)) {
+      atomicAdd(sq + WS_SQUARES * i, r * r);
+      atomicAdd(sq + WS_SQUARES * i + 1, u * u);
+      atomicAdd(sq + WS_SQUARES * i + 2, r * u);
+    }
+    for (unsigned j = 0; j < WS_STRIDE; ++j) {
+      const unsigned long long v = row[j];
+      if (v) {
+        atomicAdd(gws + (unsigned long long)i * WS_STRIDE + j, v);
+        row[j] = 0ull;
+      }
+    }
+  }
+}
+#endif
 
 // Add the block's area into its replica of the device-memory totals, words first..stride apart.
 // Blocks flush into one of L().area_replicas copies (by block number), so that thousands of
@@ -1883,38 +2063,12 @@ __device__ __forceinline__ void flush(unsigned first, unsigned stride) {
     const site_count_t v = *(volatile site_count_t *)(sites + i);
     if (v) atomicAdd(gsites + i, v);
   }
-  const unsigned ws_words = 2u * WS_STRIDE * warp_rows();
 #if GMPROF_WARPS
-  if (ws_words && L().warp_stats && block_measured()) {
-    const unsigned long long *ws =
-        reinterpret_cast<const unsigned long long *>(a + L().area_words - ws_words);
-    unsigned long long *gws = reinterpret_cast<unsigned long long *>(L().warp_stats) +
-                              (unsigned long long)L().n_sites * WS_STRIDE;
-    for (unsigned i = first; i < ws_words / 2u; i += stride) {
-      const unsigned long long v = ((const volatile unsigned long long *)ws)[i];
-      if (v) atomicAdd(gws + i, v);
-    }
-    // a sampled launch (block_measured): each measured block's sums of requests r and units
-    // u per row, squared and crossed (r^2, u^2, r u: doubles, WS_SQUARES a row, after the
-    // area rows' site table), the between-block variance of the estimates (block_sample.py)
-    if (L().stats_sampling & 31u) {
-      const unsigned rows = warp_rows();
-      double *sq = reinterpret_cast<double *>(gws + (unsigned long long)rows * WS_STRIDE +
-                                              (L().n_sites + 1u) / 2u);
-      for (unsigned i = first; i < rows; i += stride) {
-        const volatile unsigned long long *row =
-            (const volatile unsigned long long *)ws + (unsigned long long)i * WS_STRIDE;
-        const double r = (double)row[WS_REQUESTS], u = (double)row[WS_UNITS];
-        if (r == 0.0) continue;
-        atomicAdd(sq + WS_SQUARES * i, r * r);
-        atomicAdd(sq + WS_SQUARES * i + 1, u * u);
-        atomicAdd(sq + WS_SQUARES * i + 2, r * u);
-      }
-    }
-  }
+  // a measured block's statistics rows (one thread a row: read, squared, added, emptied)
+  if (__gmprof_slot) flush_rows(first, stride);
 #endif
   if (L().lr_offset)
-    for (unsigned i = L().lr_offset + first; i < L().area_words - ws_words; i += stride) {
+    for (unsigned i = L().lr_offset + first; i < L().area_words; i += stride) {
       unsigned v = *(volatile unsigned *)(a + i);
       if (v) atomicAdd(g + i, v);
     }
@@ -1983,6 +2137,28 @@ __device__ __forceinline__ void leave_all() {
   flush(linear_tid(), n_threads());
 #endif
 }
+
+#if GMPROF_WARPS && !GMPROF_TRACE
+// The entry of a replay kernel (passes/defer.py): its block b costs the records of the
+// launch's measured block of rank b + 1 (measured: block_measured holds) into that block's
+// statistics rows, flushed by leave_all with their squares, as that block's own.
+__device__ __forceinline__ void enter_replay() {
+  if (linear_tid() == 0u) {
+    __gmprof_measured = 1u;
+    __gmprof_slot = (unsigned)linear_bid() + 1u;
+  }
+#if GMPROF_SM && !GMPROF_TRACE
+#if GMPROF_SM == 2
+  if (L().flags & FLAG_AREA_SHARED)
+#endif
+  {
+    unsigned *a = area_words();
+    for (unsigned i = linear_tid(); i < L().area_words; i += n_threads()) a[i] = 0u;
+  }
+#endif
+  __syncthreads();
+}
+#endif
 
 }  // namespace gmprof
 

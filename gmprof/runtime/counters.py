@@ -215,11 +215,10 @@ def area(plan, slots, mode) -> Area:
         words += words & 1  # copies of the area stay 8-byte aligned
     measured = ()
     if mode.warps:
-        # a row of u64 warp statistics for each measured site
+        # a row of u64 warp statistics for each measured site, each measured block's in
+        # device memory (describe: block_rows)
         measured = tuple(sorted(sp.site.id for sp in plan.sites.values()
                                 if sp.strategy in (HOOK, LR_START)))
-        words += words & 1
-        words += 2 * T.WS_STRIDE * len(measured)
     return Area(words, offset, lr_offset, ws_rows=len(measured), ws_sites=measured)
 
 
@@ -229,10 +228,10 @@ def place_area(a: Area, mode, backend, static_smem: int, shared_mem: int, n_bloc
     counted=False: the kernel updates no counter (Plan.counts_on_device): no shared memory
     is taken from it; the area stays in device memory, zero."""
     sm = mode.sm and not mode.trace
-    if a.ws_rows and (not sm or static_smem + ((shared_mem + 15) & ~15) + a.words * 4 >
-                      backend.max_shared_per_block):
-        # the warp statistics go to device memory instead (one atomic a request and value)
-        a.words -= 2 * T.WS_STRIDE * a.ws_rows
+    if a.ws_rows and (not sm or not BS.shift(n_blocks, mode.warps_blocks)):
+        # the warp statistics go to one row a site for all blocks: no per-block sums (they
+        # serve a sampled launch's interval; every block measured, they would take a row
+        # each in device memory)
         a.ws_rows, a.ws_sites = 0, ()
     area_bytes = a.words * 4
     need = static_smem + ((shared_mem + 15) & ~15) + area_bytes
@@ -269,9 +268,10 @@ def padded_counters(n: int, counter_t, backend_name: str = "gpu") -> int:
     return -(-max(n, 1) * size // 4) * 4 // size
 
 
-def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem, launch_number=0):
+def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem, launch_number=0,
+             deferred: int = 0):
     """(the launch description, its buffers): counters allocated, zeroed, their addresses in
-    the description."""
+    the description. deferred: the kernel's deferred walks (passes/defer.py)."""
     counter_t = LY.counter_dtype(mode.counter_bits)
     area_global = backend.zeros(max(a.words, 1) * a.replicas, np.uint32)
     # a test build's counters start near 2^32 (widen.counter_origin): the first copy of the
@@ -364,7 +364,44 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem, lau
         launch["stats_sampling"] = BS.field_value(s, launch_number)
         if s:
             buffers["warps_sample"] = (blocks, s, launch_number & BS.SEED_MASK)
+        rows = a.ws_rows if a.sm else 0
+        if deferred or rows:
+            measured = BS.measured_count(blocks, s, launch_number & BS.SEED_MASK)
+            block_buffers(backend, launch, buffers, block3, deferred, rows, measured)
     return launch, buffers
+
+
+# Deferred walks (passes/defer.py, gmprof.cuh Deferred): bytes a record.
+DEFERRED_BYTES = 40
+
+
+def block_buffers(backend, launch, buffers, block3, walks: int, rows: int,
+                  measured: int) -> None:
+    """The measured blocks' own buffers (gmprof.cuh block_rank): `rows` statistics rows each
+    (block_rows), the records of `walks` deferred walks a thread each (passes/defer.py), and
+    the ticket that ranks them; buffers['replay_blocks']: the replay kernel's blocks."""
+    threads = int(block3[0]) * int(block3[1]) * int(block3[2])
+    ticket = backend.zeros(1, np.uint32)
+    buffers["defer_ticket"], buffers["defer_capacity"] = ticket, measured
+    launch["defer_ticket"], launch["defer_capacity"] = backend.address(ticket), measured
+    if rows:
+        buffers["block_rows"] = backend.zeros(max(measured * rows * T.WS_STRIDE, 1), np.uint64)
+        launch["block_rows"] = backend.address(buffers["block_rows"])
+    if walks:
+        records = backend.zeros(measured * threads * walks * DEFERRED_BYTES // 8, np.uint64)
+        buffers["defer"], buffers["replay_blocks"] = records, measured
+        launch["defer"], launch["defer_walks"] = backend.address(records), walks
+
+
+def check_deferred(buffers, backend) -> None:
+    """The measured blocks take tickets modulo the host's count of them (their ranks): a
+    launch whose tickets do not end on a multiple of it measured other blocks than the host's
+    estimate assumes (rows and records shared by two blocks)."""
+    ticket = buffers.get("defer_ticket")
+    if ticket is not None and int(backend.to_host(ticket)[0]) % buffers["defer_capacity"]:
+        raise GmprofError("the blocks that measured their access statistics were not the "
+                          f"{buffers['defer_capacity']:,} gmprof counted (passes/block_sample.py):"
+                          " their statistics rows or records overlap", kind="launch")
 
 
 def _tallies(backend, plan, slots, mode, launch, buffers, grid3, block3, a) -> None:

@@ -46,6 +46,8 @@ LAUNCH = np.dtype([
     ("warp_stats", "<u8"),
     ("tally", "<u8"), ("tally_words", "<u4"), ("stats_sampling", "<u4"),
     ("sample_sq", "<u8"),
+    ("defer", "<u8"), ("defer_ticket", "<u8"), ("defer_capacity", "<u4"), ("defer_walks", "<u4"),
+    ("block_rows", "<u8"),
     ("obj", OBJECT, (MAX_OBJECTS,)),
 ], align=True)
 

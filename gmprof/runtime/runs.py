@@ -44,6 +44,17 @@ def launch_once(module, li, args, shared_mem, timeout) -> float:
                          timeout=timeout)
 
 
+def launch_instrumented(module, li, args, shared_mem, timeout, replay) -> float:
+    """One instrumented launch, and its replay kernel's after it (passes/defer.py: replay is
+    (name expression, blocks) or None): seconds both took, the user's cost of the profile."""
+    seconds = launch_once(module, li, args, shared_mem, timeout)
+    if replay is not None:
+        name, blocks = replay
+        kwargs = {} if timeout is None else {"timeout": timeout}
+        seconds += module.launch(name, (int(blocks), 1, 1), li.block, [], shared_mem, **kwargs)
+    return seconds
+
+
 def memory_errors(module, largs, run: str) -> list:
     """Writes past the ends of the arrays the backend handed to the kernel (the CPU backend's
     red zones), as (parameter name, description)."""
@@ -55,10 +66,12 @@ def memory_errors(module, largs, run: str) -> list:
 
 
 def run_profiled(backend, li, native, instrumented, dyn_shared: int, launch, slots,
-                 global_names, opts, read_counters, start: tuple | None = None) -> Runs:
+                 global_names, opts, read_counters, start: tuple | None = None,
+                 replay: tuple | None = None) -> Runs:
     """launch: the filled launch description (its device-array bases are aimed at each run's
     copies here); read_counters() -> dict, called after the instrumented run. start: an
-    earlier run's Runs.start, to run the same launch again from the same state."""
+    earlier run's Runs.start, to run the same launch again from the same state. replay: the
+    replay kernel run after each instrumented launch (launch_instrumented)."""
     largs, timeout = li.largs, opts.timeout
     const_addr, _ = instrumented.get_global("__gmprof_launch")
     # (the struct's layout is checked against the compiler's in tests/runtime/test_layout.py;
@@ -90,7 +103,8 @@ def run_profiled(backend, li, native, instrumented, dyn_shared: int, launch, slo
     native_globals = module_state.snapshot(backend, native, global_names)
     with timing.phase("launch, copy, compare",
                       f"running {li.name_expression} (instrumented run)", "instrumented"):
-        inst_times = [launch_once(instrumented, li, inst_run.args, dyn_shared, timeout)]
+        inst_times = [launch_instrumented(instrumented, li, inst_run.args, dyn_shared, timeout,
+                                          replay)]
     counters = read_counters()
     differ = launchargs.compare(native_out, inst_run.device, largs, backend)
     # (a variable neither run changed holds each module's own initial value: not an output)
@@ -104,13 +118,13 @@ def run_profiled(backend, li, native, instrumented, dyn_shared: int, launch, slo
         backend.copy_to_address(const_addr, launch.tobytes())
         for _ in range(opts.warmup):
             launch_once(native, li, scratch_native.args, li.shared_mem, timeout)
-            launch_once(instrumented, li, scratch_inst.args, dyn_shared, timeout)
+            launch_instrumented(instrumented, li, scratch_inst.args, dyn_shared, timeout, replay)
         native_times, inst_times = [], []
         for _ in range(opts.repeat):
             native_times.append(launch_once(native, li, scratch_native.args, li.shared_mem,
                                              timeout))
-            inst_times.append(launch_once(instrumented, li, scratch_inst.args, dyn_shared,
-                                          timeout))
+            inst_times.append(launch_instrumented(instrumented, li, scratch_inst.args,
+                                                  dyn_shared, timeout, replay))
         # the repeated launches are compared too (both ran warmup + repeat times from the
         # same inputs); their writes stay in their copies, and module state goes back to
         # what the profiled launch left

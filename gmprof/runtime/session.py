@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from gmprof import timing
 from gmprof.errors import KernelFault
 from gmprof.mode import Mode
+from gmprof.passes.defer import deferred_walks, replay_expression
 from gmprof.passes.pipeline import Pipeline
 from gmprof.runtime.decode import decode
 from gmprof.report.findings import add_findings
@@ -192,8 +193,14 @@ class Profiler:
         C.place_area(area, mode, backend, native().static_shared_bytes(name_expression),
                      shared_mem, li.grid[0] * li.grid[1] * li.grid[2],
                      counted=plan.counts_on_device(li.kernel))
-        module = self.modules.module(plan, [name_expression], sm=area.sm)
-        module = self._keep_occupancy(module, plan, area, li, native(), shared_mem)
+        # a kernel whose walks are deferred (passes/defer.py) comes with its replay kernel
+        kernel = self.program.kernels[li.kernel].kernel.name
+        deferred = len(deferred_walks(plan, kernel))
+        names = [name_expression]
+        if deferred:
+            names.append(replay_expression(name_expression, kernel))
+        module = self.modules.module(plan, names, sm=area.sm)
+        module = self._keep_occupancy(module, plan, area, li, native(), shared_mem, names)
         C.aim_at_module(slots, module)
         if area.sm and getattr(backend, "carveout", "") == "fit":
             # the counter area's shared memory taken from the grid's needs, not L1 (carveout.py)
@@ -202,25 +209,29 @@ class Profiler:
 
         # 3. buffers and the launch description
         launch, buffers = C.describe(backend, plan, slots, area, mode, li.grid, li.block,
-                                     shared_mem, self._launches)
+                                     shared_mem, self._launches, deferred=deferred)
 
         def read_counters():
             with timing.phase("read back"):
                 C.check_guards(backend, buffers, slots)
+                C.check_deferred(buffers, backend)
                 return C.read_back(slots, buffers, backend, mode, keep_on_device)
 
         # 4. run native and instrumented on separate copies, compare, time
         with timing.phase("launch, copy, compare"):
             runs = run_profiled(backend, li, native(), module,
                                 C.dynamic_shared_bytes(area, shared_mem), launch, slots,
-                                self.modules.global_names(), opts, read_counters, start)
+                                self.modules.global_names(), opts, read_counters, start,
+                                replay=(names[1], buffers["replay_blocks"])
+                                if deferred else None)
         if runs.counters is not None:
             runs.counters.update(C.gather_values(slots, li, backend))
         return plan, slots, area, runs
 
-    def _keep_occupancy(self, module, plan, area, li, native, shared_mem):
-        """The instrumented module, compiled again with a register cap where its registers
-        cost it blocks a SM the native kernel has (occupancy.py); GPU only."""
+    def _keep_occupancy(self, module, plan, area, li, native, shared_mem, names):
+        """The instrumented module (holding `names`), compiled again with a register cap
+        where its registers cost it blocks a SM the native kernel has (occupancy.py); GPU
+        only."""
         if not hasattr(module, "blocks_per_sm"):
             return module
         from .occupancy import register_cap
@@ -233,7 +244,7 @@ class Profiler:
         cap = register_cap(ours, theirs, module.registers(name), threads)
         if cap is None:
             return module
-        capped = self.modules.module(plan, [name], sm=area.sm, max_registers=cap)
+        capped = self.modules.module(plan, names, sm=area.sm, max_registers=cap)
         again = capped.blocks_per_sm(name, threads, C.dynamic_shared_bytes(area, shared_mem))
         return capped if again is not None and again > theirs else module
 

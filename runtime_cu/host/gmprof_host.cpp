@@ -101,6 +101,10 @@ struct Launch {
   unsigned long long tally;  // per-element records (gmprof.cuh, passes/tallies.py; unused here)
   unsigned tally_words, stats_sampling;  // (0: every block measured, exact: gmprof.cuh)
   unsigned long long sample_sq;   // sampling's clusters (gmprof.cuh sample_clusters; unused)
+  // deferred walks' records (gmprof.cuh, passes/defer.py: the Python runtime's; unused here)
+  unsigned long long defer, defer_ticket;
+  unsigned defer_capacity, defer_walks;
+  unsigned long long block_rows;  // measured blocks' statistics rows (unused here)
   Object obj[kMaxObjects];
 };
 
