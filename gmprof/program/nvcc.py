@@ -27,6 +27,7 @@ from pathlib import Path
 from gmprof.errors import GmprofError, OptionError
 
 from . import build as B
+from . import run_options as R
 from .nvcc_args import Command, links as _links, parse
 
 _GMPROF_FLAGS = {"--gmprof-mode": "mode", "--gmprof-backend": "backend",
@@ -111,6 +112,11 @@ def _env_options() -> Options:
     return o
 
 
+# the launch selection and report name built into the program's modules (Options.defaults),
+# which its host runtime reads as it reads GMPROF_KERNEL, ...: checked by its rules
+_BUILT_IN = {"kernel": R.kernel, "skip": R.integer, "count": R.count, "output": R.output}
+
+
 def split_gmprof_args(argv: list[str]) -> tuple[Options, list[str]]:
     """(gmprof's options, the nvcc arguments). `--` ends gmprof's options explicitly."""
     try:
@@ -132,9 +138,13 @@ def split_gmprof_args(argv: list[str]) -> tuple[Options, list[str]]:
                 value = argv[i + 1]
                 i += 1
             field_name = _GMPROF_FLAGS[name]
+            if field_name in _BUILT_IN:
+                setattr(o, field_name, _BUILT_IN[field_name](value, name))
+                i += 1
+                continue
             try:
-                cast = {"threshold": int, "counter_bits": int, "sampling": float, "skip": int,
-                        "count": int}.get(field_name, str)
+                cast = {"threshold": int, "counter_bits": int, "sampling": float}.get(field_name,
+                                                                                   str)
                 setattr(o, field_name, cast(value))
             except ValueError:
                 raise GmprofError(f"{name} {value!r}: not a number", kind="bad-option") from None
