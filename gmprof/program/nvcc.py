@@ -94,6 +94,16 @@ class Options:
         return "\n".join(lines)
 
 
+def _env_number(name: str, cast):
+    """A build-time variable's number (its range is Mode.parse's), its error naming it."""
+    value = os.environ[name]
+    try:
+        return cast(value)
+    except ValueError:
+        what = "an integer" if cast is int else "a number"
+        raise OptionError(f"{name}={value}: expected {what}") from None
+
+
 def _env_options() -> Options:
     o = Options()
     env = os.environ
@@ -101,11 +111,11 @@ def _env_options() -> Options:
     o.backend = env.get("GMPROF_BACKEND") or None
     o.profile = env.get("GMPROF_PROFILE", o.profile)
     if env.get("GMPROF_THRESHOLD"):
-        o.threshold = int(env["GMPROF_THRESHOLD"])
+        o.threshold = _env_number("GMPROF_THRESHOLD", int)
     if env.get("GMPROF_COUNTER_BITS"):
-        o.counter_bits = int(env["GMPROF_COUNTER_BITS"])
+        o.counter_bits = _env_number("GMPROF_COUNTER_BITS", int)
     if env.get("GMPROF_SAMPLING"):
-        o.sampling = float(env["GMPROF_SAMPLING"])
+        o.sampling = _env_number("GMPROF_SAMPLING", float)
     o.enhanced = env.get("GMPROF_ENHANCED", "") not in ("", "0")
     o.native = env.get("GMPROF_DISABLE", "") not in ("", "0")
     o.access_stats = env.get("GMPROF_ACCESS_STATS", "") not in ("", "0")
@@ -119,10 +129,7 @@ _BUILT_IN = {"kernel": R.kernel, "skip": R.integer, "count": R.count, "output": 
 
 def split_gmprof_args(argv: list[str]) -> tuple[Options, list[str]]:
     """(gmprof's options, the nvcc arguments). `--` ends gmprof's options explicitly."""
-    try:
-        o = _env_options()
-    except ValueError as exc:
-        raise GmprofError(f"a GMPROF_* variable has a bad value: {exc}", kind="bad-option") from None
+    o = _env_options()
     rest: list[str] = []
     i = 0
     while i < len(argv):

@@ -197,3 +197,15 @@ def test_gmprof_nvcc_refuses_a_bad_selection_to_build_in(tmp_path, option, value
     assert p.returncode == 2
     assert p.stderr.startswith(_line(option, value, expected)), p.stderr
     assert sorted(f.name for f in tmp_path.iterdir()) == ["t.cu"]
+
+
+@pytest.mark.parametrize("name,value,line", [
+    ("GMPROF_THRESHOLD", "abc", "GMPROF_THRESHOLD=abc: expected an integer"),
+    ("GMPROF_SAMPLING", "x", "GMPROF_SAMPLING=x: expected a number"),
+])
+def test_gmprof_nvcc_names_a_bad_build_variable(tmp_path, name, value, line):
+    """(it said `a GMPROF_* variable has a bad value: invalid literal for int()...`)"""
+    (tmp_path / "t.cu").write_text(PROGRAM)
+    p = gmprof("nvcc", "t.cu", "-o", "app", cwd=tmp_path, check=False, **{name: value})
+    assert (p.returncode, p.stderr) == (2, f"gmprof: error: {line}\n")
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["t.cu"]
