@@ -235,6 +235,7 @@ struct State {
   bool lost = false;  // the device faulted before the counters were read: they are gone
   bool sync_each = false;
   bool refused = false;  // a bad option value: exiting (options.h refuse), no report
+  bool exiting = false;  // in at_exit (a value the program set and never launched after)
   // launches into graphs are profiled (GMPROF_GRAPHS=0: they run unprofiled, counted under
   // `captured`); the program's graphs keep the nodes it built, gmprof's are in its own copies
   bool graphs = true;
@@ -271,7 +272,12 @@ State &state() {
                          const std::string &expected, const char *where = "") {
   fprintf(stderr, "gmprof: error: %s=%s%s: %s\n", name.c_str(), value.c_str(), where,
           expected.c_str());
-  state().refused = true;  // at_exit writes no report (and takes no lock: we may hold it)
+  State &s = state();
+  s.refused = true;  // at_exit writes no report (and takes no lock: we may hold it)
+  if (s.exiting) {  // exit() again from an atexit handler is undefined
+    fflush(nullptr);
+    _exit(2);
+  }
   exit(2);
 }
 

@@ -18,8 +18,14 @@ from gmprof.program import run_options
 
 PROGRAM = r"""
 #include <cstdio>
+#include <cstdlib>
 __global__ void add1(int *a) { a[threadIdx.x] += 1; }
-int main() {
+int main(int argc, char **argv) {
+  if (argc >= 3) {  // `app NAME VALUE`: the program sets a variable itself, before its launch
+    printf("set\n");
+    setenv(argv[1], argv[2], 1);
+    if (argc == 4) return 0;  // `app NAME VALUE exit`: ... and launches nothing
+  }
   int h[4] = {1, 2, 3, 4};
   int *d;
   cudaMalloc(&d, sizeof h);
@@ -77,10 +83,10 @@ def app(tmp_path_factory, need_gxx):
     return d / "app"
 
 
-def _run(app, cwd, **variables) -> subprocess.CompletedProcess:
+def _run(app, cwd, *args, **variables) -> subprocess.CompletedProcess:
     e = {k: v for k, v in env().items() if k not in run_options.VARIABLES}
     e.update(variables)
-    return subprocess.run([str(app)], cwd=cwd, env=e, capture_output=True, text=True)
+    return subprocess.run([str(app), *args], cwd=cwd, env=e, capture_output=True, text=True)
 
 
 def _line(name, value, expected) -> str:
@@ -114,6 +120,20 @@ def test_gmprof_run_gives_the_same_verdict(name, value, expected):
         assert err.value.message.startswith(f"{name}={value}: {expected}")
     else:
         assert err.value.message == f"{name}={value}: {expected}"
+
+
+def test_a_bad_value_the_program_sets_itself_stops_it_at_its_first_launch(app, tmp_path):
+    """(read again at the first launch: a program may set them in main)"""
+    p = _run(app, tmp_path, "GMPROF_LAUNCH_COUNT", "12x", GMPROF_OUTPUT=str(tmp_path / "r.json"))
+    assert p.returncode == 2
+    assert p.stdout == "set\n"  # what it printed before is kept
+    assert p.stderr == _line("GMPROF_LAUNCH_COUNT", "12x", COUNT_ALL) + "\n"
+    assert list(tmp_path.iterdir()) == []
+    # launching nothing, it is read at exit (no report either)
+    p = _run(app, tmp_path, "GMPROF_SYNC", "yes", "exit")
+    assert (p.returncode, p.stdout) == (2, "set\n")
+    assert p.stderr == _line("GMPROF_SYNC", "yes", SWITCH) + "\n"
+    assert list(tmp_path.iterdir()) == []
 
 
 # (variables, launches profiled: the program launches add1 once, by hand)
