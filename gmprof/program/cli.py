@@ -60,14 +60,19 @@ class _Parser(argparse.ArgumentParser):
 def run_parser() -> argparse.ArgumentParser:
     from gmprof import options as O
 
+    from . import run_options as R
+
+    # the options the program reads as GMPROF_* variables take the values it accepts
+    # (run_options: the host runtime's rules)
     p = _Parser(prog="gmprof run", add_help=False, allow_abbrev=False)
     p.add_argument("-h", "--help", action="store_true")
-    p.add_argument("-k", "--kernel-name", dest="kernel", default="")
+    p.add_argument("-k", "--kernel-name", dest="kernel", default="",
+                   type=O.cli_type(R.kernel, "--kernel-name"))
     p.add_argument("-s", "--launch-skip", dest="skip", default=0,
-                   type=O.cli_type(O.count, "--launch-skip"))
+                   type=O.cli_type(R.integer, "--launch-skip"))
     p.add_argument("-c", "--launch-count", dest="count", default=-1,
-                   type=O.cli_type(O.count, "--launch-count", minimum=-1))
-    p.add_argument("-o", "--output", default=None)
+                   type=O.cli_type(R.count, "--launch-count"))
+    p.add_argument("-o", "--output", default=None, type=O.cli_type(R.output, "--output"))
     p.add_argument("--mode", default="default")
     p.add_argument("--profile", default="both", choices=("shm", "dm", "both"))
     p.add_argument("--threshold", type=O.cli_type(O.count, "--threshold"))
@@ -76,8 +81,7 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--enhanced", action="store_true")
     p.add_argument("--access-stats", action="store_true")
     p.add_argument("--access-stats-exact", action="store_true")
-    p.add_argument("--access-stats-blocks", type=O.cli_type(O.count, "--access-stats-blocks",
-                                                            minimum=1))
+    p.add_argument("--access-stats-blocks", type=O.cli_type(R.integer, "--access-stats-blocks"))
     p.add_argument("--backend", choices=("gpu", "cpu"))
     p.add_argument("--json", action="store_true")
     p.add_argument("--csv", metavar="FILE")
@@ -148,8 +152,8 @@ options:
   --access-stats           per-warp requests of every site (bank conflicts, coalescing); a
                            large grid measures 1 block in 2^s (approximate, labelled)
   --access-stats-exact     ... measured in every block (GMPROF_ACCESS_STATS_BLOCKS=0)
-  --access-stats-blocks N  the fewest blocks measured (default 2048; at run time:
-                           GMPROF_ACCESS_STATS_BLOCKS=N)
+  --access-stats-blocks N  the fewest blocks measured (default 2048, 0: every block; at
+                           run time: GMPROF_ACCESS_STATS_BLOCKS=N)
   --backend gpu|cpu        where the program runs (default: a GPU when there is one)
   --json                   print the report as JSON (gmprof.run/2, as profile --json)
   --csv FILE, --html FILE  also write the report as CSV or HTML (- for standard output)
@@ -175,6 +179,10 @@ def cmd_run(argv: list[str]) -> int:
     if ns.help:
         print(RUN_USAGE, end="")
         return 0
+    from .run_options import check_environ
+
+    # the variables the program reads and gmprof run passes on: refused now, not after the build
+    check_environ(os.environ, skip=_sets(ns))
     cmd = parse(ns.build)
     if not cmd.sources and not cmd.host_sources:
         raise OptionError("gmprof run needs at least one source file (.cu)")
@@ -198,6 +206,15 @@ def cmd_run(argv: list[str]) -> int:
             import shutil
 
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _sets(ns) -> set[str]:
+    """The variables gmprof run sets for the program itself (_run_in)."""
+    out = {"GMPROF_OUTPUT", "GMPROF_KERNEL", "GMPROF_LAUNCH_SKIP", "GMPROF_LAUNCH_COUNT",
+           "GMPROF_QUIET"}
+    if ns.access_stats_exact or ns.access_stats_blocks is not None:
+        out.add("GMPROF_ACCESS_STATS_BLOCKS")
+    return out
 
 
 def _gmprof_build_args(ns) -> list[str]:

@@ -27,6 +27,7 @@ from pathlib import Path
 from gmprof.errors import GmprofError, OptionError
 
 from . import build as B
+from . import run_options as R
 from .nvcc_args import Command, links as _links, parse
 
 _GMPROF_FLAGS = {"--gmprof-mode": "mode", "--gmprof-backend": "backend",
@@ -93,6 +94,16 @@ class Options:
         return "\n".join(lines)
 
 
+def _env_number(name: str, cast):
+    """A build-time variable's number (its range is Mode.parse's), its error naming it."""
+    value = os.environ[name]
+    try:
+        return cast(value)
+    except ValueError:
+        what = "an integer" if cast is int else "a number"
+        raise OptionError(f"{name}={value}: expected {what}") from None
+
+
 def _env_options() -> Options:
     o = Options()
     env = os.environ
@@ -100,23 +111,25 @@ def _env_options() -> Options:
     o.backend = env.get("GMPROF_BACKEND") or None
     o.profile = env.get("GMPROF_PROFILE", o.profile)
     if env.get("GMPROF_THRESHOLD"):
-        o.threshold = int(env["GMPROF_THRESHOLD"])
+        o.threshold = _env_number("GMPROF_THRESHOLD", int)
     if env.get("GMPROF_COUNTER_BITS"):
-        o.counter_bits = int(env["GMPROF_COUNTER_BITS"])
+        o.counter_bits = _env_number("GMPROF_COUNTER_BITS", int)
     if env.get("GMPROF_SAMPLING"):
-        o.sampling = float(env["GMPROF_SAMPLING"])
+        o.sampling = _env_number("GMPROF_SAMPLING", float)
     o.enhanced = env.get("GMPROF_ENHANCED", "") not in ("", "0")
     o.native = env.get("GMPROF_DISABLE", "") not in ("", "0")
     o.access_stats = env.get("GMPROF_ACCESS_STATS", "") not in ("", "0")
     return o
 
 
+# the launch selection and report name built into the program's modules (Options.defaults),
+# which its host runtime reads as it reads GMPROF_KERNEL, ...: checked by its rules
+_BUILT_IN = {"kernel": R.kernel, "skip": R.integer, "count": R.count, "output": R.output}
+
+
 def split_gmprof_args(argv: list[str]) -> tuple[Options, list[str]]:
     """(gmprof's options, the nvcc arguments). `--` ends gmprof's options explicitly."""
-    try:
-        o = _env_options()
-    except ValueError as exc:
-        raise GmprofError(f"a GMPROF_* variable has a bad value: {exc}", kind="bad-option") from None
+    o = _env_options()
     rest: list[str] = []
     i = 0
     while i < len(argv):
@@ -132,9 +145,13 @@ def split_gmprof_args(argv: list[str]) -> tuple[Options, list[str]]:
                 value = argv[i + 1]
                 i += 1
             field_name = _GMPROF_FLAGS[name]
+            if field_name in _BUILT_IN:
+                setattr(o, field_name, _BUILT_IN[field_name](value, name))
+                i += 1
+                continue
             try:
-                cast = {"threshold": int, "counter_bits": int, "sampling": float, "skip": int,
-                        "count": int}.get(field_name, str)
+                cast = {"threshold": int, "counter_bits": int, "sampling": float}.get(field_name,
+                                                                                   str)
                 setattr(o, field_name, cast(value))
             except ValueError:
                 raise GmprofError(f"{name} {value!r}: not a number", kind="bad-option") from None

@@ -1046,6 +1046,7 @@ void read_device_launches(State &s, const std::map<int, bool> &devices) {
 
 void harvest_at_exit() {
   State &s = state();
+  if (s.refused) return;
   std::lock_guard<std::mutex> guard(s.lock);
   harvest(s, false);
 }
@@ -1244,6 +1245,7 @@ void harvest(State &s, bool release) {
 void register_module(const ModuleDesc *module, KernelDesc *kernels, int n) {
   State &s = state();
   std::lock_guard<std::mutex> guard(s.lock);
+  check_options(module, s.modules.empty());  // a bad value: the program stops here
   s.modules.push_back(module);
   for (int i = 0; i < n; ++i) {
     if (!kernels[i].native) continue;

@@ -234,6 +234,8 @@ struct State {
   bool harvest_registered = false;
   bool lost = false;  // the device faulted before the counters were read: they are gone
   bool sync_each = false;
+  bool refused = false;  // a bad option value: exiting (options.h refuse), no report
+  bool exiting = false;  // in at_exit (a value the program set and never launched after)
   // launches into graphs are profiled (GMPROF_GRAPHS=0: they run unprofiled, counted under
   // `captured`); the program's graphs keep the nodes it built, gmprof's are in its own copies
   bool graphs = true;
@@ -259,44 +261,149 @@ State &state() {
   return *s;
 }
 
-std::string env_or(const char *name, const std::string &fallback) {
+// ---------------------------------------------------------------- the options' values
+
+// A bad value stops the program before it runs any kernel: one line naming the variable (or the
+// option built in with gmprof nvcc) and the value, status 2 (a usage error, as on gmprof's
+// command line), no report. atoll read `abc` as 0 and `12x` as 12, and GMPROF_GRAPHS=off
+// profiled graphs: a slip selected other launches, silently. gmprof run and gmprof nvcc check
+// the same rules before they build (gmprof/program/run_options.py).
+[[noreturn]] void refuse(const std::string &name, const std::string &value,
+                         const std::string &expected, const char *where = "") {
+  fprintf(stderr, "gmprof: error: %s=%s%s: %s\n", name.c_str(), value.c_str(), where,
+          expected.c_str());
+  State &s = state();
+  s.refused = true;  // at_exit writes no report (and takes no lock: we may hold it)
+  if (s.exiting) {  // exit() again from an atexit handler is undefined
+    fflush(nullptr);
+    _exit(2);
+  }
+  exit(2);
+}
+
+const char *const kNonNegative = "expected a non-negative integer";
+const char *const kCountAll = "expected a non-negative integer, or -1 for all";
+
+// Decimal digits, a '-' before them only where `minimum` is below 0 (GMPROF_LAUNCH_COUNT's -1);
+// no '+', space or suffix; a value past long long is refused, not clamped (strtoll's ERANGE).
+void read_integer(const std::string &name, const std::string &text, long long minimum,
+                  const char *expected, long long *out, const char *where = "") {
+  const size_t sign = minimum < 0 && !text.empty() && text[0] == '-' ? 1 : 0;
+  bool ok = text.size() > sign;
+  for (size_t i = sign; ok && i < text.size(); ++i) ok = text[i] >= '0' && text[i] <= '9';
+  if (!ok) refuse(name, text, expected, where);
+  errno = 0;
+  const long long v = strtoll(text.c_str(), nullptr, 10);
+  if (errno == ERANGE)
+    refuse(name, text, std::string(expected) + ", at most 9223372036854775807", where);
+  if (v < minimum) refuse(name, text, expected, where);
+  *out = v;
+}
+
+// GMPROF_SYNC, GMPROF_GRAPHS, GMPROF_QUIET: 1 on, 0 off; unset or empty: the default
+bool read_switch(const char *name, bool fallback) {
   const char *v = getenv(name);
-  return v ? std::string(v) : fallback;
+  if (!v || !*v) return fallback;
+  if (strcmp(v, "0") && strcmp(v, "1")) refuse(name, v, "expected 0 or 1");
+  return v[0] == '1';
+}
+
+// "" (every kernel), a name, or regex:RE with RE a regular expression (ECMAScript, as
+// name_matches reads it: one that does not compile matched nothing, silently)
+void check_kernel(const std::string &name, const std::string &text, const char *where = "") {
+  if (text.compare(0, 6, "regex:") != 0) return;
+  try {
+    std::regex re(text.substr(6));
+  } catch (const std::regex_error &e) {
+    refuse(name, text, std::string("expected a kernel name, or regex:RE with RE a regular "
+                                   "expression (") + e.what() + ")", where);
+  }
+}
+
+// the report file's name: not empty, each %q{ closed (expand_output)
+void check_output(const std::string &name, const std::string &text, const char *where = "") {
+  bool ok = !text.empty();
+  for (size_t i = 0; ok && i + 1 < text.size(); ++i) {
+    if (text[i] != '%') continue;
+    if (text[i + 1] == 'q' && i + 2 < text.size() && text[i + 2] == '{')
+      ok = text.find('}', i + 3) != std::string::npos;
+    ++i;  // %% is one %
+  }
+  if (!ok) refuse(name, text, "expected a file name pattern (%p, %h, %q{ENV}, %%)", where);
+}
+
+// build-time defaults (gmprof nvcc --gmprof-kernel/-launch-skip/-launch-count/-output, which
+// check them too), "key=value" lines
+void read_defaults(const char *defaults, Options &o) {
+  if (!defaults) return;
+  const std::string text = defaults;
+  const char *where = " (built in with gmprof nvcc)";
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    size_t eq = line.find('=');
+    if (eq != std::string::npos) {
+      std::string k = line.substr(0, eq), v = line.substr(eq + 1);
+      if (k == "kernel") {
+        check_kernel("--gmprof-kernel", v, where);
+        o.kernel = v;
+      } else if (k == "skip") {
+        read_integer("--gmprof-launch-skip", v, 0, kNonNegative, &o.skip, where);
+      } else if (k == "count") {
+        read_integer("--gmprof-launch-count", v, -1, kCountAll, &o.count, where);
+      } else if (k == "output") {
+        check_output("--gmprof-output", v, where);
+        o.output = v;
+      }
+    }
+    pos = end + 1;
+  }
+}
+
+// the GMPROF_* variables, over the defaults
+void read_variables(Options &o, bool &sync_each, bool &graphs) {
+  const char *v;
+  if ((v = getenv("GMPROF_KERNEL"))) {
+    check_kernel("GMPROF_KERNEL", v);
+    o.kernel = v;
+  }
+  if ((v = getenv("GMPROF_LAUNCH_SKIP")))
+    read_integer("GMPROF_LAUNCH_SKIP", v, 0, kNonNegative, &o.skip);
+  if ((v = getenv("GMPROF_LAUNCH_COUNT")))
+    read_integer("GMPROF_LAUNCH_COUNT", v, -1, kCountAll, &o.count);
+  if ((v = getenv("GMPROF_ACCESS_STATS_BLOCKS")))
+    read_integer("GMPROF_ACCESS_STATS_BLOCKS", v, 0, kNonNegative, &o.warp_blocks);
+  if ((v = getenv("GMPROF_OUTPUT"))) {
+    check_output("GMPROF_OUTPUT", v);
+    o.output = v;
+  }
+  o.quiet = read_switch("GMPROF_QUIET", false);
+  sync_each = read_switch("GMPROF_SYNC", false);
+  graphs = read_switch("GMPROF_GRAPHS", true);
+}
+
+// At a module's registration (before main, before any launch): its defaults, and at the first
+// the variables, so that a bad value stops the program before it does anything.
+void check_options(const ModuleDesc *module, bool variables) {
+  Options o;
+  bool sync_each = false, graphs = true;
+  read_defaults(module->defaults, o);
+  if (variables) read_variables(o, sync_each, graphs);
 }
 
 void load_options(State &s) {
   if (s.options.loaded) return;
   s.options.loaded = true;
-  // build-time defaults (gmprof nvcc -k/-s/-c/-o), the first module that has them
+  // the first module that has defaults; the variables as they are now (a program may set them
+  // before its first launch)
   for (const ModuleDesc *m : s.modules) {
     if (!m->defaults || !*m->defaults) continue;
-    std::string text = m->defaults;
-    size_t pos = 0;
-    while (pos < text.size()) {
-      size_t end = text.find('\n', pos);
-      if (end == std::string::npos) end = text.size();
-      std::string line = text.substr(pos, end - pos);
-      size_t eq = line.find('=');
-      if (eq != std::string::npos) {
-        std::string k = line.substr(0, eq), v = line.substr(eq + 1);
-        if (k == "kernel") s.options.kernel = v;
-        else if (k == "skip") s.options.skip = atoll(v.c_str());
-        else if (k == "count") s.options.count = atoll(v.c_str());
-        else if (k == "output") s.options.output = v;
-      }
-      pos = end + 1;
-    }
+    read_defaults(m->defaults, s.options);
     break;
   }
-  s.options.kernel = env_or("GMPROF_KERNEL", s.options.kernel);
-  const char *v;
-  if ((v = getenv("GMPROF_LAUNCH_SKIP")) && *v) s.options.skip = atoll(v);
-  if ((v = getenv("GMPROF_LAUNCH_COUNT")) && *v) s.options.count = atoll(v);
-  if ((v = getenv("GMPROF_ACCESS_STATS_BLOCKS")) && *v) s.options.warp_blocks = atoll(v);
-  s.options.output = env_or("GMPROF_OUTPUT", s.options.output);
-  s.options.quiet = getenv("GMPROF_QUIET") != nullptr;
-  s.sync_each = (v = getenv("GMPROF_SYNC")) && *v && strcmp(v, "0") != 0;
-  s.graphs = !((v = getenv("GMPROF_GRAPHS")) && strcmp(v, "0") == 0);
+  read_variables(s.options, s.sync_each, s.graphs);
 }
 
 bool name_matches(const std::string &filter, const char *name) {

@@ -275,6 +275,8 @@ void print_timing(State &s) {
 }
 
 void at_exit() {
+  if (state().refused) return;  // a bad option value (options.h refuse): no report
+  state().exiting = true;
   const double t0 = now_s();
   write_report();
   State &s = state();
