@@ -202,7 +202,13 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
             _add(static, sc, c, shift, times)
             if site_oor is not None and c.out_of_range:
                 site_oor[sc.site] = site_oor.get(sc.site, 0) + int(c.out_of_range) * times
-    first = group["launches"][0]
+    if env is None:  # grids launched from the device: no shape the host saw
+        from gmprof.runtime.launchenv import LaunchEnv, split_name_expression
+
+        env = LaunchEnv(prof.program, facts, split_name_expression(kernel_expr)[1], (1, 1, 1),
+                        (1, 1, 1), {}, sizes)
+    first = group["launches"][0] if group["launches"] else \
+        {"grid": [0, 0, 0], "block": [0, 0, 0], "shared_mem": 0}
     slots, counters = {}, {}
     # the shared objects' counters, summed over the launches at 64 bits by the host runtime
     shared = counts_array(group["shared"])
@@ -256,7 +262,8 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
                 "weighted": True, "rates": tuple(1 << s for s in range(32) if bits >> s & 1)}
     info = RunInfo(kernel_expr, backend, device, mode.name, tuple(first["grid"]),
                    tuple(first["block"]), int(first["shared_mem"]),
-                   launches=sum(int(x.get("repeat", 1)) for x in group["launches"]))
+                   launches=int(group["device_grids"]) if "device_grids" in group else
+                   sum(int(x.get("repeat", 1)) for x in group["launches"]))
     info.instrumented_ms = float(sum(launch.get("ms", 0.0) for launch in group["launches"]))
     info.counters_in = "shared memory" if group["sm"] else "device memory"
     info.counters_why = group["why"]
@@ -307,6 +314,56 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     return report
 
 
+def decode_child_group(prof, mode, group: dict, sizes: dict, device: str, backend: str,
+                       vectors, site_oor: dict | None = None):
+    """The group of a kernel launched from the device (the grids of one child kernel under one
+    group of host launches, runtime_cu/host/gmprof_host_children.h) -> Report: decoded with
+    the children's plan (gmprof/program/children.py: every site counted by its hook). A pointer
+    parameter has one record per allocation of the host launches' group; the allocations its
+    grids touched are decoded one at a time (the first with the sites' counts) and summed as
+    the launches of a kernel given other arrays are (Report.merge)."""
+    from .children import child_mode
+
+    mode = child_mode(mode)
+    by_slot: dict = {}
+    for rec in group["objects"]:
+        by_slot.setdefault(rec["slot"], []).append(rec)
+
+    def touched(rec) -> bool:
+        return int(rec.get("oor", 0)) > 0 or rec.get("counts", {}).get("dtype", "zero") != "zero"
+
+    rounds = []
+    for slot, recs in by_slot.items():
+        hit = [r for r in recs if touched(r)] or recs[:1]
+        for r, rec in enumerate(hit):
+            while len(rounds) <= r:
+                rounds.append([])
+            rounds[r].append(rec)
+    report = None
+    for r, objects in enumerate(rounds or [[]]):
+        part = dict(group, objects=objects, launches=[])
+        if r:
+            # (the sites' counts and the area's are the first part's)
+            part.update(area={"dtype": "zero", "n": int(group["area_words"])},
+                        shared={"dtype": "zero", "n": int(group["obj_counters"])},
+                        unknown_oor=0)
+            part.pop("site_max", None)
+        one = decode_group(prof, mode, part, sizes, device, backend, vectors, site_oor)
+        report = one if report is None else report.merge(one)
+    # one entry for every grid (the host never saw their shapes: grid and block 0)
+    report.launch_runs = [{"grid": [0, 0, 0], "block": [0, 0, 0], "shared_mem": 0,
+                           "native_ms": None, "instrumented_ms": None, "timing_repeats": 1,
+                           "outputs_identical": None, "index": None, "out_of_range": 0,
+                           "failed_check": False, "repeat": int(group["device_grids"])}]
+    report.notes.append(
+        f"{int(group['device_grids'])} grid(s) launched from the device (dynamic parallelism) "
+        "by profiled copies, counted together: every site by its hook (no static counts: the "
+        "host never sees a child grid's shape), the pointer arguments found among the "
+        "allocations of the host launches' group (an argument in none is counted as out of "
+        "range of every known object); no per-launch shapes or times")
+    return report
+
+
 def check_plan(prof, mode, manifest) -> None:
     from .translate import plan_digest
 
@@ -324,4 +381,4 @@ def mode_of(fields: dict):
                                                           dataclasses.fields(Mode)}})
 
 
-__all__ = ["decode_group", "check_plan", "mode_of"]
+__all__ = ["decode_group", "decode_child_group", "check_plan", "mode_of"]

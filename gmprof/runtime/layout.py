@@ -46,6 +46,7 @@ LAUNCH = np.dtype([
     ("warp_stats", "<u8"),
     ("tally", "<u8"), ("tally_words", "<u4"), ("stats_sampling", "<u4"),
     ("sample_sq", "<u8"),
+    ("children", "<u8"),  # whole programs: child kernels' descriptions (dynamic parallelism)
     ("obj", OBJECT, (MAX_OBJECTS,)),
 ], align=True)
 

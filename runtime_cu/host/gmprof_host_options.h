@@ -153,6 +153,18 @@ struct Group {
   size_t log_used = 0;
   std::deque<fold::FoldJob> kept_jobs;     // CPU backend: jobs a graph replays later
   std::map<std::string, size_t> alike;     // shape and arguments -> its record (not captured)
+  // dynamic parallelism (gmprof_host_children.h). A group of host launches whose module has
+  // profiled children: their groups' keys, by child index, and the device array of their
+  // descriptions (Launch::children; null: not laid out yet). A child's group: the grids run
+  // (device u64, and read back), its fold after each launch of its parent's group
+  std::vector<std::string> child_keys;
+  void *children_dev = nullptr;
+  bool children_failed = false;
+  bool device_child = false;
+  unsigned long long *grids = nullptr;
+  unsigned long long grids_total = 0;
+  Desc *child_desc = nullptr;
+  std::string shadow_prefix;  // keeps a child's shadow counters apart from its parent's
 };
 
 struct Shadow {

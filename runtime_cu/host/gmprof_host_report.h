@@ -184,11 +184,13 @@ void write_report() {
     Group &g = s.groups[key];
     bool ran = false;  // a graph that was never launched ran none of its launches
     for (const LaunchRec &r : g.launches) ran = ran || r.runs;
+    if (g.device_child) ran = g.grids_total > 0;  // grids launched from the device
     if (!ran) continue;
     fprintf(f, "%s\n{\"module\": %s, \"kernel\": %s, \"device\": %d, \"sm\": %s, \"why\": %s, ",
             first ? "" : ",", json_string(g.module->id).c_str(),
             json_string(g.kernel->name).c_str(), g.device, g.sm ? "true" : "false",
             json_string(g.why).c_str());
+    if (g.device_child) fprintf(f, "\"device_grids\": %llu, ", g.grids_total);
     first = false;
     fprintf(f, "\"area_words\": %u, \"obj_counters\": %u, \"lr_offset\": %u, \"replicas\": %u, ",
             g.area_words, g.obj_counters, g.lr_offset, g.replicas);
