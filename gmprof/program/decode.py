@@ -334,7 +334,12 @@ def decode_child_group(prof, mode, group: dict, sizes: dict, device: str, backen
 
     rounds = []
     for slot, recs in by_slot.items():
-        hit = [r for r in recs if touched(r)] or recs[:1]
+        # a slot no grid touched in any allocation: an array of none (its sites' accesses,
+        # if any, went outside every allocation: the unknown out-of-range count)
+        none = dict(recs[0], base=0, bytes=0, offset=0, n=0, counts={"dtype": "zero", "n": 0},
+                    known=not int(group.get("unknown_oor", 0)))
+        hit = [r for r in recs if touched(r)] or \
+            ([none] if recs[0]["kind"] == OBJ_PARAM else recs[:1])
         for r, rec in enumerate(hit):
             while len(rounds) <= r:
                 rounds.append([])
