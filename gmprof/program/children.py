@@ -22,6 +22,7 @@ unprofiled, and its launches are counted (copies.py qualify_calls).
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 
 from gmprof.frontend import cxx_ast as X
@@ -40,6 +41,7 @@ class Children:
     tables: list           # (name, ObjectDesc initialisers) per child, for the module tables
     defines: dict          # the child pass's macros (GMPROF_DP_OBJECTS, GMPROF_SHARED_BASES)
     launching: dict        # name -> (child index, qualified child-copy name) for the parents
+    parents: dict          # child name -> the kernels whose copies may launch it (transitively)
 
 
 def child_mode(mode):
@@ -74,11 +76,18 @@ def plan_children(tu, program, pipeline, mode, copies, scopes, ns, cpu, overload
 
     from .describe import describe_kernel, qualified
 
-    if not supported_mode(mode):
+    if not supported_mode(mode) or not launched(tu, copies):
         return None
+    dmode = child_mode(mode)
+    plan = pipeline.plan(program, dmode)
+    done = pipeline.instrument(plan, sm=False)
+    dp_ns = ns + SUFFIX_NS
+    ok = C.copyable(tu, program, plan, [])
+    need = C.needed(tu, ok, done.patches, program)
     kernels = {f.name: f for f in tu.kernels if f.parsed is not None and f.funcdef is not None}
     wanted = []
-    for name, parents in sorted(launched(tu, copies).items()):
+    # (the launches in the first copies and in the child copies alike)
+    for name, parents in sorted(launched(tu, copies | need).items()):
         k = kernels.get(name)
         if k is None or k.template_params or name in overloaded or \
                 sum(f.name == name for f in tu.kernels) != 1:
@@ -87,14 +96,6 @@ def plan_children(tu, program, pipeline, mode, copies, scopes, ns, cpu, overload
                for p in parents):
             continue  # its child copy would not be declared at the launch
         wanted.append(k)
-    if not wanted:
-        return None
-    dmode = child_mode(mode)
-    plan = pipeline.plan(program, dmode)
-    done = pipeline.instrument(plan, sm=False)
-    dp_ns = ns + SUFFIX_NS
-    ok = C.copyable(tu, program, plan, [])
-    need = C.needed(tu, ok, done.patches, program)
     by_name = {f.name: f for f in tu.functions if f.segment in need}
     chosen, segs, tables = [], set(), []
     for k in wanted:
@@ -148,7 +149,33 @@ def plan_children(tu, program, pipeline, mode, copies, scopes, ns, cpu, overload
                              if s.kernel in (None, k.name) or s.kind == "shared"])
     defines = {"GMPROF_DP_OBJECTS": most,
                "GMPROF_SHARED_BASES": done.defines.get("GMPROF_SHARED_BASES", 0)}
-    return Children([k.name for k in chosen], plan, out, tables, defines, launching)
+    return Children([k.name for k in chosen], plan, out, tables, defines, launching,
+                    _parents(tu, chosen))
+
+
+def _parents(tu, chosen) -> dict:
+    """Child name -> the kernels from which a chain of calls and device-side launches may reach
+    its launch (every name a function mentions, through macros too: as C.needed errs, towards
+    more), so that the host lays a child out only with the groups of kernels that need it."""
+    fns: dict = {}
+    for f in tu.functions:
+        if f.funcdef is not None:
+            fns.setdefault(f.name, []).append(f)
+    edges = {name: set().union(*(C.mentions(f, tu.macros) for f in group)) & set(fns)
+             for name, group in fns.items()}
+    out = {k.name: [] for k in chosen}
+    for kernel in sorted({f.name for f in tu.kernels if f.funcdef is not None}):
+        seen, todo = set(), [kernel]
+        while todo:
+            name = todo.pop()
+            for m in edges.get(name, ()):
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        for child in out:
+            if child in seen:
+                out[child].append(kernel)
+    return out
 
 
 def _entry(body: str, name: str, slots: list) -> str | None:
@@ -191,7 +218,10 @@ def module_tables(children) -> tuple[list, str]:
     for c, (k, desc) in enumerate(children.tables):
         out.append(f"static const ::gmprof_host::ObjectDesc __gmprof_dp_objects_{c}[] = {{"
                    + ", ".join(desc) + (", " if desc else "") + "{-1, 0, 0, 0, 0, 0, 0, 0}};")
-        entries.append(f'{{"{k.name}", {len(desc)}, __gmprof_dp_objects_{c}}}')
+        # (the kernels whose groups lay it out, one a line: their name expressions' names)
+        parents = "".join(p + "\n" for p in children.parents[k.name])
+        entries.append(f'{{"{k.name}", {len(desc)}, __gmprof_dp_objects_{c}, '
+                       f'{json.dumps(parents)}}}')
     out.append("const ::gmprof_host::ChildKernelDesc __gmprof_children[] = {" +
                ", ".join(entries) + "};")
     return out, f", {len(entries)}, __gmprof_children"

@@ -1217,6 +1217,7 @@ void harvest(State &s, bool release) {
       if (g.grids) cudaFree(g.grids);
       g.grids = nullptr;
       g.child_desc = nullptr;
+      g.child_jobs.clear();
       g.children_dev = nullptr;
       g.child_keys.clear();
     } else {

@@ -60,6 +60,7 @@ struct ChildKernelDesc {
   const char *name;
   int n_objects;
   const ObjectDesc *objects;
+  const char *parents;  // the kernels whose copies may launch it, "k\n" each (by name)
 };
 
 struct KernelDesc {

@@ -103,7 +103,6 @@ void *setup_child(State &s, Group &pg, const std::string &key, const ChildKernel
     g.objects.push_back(o);
     descs.push_back(od);
   }
-  if (g.objects.size() > fold::kMaxFoldObjects) return nullptr;
   ObjectDesc *table = new ObjectDesc[descs.size() + 1];  // (kept for the process: the group's)
   for (size_t i = 0; i < descs.size(); ++i) table[i] = descs[i];
   KernelDesc *kd = new KernelDesc();
@@ -151,6 +150,8 @@ void *setup_child(State &s, Group &pg, const std::string &key, const ChildKernel
   j.threshold = m->threshold;
   j.n_oor = (unsigned)(1 + g.objects.size());
   j.log = (unsigned long long)(uintptr_t)log;
+  // (a fold job holds kMaxFoldObjects objects: the rest go to more jobs, with no area)
+  std::vector<fold::FoldObj> folds;
   std::vector<Object> cand;
   std::vector<unsigned> cand_slot;
   for (size_t i = 0; i < g.objects.size(); ++i) {
@@ -169,7 +170,8 @@ void *setup_child(State &s, Group &pg, const std::string &key, const ChildKernel
       obj.n_counters = o.shadow ? (unsigned)o.n : 0;
       if (o.shadow) {
         obj.counters = (unsigned long long)(uintptr_t)o.shadow;
-        fold::FoldObj &f = j.obj[j.n_objects++];
+        folds.emplace_back();
+        fold::FoldObj &f = folds.back();
         f.shadow = obj.counters;
         f.total = (unsigned long long)(uintptr_t)o.total;
         f.n = o.n;
@@ -191,6 +193,16 @@ void *setup_child(State &s, Group &pg, const std::string &key, const ChildKernel
       L.obj[o.slot] = obj;
     }
   }
+  g.child_jobs.assign(1, j);
+  for (size_t i = 0; i < folds.size(); ++i) {
+    if (g.child_jobs.back().n_objects == fold::kMaxFoldObjects) {
+      g.child_jobs.push_back(j);
+      fold::FoldJob &more = g.child_jobs.back();
+      more.words = more.n_shared = more.n_oor = 0;
+    }
+    fold::FoldJob &to = g.child_jobs.back();
+    to.obj[to.n_objects++] = folds[i];
+  }
   ChildDescHost cd;
   memset(&cd, 0, sizeof cd);
   cd.grids = (unsigned long long)(uintptr_t)g.grids;
@@ -211,16 +223,26 @@ void *setup_child(State &s, Group &pg, const std::string &key, const ChildKernel
 // (the parent's launches then run unprofiled: its copy would launch a child copy without one).
 bool setup_children(State &s, Group &pg, const std::string &key, unsigned csize) {
   const ModuleDesc *m = pg.module;
-  if (m->n_children <= 0 || pg.children_dev) return true;
+  if (m->n_children <= 0 || pg.children_dev || pg.children_none) return true;
   if (pg.children_failed) return false;
+  // only the children this kernel's copy may launch, itself or through them (children.py)
+  std::string name = pg.kernel->name;
+  name = name.substr(0, name.find('<')) + "\n";
   std::vector<unsigned long long> table(m->n_children, 0);
   bool ok = true;
   for (int c = 0; ok && c < m->n_children; ++c) {
+    const char *parents = m->children[c].parents;
+    const std::string all = std::string("\n") + (parents ? parents : "");
+    if (all.find("\n" + name) == std::string::npos) continue;
     std::string ck = key + "|from the device|" + m->children[c].name;
     pg.child_keys.push_back(ck);
     void *cd = setup_child(s, pg, ck, m->children[c], csize);
     table[c] = (unsigned long long)(uintptr_t)cd;
     ok = cd != nullptr;
+  }
+  if (ok && pg.child_keys.empty()) {
+    pg.children_none = true;
+    return true;
   }
   void *dev = ok ? device_copy(s, table.data(), table.size() * 8) : nullptr;
   for (size_t c = 0; ok && dev && c < pg.child_keys.size(); ++c) {
@@ -247,7 +269,8 @@ void fold_children(State &s, Group &pg, cudaStream_t stream) {
   for (const std::string &ck : pg.child_keys) {
     Group &g = s.groups[ck];
     if (!g.child_desc) continue;
-    if (fold::enqueue(&g.child_desc->job, stream) != cudaSuccess) cudaGetLastError();
+    for (fold::FoldJob &j : g.child_jobs)
+      if (fold::enqueue(&j, stream) != cudaSuccess) cudaGetLastError();
   }
 }
 

@@ -160,10 +160,12 @@ struct Group {
   std::vector<std::string> child_keys;
   void *children_dev = nullptr;
   bool children_failed = false;
+  bool children_none = false;  // its kernel launches none of them
   bool device_child = false;
   unsigned long long *grids = nullptr;
   unsigned long long grids_total = 0;
   Desc *child_desc = nullptr;
+  std::vector<fold::FoldJob> child_jobs;  // its folds (kMaxFoldObjects objects each)
   std::string shadow_prefix;  // keeps a child's shadow counters apart from its parent's
 };
 

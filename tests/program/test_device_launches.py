@@ -78,7 +78,7 @@ def test_copy_counts_each_device_side_launch(tmp_path):
     assert '{"parent\\tns::nchild"}' in t.text
     assert "1, __gmprof_device_launch_names, &__gmprof_device_launches_read, 1, " \
         "__gmprof_children}" in t.text
-    assert '__gmprof_children[] = {{"child", 1, __gmprof_dp_objects_0}}' in t.text
+    assert '__gmprof_children[] = {{"child", 1, __gmprof_dp_objects_0, "parent\\n"}}' in t.text
     msgs = [w.message for w in t.warnings if w.kind == "launch-not-profiled"]
     # the launch a macro writes cannot be edited: the build says it is not even counted
     assert any("parent launches LAUNCH(...), ns::nchild from the device" in m and
