@@ -187,6 +187,19 @@ def test_children_counted_by_hand_on_the_cpu_backend(cpu_builds, k):
     _check(cpu_builds, k)
 
 
+def test_the_run_document_of_children_reads_back(cpu_builds):
+    """`gmprof report --json` keeps a child's entry (its shape [0, 0, 0]: not recorded), and
+    the document is read back and rendered again (run.schema.json allows that shape)."""
+    from conftest import gmprof
+
+    d = cpu_builds / "gmprof"
+    _run(d, 2, "rd.json")
+    (d / "run.json").write_text(gmprof("report", "--json", "rd.json", cwd=d).stdout)
+    out = gmprof("report", "run.json", cwd=d).stdout
+    assert "kernel rec (launched from the device): 6 launches, launched from the device " \
+        "(shapes not recorded)" in " ".join(out.split())  # 2 + 4 grids at depths 1 and 2
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("k", [2, 4])
 def test_children_counted_by_hand_on_gpu(tmp_path, k):
