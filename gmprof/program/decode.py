@@ -351,7 +351,7 @@ def decode_child_group(prof, mode, group: dict, sizes: dict, device: str, backen
             # (the sites' counts and the area's are the first part's)
             part.update(area={"dtype": "zero", "n": int(group["area_words"])},
                         shared={"dtype": "zero", "n": int(group["obj_counters"])},
-                        unknown_oor=0)
+                        unknown_oor=0, device_grids=0)
             part.pop("site_max", None)
         one = decode_group(prof, mode, part, sizes, device, backend, vectors, site_oor)
         report = one if report is None else report.merge(one)

@@ -33,6 +33,8 @@ __global__ void parent(float *out, const float *in) {
   if (threadIdx.x < 3) scale<<<2, 4>>>(out + 8 * threadIdx.x, in + 8 * threadIdx.x, 6);
   if (threadIdx.x == 3) far<<<1, 2>>>(g_far);
 }
+__global__ void inc(int *p) { p[threadIdx.x] += 1; }
+__global__ void split(int *a, int *b) { inc<<<1, 2>>>(threadIdx.x == 0 ? a : b + 2); }
 __global__ void rec(int *d, const int *w, int depth, int k) {
   if (threadIdx.x == 0) atomicAdd(&d[depth], w[depth]);
   if (depth < k && threadIdx.x < 2) rec<<<1, 4>>>(d, w, depth + 1, k);
@@ -40,12 +42,16 @@ __global__ void rec(int *d, const int *w, int depth, int k) {
 int main(int argc, char **argv) {
   int k = argc > 1 ? atoi(argv[1]) : 4;
   float *out, *in, h[32];
-  int *d, *w, *farp, hd[16], hf[2];
+  int *d, *w, *farp, *sa, *sb, hd[16], hf[2], hs[8];
   cudaMalloc(&out, sizeof h);
   cudaMalloc(&in, sizeof h);
   cudaMalloc(&d, sizeof hd);
   cudaMalloc(&w, sizeof hd);
   cudaMalloc(&farp, sizeof hf);
+  cudaMalloc(&sa, 4 * sizeof(int));
+  cudaMalloc(&sb, 4 * sizeof(int));
+  cudaMemset(sa, 0, 4 * sizeof(int));
+  cudaMemset(sb, 0, 4 * sizeof(int));
   for (int i = 0; i < 32; ++i) h[i] = (float)i;
   for (int i = 0; i < 16; ++i) hd[i] = i + 1;
   cudaMemcpy(in, h, sizeof h, cudaMemcpyHostToDevice);
@@ -56,6 +62,7 @@ int main(int argc, char **argv) {
   cudaMemcpyToSymbol(g_far, &farp, sizeof farp);
   parent<<<1, 4>>>(out, in);
   rec<<<1, 4>>>(d, w, 0, k);
+  split<<<1, 2>>>(sa, sb);
   cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
   float s = 0;
   for (int i = 0; i < 32; ++i) s += h[i];
@@ -63,7 +70,11 @@ int main(int argc, char **argv) {
   cudaMemcpy(hf, farp, sizeof hf, cudaMemcpyDeviceToHost);
   printf("out %g d", s);
   for (int i = 0; i < 7; ++i) printf(" %d", hd[i]);
-  printf(" far %d %d\n", hf[0], hf[1]);
+  cudaMemcpy(hs, sa, 4 * sizeof(int), cudaMemcpyDeviceToHost);
+  cudaMemcpy(hs + 4, sb, 4 * sizeof(int), cudaMemcpyDeviceToHost);
+  printf(" far %d %d split", hf[0], hf[1]);
+  for (int i = 0; i < 8; ++i) printf(" %d", hs[i]);
+  printf("\n");
   return cudaGetLastError() != cudaSuccess;
 }
 """
@@ -78,8 +89,8 @@ def _expected_output(k: int) -> str:
     # d[j]: the grids at depth j (2^j of them: threads 0 and 1 of each grid above launch one)
     # each add w[j] = j + 1 once (thread 0), up to depth k
     d = [2 ** j * (j + 1) if j <= k else 0 for j in range(7)]
-    # far: one grid of 2 threads adds 1 to p[0] and p[1]
-    return f"out {s} d {' '.join(map(str, d))} far 1 1\n"
+    # far: one grid of 2 threads adds 1 to p[0] and p[1]; split: a[0], a[1] and b[2], b[3]
+    return f"out {s} d {' '.join(map(str, d))} far 1 1 split 1 1 0 0 0 0 1 1\n"
 
 
 def _build(d, *, native=False, gpu=False):
@@ -163,6 +174,14 @@ def _check(d, k, gpu=False):
                          ("w[depth]", "read", grids, "measured")]
     per = [2 ** j if 1 <= j <= k else 0 for j in range(16)]
     assert arrays(rd)["d"]["counts"] == per and arrays(rd)["w"]["counts"] == per
+    # ---- inc, launched by split's thread 0 on a (a[0], a[1]) and thread 1 on b + 2 (b[2],
+    # b[3]): 2 grids; its p is in two allocations of 4 ints, decoded one at a time and summed
+    # element by element as a host kernel's launches on two arrays of one size are: 1 1 1 1
+    ic = "inc" + DEVICE
+    assert kernels[ic]["run"]["launches"] == 2
+    assert sites(ic) == [("p[threadIdx.x]", "read-write", 4, "measured")]
+    assert arrays(ic)["p"]["counts"] == [1, 1, 1, 1]
+    assert (arrays(ic)["p"]["reads"], arrays(ic)["p"]["writes"]) == (4, 4)
     host = {x["name"]: x["counts"] for x in kernels["rec"]["arrays"]}
     assert host["d"] == host["w"] == [1] + [0] * 15  # the host's grid: depth 0 only
     # every device-side launch ran a child copy: none is left to count as unprofiled
