@@ -638,7 +638,12 @@ __device__ __forceinline__ const void *shared_base(int slot) {
 // it, so they are loops, not unrolled) and over the launch's slots in use only.
 __device__ __forceinline__ int objects_in_use() {
   const unsigned n = L().n_objects;
+#ifdef GMPROF_CUH_CHILD
+  // (a child's block holds GMPROF_DP_OBJECTS slots, bind sets n_objects: 0 is none)
+  return n > (unsigned)GMPROF_DP_OBJECTS ? GMPROF_DP_OBJECTS : (int)n;
+#else
   return n == 0u || n > (unsigned)GMPROF_MAX_OBJECTS ? GMPROF_MAX_OBJECTS : (int)n;
+#endif
 }
 
 #if GMPROF_SHARED_BASES

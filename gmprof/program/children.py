@@ -107,6 +107,13 @@ def plan_children(tu, program, pipeline, mode, copies, scopes, ns, cpu, overload
                 slot.kind == "shared" and any(o.function in reach for o in slot.objects) and
                 any(o.space == "shared_dynamic" for o in slot.objects) for slot in plan.slots):
             continue
+        # every counted site's object must be one of the child's own slots (its parameters,
+        # file-scope variables, shared arrays): another kernel's parameter is never bound
+        own = {sl.index for sl in plan.slots if sl.kernel in (None, k.name) or
+               sl.kind == "shared"}
+        if any(sp.slot is not None and sp.slot.index not in own
+               for sp in plan.sites.values() if sp.site.function.name in reach):
+            continue
         native = qualified(scopes.get(k.segment, ()), k.name)
         desc = describe_kernel(program, plan, k, [], globals_, native, [])
         if desc is None:
@@ -122,6 +129,7 @@ def plan_children(tu, program, pipeline, mode, copies, scopes, ns, cpu, overload
         launching[k.name] = (c, "::" + "".join(s + "::" for s in scope if s) +
                              C.namespace_in(dp_ns, scope) + "::" + k.name)
     target = CPU.patches(program) if cpu else {}
+    counted = len(device_launches)  # (the child copies' own counters follow)
     calls = C.qualify_calls(tu, segs, scopes, dp_ns, [], device_launches, launching,
                             "::gmprof_dp::")
     inst = merge(done.patches, target, calls)
@@ -142,6 +150,7 @@ def plan_children(tu, program, pipeline, mode, copies, scopes, ns, cpu, overload
                      if s.kind == "device" and s.kernel == fn.name]
             body = _entry(body, fn.name, slots)
             if body is None:
+                del device_launches[counted:]
                 return None
         C.add_copy(out, src, seg, body, C.namespace_in(dp_ns, scopes.get(seg, ())))
     for k in chosen:

@@ -143,8 +143,8 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None,
     `__gmprof_device_launches`, read back by the host runtime). A launch written by a macro
     cannot be edited: the warning says it is not even counted.
 
-    A child in `profiled_children` (name -> (its index in the file's child kernels, the
-    namespace of its child copy)) is launched as that copy instead, its description last:
+    A child in `profiled_children` (name -> (its index in the file's child kernels, its child
+    copy's qualified name)) is launched as that copy instead, its description last:
     `::__gmprof_ID_dp::k<<<g, b>>>(x, ::gmprof::child_desc(c))` (children.py); not counted
     here (its grids are counted by the copy). `hook_ns`: the runtime's namespace the copies'
     calls name (`::gmprof_dp::` in the child copies).
