@@ -170,8 +170,19 @@ def _parents(tu, chosen) -> dict:
     for f in tu.functions:
         if f.funcdef is not None:
             fns.setdefault(f.name, []).append(f)
-    edges = {name: set().union(*(C.mentions(f, tu.macros) for f in group)) & set(fns)
+    # (a file-scope variable is a node too: a table of function pointers names its functions
+    # in its initialiser, `__device__ fn_t table[] = {f, g};`)
+    tables = {}
+    for var in tu.variables:
+        src = getattr(var, "source", None)
+        if var.name and src is not None:
+            words = set(re.findall(r"[A-Za-z_]\w*", var.segment.text(src)))
+            tables.setdefault(var.name, set()).update(words & set(fns))
+    nodes = set(fns) | set(tables)
+    edges = {name: set().union(*(C.mentions(f, tu.macros) for f in group)) & nodes
              for name, group in fns.items()}
+    for name, named in tables.items():
+        edges.setdefault(name, set()).update(named)
     out = {k.name: [] for k in chosen}
     for kernel in sorted({f.name for f in tu.kernels if f.funcdef is not None}):
         seen, todo = set(), [kernel]

@@ -273,3 +273,18 @@ def test_children_gmprof_cannot_profile_keep_the_original(tmp_path, text, mode, 
     assert "(::gmprof::count_device_launch(0)), ::child" in t.text, why
     assert "_dp::child" not in t.text, why
     assert "__gmprof_children" not in t.text, why
+
+
+def test_children_are_laid_out_with_the_kernels_that_may_launch_them(tmp_path):
+    """The host lays a child out only with the groups of kernels from which a chain of calls
+    may reach its launch (ChildKernelDesc.parents): here `parent` through a file-scope table of
+    function pointers (`go` launches it), not `other`, which reaches nothing."""
+    t = _translate(tmp_path,
+                   "__global__ void child(int *p) { p[threadIdx.x] = 1; }\n"
+                   "__device__ void go(int *p) { child<<<1, 2>>>(p); }\n"
+                   "__device__ void stay(int *p) { p[0] = 2; }\n"
+                   "typedef void (*fn_t)(int *);\n"
+                   "__device__ fn_t table[] = {go, stay};\n"
+                   "__global__ void parent(int *p, int i) { table[i](p); }\n"
+                   "__global__ void other(int *p) { p[1] = 3; }\n")
+    assert '__gmprof_children[] = {{"child", 1, __gmprof_dp_objects_0, "parent\\n"}};' in t.text
