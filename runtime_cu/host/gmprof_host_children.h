@@ -37,9 +37,10 @@ void *device_copy(State &s, const void *src, size_t bytes) {
 }
 
 // One child kernel's group under the parent group `pg` (its key `key`): its objects, counters,
-// description and fold job; the device ChildDesc, or null.
+// description and fold job; the device ChildDesc, or null. A sink (below) binds no pointer
+// parameter (every access of one counts under its unknown out-of-range counter).
 void *setup_child(State &s, Group &pg, const std::string &key, const ChildKernelDesc &ck,
-                  unsigned csize) {
+                  unsigned csize, bool sink = false) {
   Relaxed relaxed;
   const ModuleDesc *m = pg.module;
   Group &g = s.groups[key];
@@ -51,11 +52,12 @@ void *setup_child(State &s, Group &pg, const std::string &key, const ChildKernel
   g.sm = false;
   g.why = "device memory (a kernel launched from the device: one area for all its grids)";
   g.device_child = true;
-  g.shadow_prefix = "dp:" + std::string(ck.name) + ":";
+  g.sink = sink;
+  g.shadow_prefix = (sink ? "sink:" : "dp:") + std::string(ck.name) + ":";
   // the allocations of the parent's group, each once
   std::vector<std::pair<unsigned long long, unsigned long long>> allocs;
   for (const ObjState &o : pg.objects)
-    if ((o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) && o.known && o.bytes &&
+    if (!sink && (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) && o.known && o.bytes &&
         std::find(allocs.begin(), allocs.end(), std::make_pair(o.base, o.bytes)) == allocs.end())
       allocs.push_back(std::make_pair(o.base, o.bytes));
   std::vector<ObjectDesc> descs;
@@ -216,45 +218,102 @@ void *setup_child(State &s, Group &pg, const std::string &key, const ChildKernel
   D->dev = zeroed(s, sizeof(Launch));
   if (!D->dev) return nullptr;
   cd.launch = (unsigned long long)(uintptr_t)D->dev;
-  return device_copy(s, &cd, sizeof cd);
+  g.child_cd = device_copy(s, &cd, sizeof cd);
+  return g.child_cd;
+}
+
+// Sets the children table of each template in `keys` to `dev` and copies it to the device.
+bool set_children(State &s, const std::vector<std::string> &keys, void *dev) {
+  Relaxed relaxed;
+  bool ok = true;
+  for (size_t c = 0; ok && c < keys.size(); ++c) {
+    Desc *D = s.groups[keys[c]].child_desc;
+    D->L.children = (unsigned long long)(uintptr_t)dev;
+    cudaStream_t side = side_stream(s);
+    ok = cudaMemcpyAsync(D->dev, &D->L, sizeof(Launch), cudaMemcpyHostToDevice, side) ==
+             cudaSuccess &&
+         cudaStreamSynchronize(side) == cudaSuccess;
+  }
+  return ok;
+}
+
+// The module's sinks on this device, by child index (a device array of ChildDescs; null: none).
+// A parent's table names a child its kernel is not expected to launch (children.py _parents)
+// by its sink, never by null: should the analysis have missed a path, such a grid runs its
+// child copy into counters that are never folded or reported (the report says how many grids
+// did, by their sinks' grid counts), rather than through a null description.
+void *sinks(State &s, Group &pg, unsigned csize) {
+  const ModuleDesc *m = pg.module;
+  const std::string base = std::string("sink|") + m->id + "|" + std::to_string(pg.device) + "|";
+  auto known = s.sink_tables.find(base);
+  if (known != s.sink_tables.end()) return known->second;  // (null: they failed)
+  void *&got = s.sink_tables[base];
+  std::vector<std::string> keys;
+  std::vector<unsigned long long> table(m->n_children, 0);
+  bool ok = true;
+  for (int c = 0; ok && c < m->n_children; ++c) {
+    keys.push_back(base + m->children[c].name);
+    void *cd = setup_child(s, pg, keys.back(), m->children[c], csize, true);
+    table[c] = (unsigned long long)(uintptr_t)cd;
+    ok = cd != nullptr;
+  }
+  void *dev = ok ? device_copy(s, table.data(), table.size() * 8) : nullptr;
+  if (!dev || !set_children(s, keys, dev)) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  got = dev;
+  return dev;
 }
 
 // Lays out the children of the parent group `pg` (key `key`) once; false: they could not be
 // (the parent's launches then run unprofiled: its copy would launch a child copy without one).
 bool setup_children(State &s, Group &pg, const std::string &key, unsigned csize) {
   const ModuleDesc *m = pg.module;
-  if (m->n_children <= 0 || pg.children_dev || pg.children_none) return true;
+  if (m->n_children <= 0 || pg.children_dev) return true;
   if (pg.children_failed) return false;
-  // only the children this kernel's copy may launch, itself or through them (children.py)
+  // the children this kernel's copy may launch, itself or through them (children.py), get
+  // groups with it; the others, its sinks
   std::string name = pg.kernel->name;
   name = name.substr(0, name.find('<')) + "\n";
   std::vector<unsigned long long> table(m->n_children, 0);
+  std::vector<bool> expected(m->n_children, false);
   bool ok = true;
-  for (int c = 0; ok && c < m->n_children; ++c) {
+  // GMPROF_TEST_CHILD_SINKS=1 (tests): no child expected, every device-side launch to a sink
+  const char *sinks_env = getenv("GMPROF_TEST_CHILD_SINKS");
+  const bool only_sinks = sinks_env && *sinks_env && strcmp(sinks_env, "0") != 0;
+  for (int c = 0; c < m->n_children; ++c) {
     const char *parents = m->children[c].parents;
     const std::string all = std::string("\n") + (parents ? parents : "");
-    if (all.find("\n" + name) == std::string::npos) continue;
+    expected[c] = !only_sinks && all.find("\n" + name) != std::string::npos;
+  }
+  bool all = true;
+  for (int c = 0; c < m->n_children; ++c) all = all && expected[c];
+  void *sink = all ? nullptr : sinks(s, pg, csize);
+  const unsigned long long *sink_cd = nullptr;
+  std::vector<unsigned long long> sink_table(m->n_children, 0);
+  if (sink) {
+    for (int c = 0; c < m->n_children; ++c)
+      sink_table[c] = (unsigned long long)(uintptr_t)s.groups[std::string("sink|") + m->id +
+                                                             "|" + std::to_string(pg.device) +
+                                                             "|" + m->children[c].name].child_cd;
+    sink_cd = sink_table.data();
+  }
+  ok = all || sink != nullptr;
+  for (int c = 0; ok && c < m->n_children; ++c) {
+    if (!expected[c]) {
+      table[c] = sink_cd[c];
+      continue;
+    }
     std::string ck = key + "|from the device|" + m->children[c].name;
     pg.child_keys.push_back(ck);
     void *cd = setup_child(s, pg, ck, m->children[c], csize);
     table[c] = (unsigned long long)(uintptr_t)cd;
     ok = cd != nullptr;
   }
-  if (ok && pg.child_keys.empty()) {
-    pg.children_none = true;
-    return true;
-  }
   void *dev = ok ? device_copy(s, table.data(), table.size() * 8) : nullptr;
-  for (size_t c = 0; ok && dev && c < pg.child_keys.size(); ++c) {
-    Desc *D = s.groups[pg.child_keys[c]].child_desc;
-    D->L.children = (unsigned long long)(uintptr_t)dev;
-    Relaxed relaxed;
-    cudaStream_t side = side_stream(s);
-    ok = cudaMemcpyAsync(D->dev, &D->L, sizeof(Launch), cudaMemcpyHostToDevice, side) ==
-             cudaSuccess &&
-         cudaStreamSynchronize(side) == cudaSuccess;
-  }
-  if (!ok || !dev) {
+  ok = ok && dev && set_children(s, pg.child_keys, dev);
+  if (!ok) {
     cudaGetLastError();
     // the children's groups stay out of the report (never folded: no grids counted)
     pg.children_failed = true;

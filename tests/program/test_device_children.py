@@ -219,6 +219,24 @@ def test_the_run_document_of_children_reads_back(cpu_builds):
         "(shapes not recorded)" in " ".join(out.split())  # 2 + 4 grids at depths 1 and 2
 
 
+def test_a_child_no_kernel_was_expected_to_launch_runs_into_a_sink(cpu_builds):
+    """Should the analysis miss a path from a kernel to a child's launch (a test variable
+    pretends it missed every one), the child's grids run their copies into a sink, never
+    through a null description: the output is unchanged, no child entry is reported, and a note
+    says how many grids went uncounted."""
+    d = cpu_builds / "gmprof"
+    r = subprocess.run(["./ch", "2"], cwd=d, capture_output=True, text=True,
+                       env=env(GMPROF_OUTPUT="sink.json", GMPROF_TEST_CHILD_SINKS="1"))
+    assert r.returncode == 0 and r.stdout == _expected_output(2), r.stderr
+    doc = report_json(d, "sink.json")
+    assert not [k for k in doc["kernels"] if k.endswith(DEVICE)]
+    notes = "\n".join(doc["notes"])
+    # scale: 3 grids, far: 1, inc: 2, rec: 2 + 4 (depth 2)
+    for n, k in ((3, "scale"), (1, "far"), (2, "inc"), (6, "rec")):
+        assert f"{n} grid(s) of {k} were launched from the device by a kernel gmprof did not " \
+            "expect to launch it" in notes, notes
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("k", [2, 4])
 def test_children_counted_by_hand_on_gpu(tmp_path, k):
