@@ -355,6 +355,13 @@ def decode_child_group(prof, mode, group: dict, sizes: dict, device: str, backen
             part.pop("site_max", None)
         one = decode_group(prof, mode, part, sizes, device, backend, vectors, site_oor)
         report = one if report is None else report.merge(one)
+    # (a child's pointer is looked up among the host launches' allocations only)
+    generic = ": the pointer passed was not in any allocation the runtime knows (host memory, " \
+        "or a symbol's address); its accesses are counted as out of range"
+    report.notes = [n.replace(generic, ": no grid's pointer was in an allocation of the host "
+                              "launches' group (device malloc, memory named by a __device__ "
+                              "variable, ...): its accesses, if any, are counted as out of "
+                              "range of every known object") for n in report.notes]
     # one entry for every grid (the host never saw their shapes: grid and block 0)
     report.launch_runs = [{"grid": [0, 0, 0], "block": [0, 0, 0], "shared_mem": 0,
                            "native_ms": None, "instrumented_ms": None, "timing_repeats": 1,
