@@ -174,11 +174,16 @@ def _label_wrapped(report, plan, slots, counters, mode) -> None:
         "for exact counts")
 
 
+_UNKNOWN = ("the pointer passed was not in any allocation the runtime knows (host memory, or "
+            "a symbol's address); its accesses are counted as out of range")
+
+
 def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str,
-                 vectors, site_oor: dict | None = None):
+                 vectors, site_oor: dict | None = None, unknown: str = _UNKNOWN):
     """One group of launches -> Report (see the module's docstring). `vectors` gives the
     group's counter vectors (countsfile.Counts of its report file). site_oor, when given,
-    gets each static site's accesses out of range added (site -> count), for the findings."""
+    gets each static site's accesses out of range added (site -> count), for the findings.
+    unknown: the note on a pointer found in no allocation."""
     counts_array = vectors.array
     from gmprof.runtime.decode import decode
     from gmprof.runtime import layout as LY
@@ -294,9 +299,7 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     for a in report.arrays:
         rec = next((o for o in objects if plan.slots[o["slot"]].name == a.name), None)
         if rec is not None and rec["kind"] == OBJ_PARAM and not rec["known"]:
-            report.notes.append(f"{a.name}: the pointer passed was not in any allocation the "
-                                "runtime knows (host memory, or a symbol's address); its accesses "
-                                "are counted as out of range")
+            report.notes.append(f"{a.name}: {unknown}")
     if failed:
         names = sorted({s.object_name or "?" for s in failed})
         for a in report.arrays:
@@ -353,15 +356,12 @@ def decode_child_group(prof, mode, group: dict, sizes: dict, device: str, backen
                         shared={"dtype": "zero", "n": int(group["obj_counters"])},
                         unknown_oor=0, device_grids=0)
             part.pop("site_max", None)
-        one = decode_group(prof, mode, part, sizes, device, backend, vectors, site_oor)
+        one = decode_group(prof, mode, part, sizes, device, backend, vectors, site_oor,
+                           unknown="no grid's pointer was in an allocation of the host "
+                           "launches' group (device malloc, memory named by a __device__ "
+                           "variable, ...): its accesses, if any, are counted as out of range "
+                           "of every known object")
         report = one if report is None else report.merge(one)
-    # (a child's pointer is looked up among the host launches' allocations only)
-    generic = ": the pointer passed was not in any allocation the runtime knows (host memory, " \
-        "or a symbol's address); its accesses are counted as out of range"
-    report.notes = [n.replace(generic, ": no grid's pointer was in an allocation of the host "
-                              "launches' group (device malloc, memory named by a __device__ "
-                              "variable, ...): its accesses, if any, are counted as out of "
-                              "range of every known object") for n in report.notes]
     # one entry for every grid (the host never saw their shapes: grid and block 0)
     report.launch_runs = [{"grid": [0, 0, 0], "block": [0, 0, 0], "shared_mem": 0,
                            "native_ms": None, "instrumented_ms": None, "timing_repeats": 1,
