@@ -85,15 +85,26 @@ def plan_children(tu, program, pipeline, mode, copies, scopes, ns, cpu, overload
     ok = C.copyable(tu, program, plan, [])
     need = C.needed(tu, ok, done.patches, program)
     kernels = {f.name: f for f in tu.kernels if f.parsed is not None and f.funcdef is not None}
+    # the kernel each written name launches (`k`, `ns::k`: qualified, its namespaces must be
+    # the kernel's own), and the functions that launch it, in the first copies and the child
+    # copies alike
+    written: dict = {}
+    parents: dict = {}
+    for name, fns in sorted(launched(tu, copies | need).items()):
+        qual, _, base = name.rpartition("::")
+        k = kernels.get(base)
+        if k is None or (qual and tuple(x for x in scopes.get(k.segment, ()) if x) !=
+                         tuple(qual.split("::"))):
+            continue
+        written[name] = k
+        parents.setdefault(k.name, []).extend(fns)
     wanted = []
-    # (the launches in the first copies and in the child copies alike)
-    for name, parents in sorted(launched(tu, copies | need).items()):
-        k = kernels.get(name)
-        if k is None or k.template_params or name in overloaded or \
-                sum(f.name == name for f in tu.kernels) != 1:
+    for k in sorted({k.name: k for k in written.values()}.values(), key=lambda f: f.name):
+        if k.template_params or k.name in overloaded or \
+                sum(f.name == k.name for f in tu.kernels) != 1:
             continue
         if any(p is not k and (p.source is not k.source or p.segment.start < k.segment.end)
-               for p in parents):
+               for p in parents[k.name]):
             continue  # its child copy would not be declared at the launch
         wanted.append(k)
     by_name = {f.name: f for f in tu.functions if f.segment in need}
@@ -124,10 +135,12 @@ def plan_children(tu, program, pipeline, mode, copies, scopes, ns, cpu, overload
     if not chosen:
         return None
     launching = {}
-    for c, k in enumerate(chosen):
-        scope = scopes.get(k.segment, ())
-        launching[k.name] = (c, "::" + "".join(s + "::" for s in scope if s) +
-                             C.namespace_in(dp_ns, scope) + "::" + k.name)
+    index = {k.name: c for c, k in enumerate(chosen)}
+    for name, k in written.items():
+        if k.name in index:
+            scope = scopes.get(k.segment, ())
+            launching[name] = (index[k.name], "::" + "".join(s + "::" for s in scope if s) +
+                               C.namespace_in(dp_ns, scope) + "::" + k.name)
     target = CPU.patches(program) if cpu else {}
     counted = len(device_launches)  # (the child copies' own counters follow)
     calls = C.qualify_calls(tu, segs, scopes, dp_ns, [], device_launches, launching,
@@ -179,8 +192,9 @@ def _parents(tu, chosen) -> dict:
             words = set(re.findall(r"[A-Za-z_]\w*", var.segment.text(src)))
             tables.setdefault(var.name, set()).update(words & set(fns))
     nodes = set(fns) | set(tables)
-    edges = {name: set().union(*(C.mentions(f, tu.macros) for f in group)) & nodes
-             for name, group in fns.items()}
+    # (a qualified name, `ns::k`, as its last part: more edges, never fewer)
+    edges = {name: {m.rpartition("::")[2] for m in set().union(
+        *(C.mentions(f, tu.macros) for f in group))} & nodes for name, group in fns.items()}
     for name, named in tables.items():
         edges.setdefault(name, set()).update(named)
     out = {k.name: [] for k in chosen}

@@ -1,8 +1,8 @@
 """Launches from device code (CUDA dynamic parallelism, `child<<<g, b>>>(x)` in a kernel compiled
 with -rdc=true) in a whole program: a profiled parent's copy launches the child's child copy,
 profiled (gmprof/program/children.py; its counts are checked by hand in
-test_device_children.py), or, for a child gmprof cannot profile (here `ns::nchild`, named with
-its namespace), the original child, unprofiled, and counts the launch, so that the report says
+test_device_children.py), or, for a child gmprof cannot profile (here `tchild<3>`, a
+template), the original child, unprofiled, and counts the launch, so that the report says
 how many ran uncounted (gmprof/program/copies.py qualify_calls, gmprof.cuh
 count_device_launch, the host runtime's `device_launches`, records.py's note). The rewriting
 is checked here, and that nvcc
@@ -28,11 +28,13 @@ __global__ void child(int *p, int n) {
 namespace ns {
 __global__ void nchild(int *p) { p[threadIdx.x] = 3; }
 }
+template <int N> __global__ void tchild(int *p) { p[threadIdx.x] = N; }
 #define LAUNCH(k, p) k<<<1, 2>>>(p, 2)
 __global__ void parent(int *p, int *q, int use_macro) {
   q[threadIdx.x] = threadIdx.x;
   if (threadIdx.x < 2) child<<<2, 4>>>(p + 8 * threadIdx.x, 8);
   if (threadIdx.x == 0) ns::nchild<<<1, 2>>>(q + 4);
+  if (threadIdx.x == 0) tchild<3><<<1, 2>>>(q + 6);
   if (use_macro && threadIdx.x == 1) LAUNCH(child, q);
 }
 int main() {
@@ -47,7 +49,8 @@ int main() {
   long sum = 0;
   for (int i = 0; i < 64; ++i) sum += h[i];
   cudaMemcpy(h, q, sizeof h, cudaMemcpyDeviceToHost);
-  printf("p %ld q %d %d %d %d %d %d\n", sum, h[0], h[1], h[2], h[3], h[4], h[5]);
+  printf("p %ld q %d %d %d %d %d %d %d %d\n", sum, h[0], h[1], h[2], h[3], h[4], h[5], h[6],
+         h[7]);
   return cudaGetLastError() != cudaSuccess;
 }
 """
@@ -72,16 +75,19 @@ def test_copy_counts_each_device_side_launch(tmp_path):
     copy = copy[copy.index("void parent"):]
     ns = f"__gmprof_{t.module_id}_dp"
     assert f"::{ns}::child<<<2, 4>>>(p + 8 * threadIdx.x, 8, ::gmprof::child_desc(0));" in copy
-    assert "(::gmprof::count_device_launch(0)), ns::nchild<<<1, 2>>>(q + 4);" in copy
+    # a child named with its namespace: its child copy is in that namespace
+    assert f"::ns::{ns}::nchild<<<1, 2>>>(q + 4, ::gmprof::child_desc(1));" in copy
+    assert "(::gmprof::count_device_launch(0)), ::tchild<3><<<1, 2>>>(q + 6);" in copy
     assert "if (threadIdx.x < 2) child<<<2, 4>>>(p + 8 * threadIdx.x, 8);" in t.text
     assert "#define GMPROF_DEVICE_LAUNCHES 1\n" in t.text
-    assert '{"parent\\tns::nchild"}' in t.text
-    assert "1, __gmprof_device_launch_names, &__gmprof_device_launches_read, 1, " \
+    assert '{"parent\\ttchild"}' in t.text
+    assert "1, __gmprof_device_launch_names, &__gmprof_device_launches_read, 2, " \
         "__gmprof_children}" in t.text
-    assert '__gmprof_children[] = {{"child", 1, __gmprof_dp_objects_0, "parent\\n"}}' in t.text
+    assert '__gmprof_children[] = {{"child", 1, __gmprof_dp_objects_0, "parent\\n"}, ' \
+        '{"nchild", 1, __gmprof_dp_objects_1, "parent\\n"}}' in t.text
     msgs = [w.message for w in t.warnings if w.kind == "launch-not-profiled"]
     # the launch a macro writes cannot be edited: the build says it is not even counted
-    assert any("parent launches LAUNCH(...), ns::nchild from the device" in m and
+    assert any("parent launches LAUNCH(...), tchild from the device" in m and
                "LAUNCH(...): written by a macro, or not by name; not even counted" in m
                for m in msgs), msgs
 
@@ -167,8 +173,9 @@ def test_device_side_launches_are_profiled_or_reported_on_gpu(tmp_path):
     got = subprocess.run(["./dp"], cwd=tmp_path / "gmprof", capture_output=True, text=True,
                          env=env(GMPROF_BACKEND="gpu", GMPROF_OUTPUT="r.json"))
     # p: two parents x two children x 8 elements + 1, and the host's child adds 1 to p[0..7]:
-    # 2 * 16 + 8 = 40; q[0..3] = 0, 1, 2, 3 and ns::nchild writes 3 to q[4], q[5]
-    assert want.stdout == "p 40 q 0 1 2 3 3 3\n"
+    # 2 * 16 + 8 = 40; q[0..3] = 0, 1, 2, 3, ns::nchild writes 3 to q[4], q[5], tchild<3> 3 to
+    # q[6], q[7]
+    assert want.stdout == "p 40 q 0 1 2 3 3 3 3 3\n"
     assert (got.returncode, got.stdout) == (want.returncode, want.stdout), got.stderr
     doc = report_json(tmp_path / "gmprof", "r.json")
 
@@ -185,13 +192,18 @@ def test_device_side_launches_are_profiled_or_reported_on_gpu(tmp_path):
     # adding 1 to its 8 elements (p + 8 * tid): p[0..15] twice each, 32 reads and 32 writes
     assert arrays("child (launched from the device)") == {"p": (32, 32)}
     assert doc["kernels"]["child (launched from the device)"]["run"]["launches"] == 4
-    # ns::nchild (named with its namespace) runs the original: 2 parents x thread 0 = 2
-    # counted (use_macro is 0: the macro's launch never runs)
+    # ns::nchild from the device: 2 parents x thread 0 = 2 grids of 2 threads writing q[4],
+    # q[5] (q + 4): twice each, 4 writes
+    nch = doc["kernels"]["nchild (launched from the device)"]
+    assert nch["run"]["launches"] == 2
+    assert [(a["name"], a["reads"], a["writes"], a["counts"][:8]) for a in nch["arrays"]] == \
+        [("p", 0, 4, [0, 0, 0, 0, 2, 2, 0, 0])]
+    # tchild<3> (a template) runs the original: 2 parents x thread 0 = 2 counted (use_macro
+    # is 0: the macro's launch never runs)
     (proc,) = doc["processes"]
-    assert proc["device_launches"] == [
-        {"parent": "parent", "child": "ns::nchild", "count": 2}]
+    assert proc["device_launches"] == [{"parent": "parent", "child": "tchild", "count": 2}]
     notes = "\n".join(doc["notes"])
-    assert "2 launch(es) of ns::nchild made from the device by profiled parent" in notes
+    assert "2 launch(es) of tchild made from the device by profiled parent" in notes
     raw = json.loads((tmp_path / "gmprof" / "r.json").read_text())
     assert raw["profiled"] == 3  # two parents and the host's child
 
