@@ -32,8 +32,19 @@
 //   GMPROF_WHOLE_PROGRAM 1: everything here is local to the translation unit (an unnamed
 //                        namespace), so that instrumented files linked together with
 //                        -rdc=true each keep their own launch description and helpers
-#ifndef GMPROF_CUH
+// Included a second time with GMPROF_CHILD_PASS defined (whole programs whose copies launch
+// kernels from the device, gmprof/program/children.py): everything below again, in namespace
+// gmprof_dp, whose L() reads the description of a kernel launched from the device, bound by
+// each of its blocks at entry (bind, at the end) instead of the file's constant memory.
+#if !defined(GMPROF_CUH) || (defined(GMPROF_CHILD_PASS) && !defined(GMPROF_CUH_CHILD))
+#if defined(GMPROF_CUH)
+#define GMPROF_CUH_CHILD
+#undef GMPROF_NS
+#define GMPROF_NS gmprof_dp
+#else
 #define GMPROF_CUH
+#define GMPROF_NS gmprof
+#endif
 
 #if defined(GMPROF_WHOLE_PROGRAM) && GMPROF_WHOLE_PROGRAM
 #define GMPROF_TU_BEGIN namespace {
@@ -86,7 +97,7 @@
 
 GMPROF_TU_BEGIN
 
-namespace gmprof {
+namespace GMPROF_NS {
 
 #if GMPROF_COUNTER_BITS == 8
 typedef unsigned char counter_t;
@@ -171,9 +182,8 @@ struct Launch {
   unsigned long long sample_sq;   // sampling: a double per site, sum of c*c - c over the kept
                                   // draws that stood for c > 1 accesses (sample_clusters)
   // GMPROF_WARPS: deferred walks (passes/defer.py; below, defer_walk_dm): the records,
-  // Deferred a thread a walk, for defer_capacity measured blocks; a u32 ticket (the blocks'
-  // ranks), then a u32 set where a measured block came past the capacity (the host says
-  // so); 0: nothing deferred at this launch
+  // Deferred a thread a walk, for each of the defer_capacity measured blocks (0: nothing
+  // deferred at this launch); a u32 ticket that ranks the measured blocks (block_rank)
   unsigned long long defer;
   unsigned long long defer_ticket;
   unsigned int defer_capacity;
@@ -182,9 +192,29 @@ struct Launch {
   // rows x WS_STRIDE u64 a block, at its rank (block_rank; defer_capacity of them), emptied
   // by its flush for the next launch's block of that rank
   unsigned long long block_rows;
+  // whole programs: the descriptions of the kernels this launch's copies launch from the
+  // device (a device array of `const ChildDesc *`, one per child kernel of the file; 0: none)
+  unsigned long long children;
   Object obj[GMPROF_MAX_OBJECTS];
 };
 
+}  // namespace GMPROF_NS
+
+#ifndef GMPROF_CUH_CHILD
+namespace gmprof {
+// A kernel launched from the device whose copy is profiled (whole programs): one per child
+// kernel and group of the host's launch, shared by every grid of it the group's launches
+// make, laid out by the host runtime (gmprof_host.cpp, children). The copy takes it as its
+// last parameter; each block binds its description at entry (gmprof_dp::bind).
+struct ChildDesc {
+  unsigned long long launch;     // a Launch: header and the slots not bound per grid
+  unsigned long long cand;       // Object[n_cand]: a pointer parameter's object in each of
+                                 // the allocations of the host launch's group
+  unsigned long long cand_slot;  // unsigned[n_cand]: the slot each candidate binds
+  unsigned long long grids;      // u64: the grids that ran (atomic adds)
+  unsigned int n_cand;
+  unsigned int reserved;
+};
 }  // namespace gmprof
 
 __constant__ gmprof::Launch __gmprof_launch;
@@ -197,10 +227,30 @@ __constant__ gmprof::Launch __gmprof_launch;
 // the groups' totals (ModuleDesc::device_launches).
 __device__ unsigned long long __gmprof_device_launches[GMPROF_DEVICE_LAUNCHES];
 #endif
+#endif  // !GMPROF_CUH_CHILD
 
-namespace gmprof {
+namespace GMPROF_NS {
 
+#ifdef GMPROF_CUH_CHILD
+#ifndef GMPROF_DP_OBJECTS
+#define GMPROF_DP_OBJECTS GMPROF_MAX_OBJECTS
+#endif
+// The block's copy of its grid's description: the header and the slots in use (a child
+// copy's objects are its own slots, GMPROF_DP_OBJECTS of them at most), bound at entry.
+__shared__ __align__(16) unsigned long long __gmprof_dp_desc[
+    (sizeof(Launch) - sizeof(Object) * (GMPROF_MAX_OBJECTS - GMPROF_DP_OBJECTS) + 7) / 8];
+__device__ __forceinline__ const Launch &L() {
+  return *reinterpret_cast<const Launch *>(__gmprof_dp_desc);
+}
+#else
 __device__ __forceinline__ const Launch &L() { return __gmprof_launch; }
+#endif
+
+// The description of child kernel C of the file for a launch made here (null: none laid out).
+__device__ __forceinline__ const ::gmprof::ChildDesc *child_desc(int c) {
+  return L().children ? reinterpret_cast<const ::gmprof::ChildDesc *const *>(L().children)[c]
+                      : nullptr;
+}
 
 #if defined(GMPROF_DEVICE_LAUNCHES) && GMPROF_DEVICE_LAUNCHES > 0
 // (__host__ too: a __host__ __device__ function's copy may launch; only its device side counts)
@@ -597,7 +647,12 @@ __device__ __forceinline__ const void *shared_base(int slot) {
 // it, so they are loops, not unrolled) and over the launch's slots in use only.
 __device__ __forceinline__ int objects_in_use() {
   const unsigned n = L().n_objects;
+#ifdef GMPROF_CUH_CHILD
+  // (a child's block holds GMPROF_DP_OBJECTS slots, bind sets n_objects: 0 is none)
+  return n > (unsigned)GMPROF_DP_OBJECTS ? GMPROF_DP_OBJECTS : (int)n;
+#else
   return n == 0u || n > (unsigned)GMPROF_MAX_OBJECTS ? GMPROF_MAX_OBJECTS : (int)n;
+#endif
 }
 
 #if GMPROF_SHARED_BASES
@@ -2160,7 +2215,52 @@ __device__ __forceinline__ void enter_replay() {
 }
 #endif
 
-}  // namespace gmprof
+#ifdef GMPROF_CUH_CHILD
+// At the entry of a child copy (every thread of the block, before anything else): the block's
+// description, the template's header and fixed slots, then each pointer parameter's slot bound
+// to its object among the candidates (the allocations of the host launch's group), or, found
+// in none, to no memory: its accesses count under the unknown out-of-range counter. Thread 0
+// copies, then one barrier (every thread of the block is here); block 0 counts the grid.
+__device__ __forceinline__ void bind(const ::gmprof::ChildDesc *cd, const int *slots,
+                                     const unsigned long long *args, int n) {
+  if (linear_tid() == 0u) {
+    const Launch &t = *reinterpret_cast<const Launch *>(cd->launch);
+    Launch &d = *reinterpret_cast<Launch *>(__gmprof_dp_desc);
+    const unsigned long long header = (unsigned long long)((const char *)&t.obj[0] -
+                                                           (const char *)&t);
+    const unsigned long long *from = reinterpret_cast<const unsigned long long *>(&t);
+    for (unsigned long long w = 0; w < header / 8; ++w) __gmprof_dp_desc[w] = from[w];
+    const unsigned n_obj = t.n_objects < (unsigned)GMPROF_DP_OBJECTS ? t.n_objects
+                                                                     : (unsigned)GMPROF_DP_OBJECTS;
+    d.n_objects = n_obj;
+    for (unsigned k = 0; k < n_obj; ++k) d.obj[k] = t.obj[k];
+    const Object *cand = reinterpret_cast<const Object *>(cd->cand);
+    const unsigned *cand_slot = reinterpret_cast<const unsigned *>(cd->cand_slot);
+    for (int i = 0; i < n; ++i) {
+      const int k = slots[i];
+      if (k < 0 || (unsigned)k >= n_obj) continue;
+      Object o = d.obj[k];
+      o.kind = KIND_DEVICE;
+      o.base = args[i];
+      o.bytes = 0;
+      o.counters = 0;
+      o.n_counters = 0;
+      o.oor = t.unknown_oor;
+      for (unsigned c = 0; c < cd->n_cand; ++c)
+        if (cand_slot[c] == (unsigned)k && args[i] >= cand[c].base &&
+            args[i] - cand[c].base < cand[c].bytes) {
+          o = cand[c];
+          break;
+        }
+      d.obj[k] = o;
+    }
+    if (linear_bid() == 0ull) atomicAdd(reinterpret_cast<unsigned long long *>(cd->grids), 1ull);
+  }
+  __syncthreads();
+}
+#endif
+
+}  // namespace GMPROF_NS
 
 GMPROF_TU_END
 

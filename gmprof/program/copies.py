@@ -124,7 +124,8 @@ def needed(tu, copyable: set, patches: dict, program=None) -> set:
     return {fn.segment for fn in fns if fn.name in need}
 
 
-def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dict:
+def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None,
+                  profiled_children=None, hook_ns="::gmprof::") -> dict:
     """Names in the copies that must not find both a function and its copy.
 
     `f(x)` -> `__gmprof_ID::f(x)` where f has a copy in the caller's namespace: unqualified, the
@@ -142,12 +143,18 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
     `__gmprof_device_launches`, read back by the host runtime). A launch written by a macro
     cannot be edited: the warning says it is not even counted.
 
+    A child in `profiled_children` (name -> (its index in the file's child kernels, its child
+    copy's qualified name)) is launched as that copy instead, its description last:
+    `::__gmprof_ID_dp::k<<<g, b>>>(x, ::gmprof::child_desc(c))` (children.py); not counted
+    here (its grids are counted by the copy). `hook_ns`: the runtime's namespace the copies'
+    calls name (`::gmprof_dp::` in the child copies).
+
     Only names written at the call (not made by a macro) are qualified, and only where every
     function of that name has a copy (a qualified name finds nothing else)."""
     from pycparser import c_ast
 
     from gmprof.frontend import cxx_ast as X
-    from gmprof.passes.patches import PREFIX, Patch
+    from gmprof.passes.patches import PREFIX, REPLACE, SUFFIX, Patch
 
     by_name: dict = {}
     for fn in tu.functions:
@@ -183,6 +190,7 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
         scope = scopes.get(fn.segment, ())
         children = set()
         uncounted = set()
+        profiled = set()
         for node in X.walk(fn.funcdef.body):
             launch = isinstance(node, X.KernelLaunch)
             if not (launch or isinstance(node, c_ast.FuncCall)):
@@ -203,6 +211,21 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
                 sp.source in (fn.source, tu.expansions.get(fn.segment)) and \
                 written(sp.source.text, sp, name)
             if launch:
+                plain = name[2:] if name.startswith("::") else name
+                if editable and profiled_children and plain in profiled_children:
+                    c, dp = profiled_children[plain]
+                    whole = X.span(node)
+                    close = whole.source.text.rfind(")", whole.start, whole.end) \
+                        if whole is not None and whole.source is sp.source else -1
+                    if close >= 0:
+                        blank = not node.args or not getattr(node.args, "exprs", node.args)
+                        out.setdefault(sp.source, []).append(Patch(
+                            sp.start, REPLACE, dp, len(name), end=sp.start + len(name)))
+                        out[sp.source].append(Patch(
+                            close, SUFFIX, ("" if blank else ", ") +
+                            f"{hook_ns}child_desc({c})", 1 << 30))
+                        profiled.add(plain)
+                        continue
                 children.add(name)
                 if not editable:
                     uncounted.add(name)
@@ -213,7 +236,7 @@ def qualify_calls(tu, copies, scopes, ns, warnings, device_launches=None) -> dic
                     # (through the namespace's implicit using-directive) but not the copy in
                     # its __gmprof_ID namespace, which unqualified `k` would find first
                     prefix = "::" + "".join(s + "::" for s in copied[name] if s)
-                prefix = f"(::gmprof::count_device_launch({len(device_launches)})), " + prefix
+                prefix = f"({hook_ns}count_device_launch({len(device_launches)})), " + prefix
                 device_launches.append((fn.name, name[2:] if name.startswith("::") else name))
             elif name not in copied or not editable:
                 continue

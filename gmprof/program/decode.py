@@ -174,11 +174,16 @@ def _label_wrapped(report, plan, slots, counters, mode) -> None:
         "for exact counts")
 
 
+_UNKNOWN = ("the pointer passed was not in any allocation the runtime knows (host memory, or "
+            "a symbol's address); its accesses are counted as out of range")
+
+
 def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str,
-                 vectors, site_oor: dict | None = None):
+                 vectors, site_oor: dict | None = None, unknown: str = _UNKNOWN):
     """One group of launches -> Report (see the module's docstring). `vectors` gives the
     group's counter vectors (countsfile.Counts of its report file). site_oor, when given,
-    gets each static site's accesses out of range added (site -> count), for the findings."""
+    gets each static site's accesses out of range added (site -> count), for the findings.
+    unknown: the note on a pointer found in no allocation."""
     counts_array = vectors.array
     from gmprof.runtime.decode import decode
     from gmprof.runtime import layout as LY
@@ -202,7 +207,13 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
             _add(static, sc, c, shift, times)
             if site_oor is not None and c.out_of_range:
                 site_oor[sc.site] = site_oor.get(sc.site, 0) + int(c.out_of_range) * times
-    first = group["launches"][0]
+    if env is None:  # grids launched from the device: no shape the host saw
+        from gmprof.runtime.launchenv import LaunchEnv, split_name_expression
+
+        env = LaunchEnv(prof.program, facts, split_name_expression(kernel_expr)[1], (1, 1, 1),
+                        (1, 1, 1), {}, sizes)
+    first = group["launches"][0] if group["launches"] else \
+        {"grid": [0, 0, 0], "block": [0, 0, 0], "shared_mem": 0}
     slots, counters = {}, {}
     # the shared objects' counters, summed over the launches at 64 bits by the host runtime
     shared = counts_array(group["shared"])
@@ -256,7 +267,8 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
                 "weighted": True, "rates": tuple(1 << s for s in range(32) if bits >> s & 1)}
     info = RunInfo(kernel_expr, backend, device, mode.name, tuple(first["grid"]),
                    tuple(first["block"]), int(first["shared_mem"]),
-                   launches=sum(int(x.get("repeat", 1)) for x in group["launches"]))
+                   launches=int(group["device_grids"]) if "device_grids" in group else
+                   sum(int(x.get("repeat", 1)) for x in group["launches"]))
     info.instrumented_ms = float(sum(launch.get("ms", 0.0) for launch in group["launches"]))
     info.counters_in = "shared memory" if group["sm"] else "device memory"
     info.counters_why = group["why"]
@@ -287,9 +299,7 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
     for a in report.arrays:
         rec = next((o for o in objects if plan.slots[o["slot"]].name == a.name), None)
         if rec is not None and rec["kind"] == OBJ_PARAM and not rec["known"]:
-            report.notes.append(f"{a.name}: the pointer passed was not in any allocation the "
-                                "runtime knows (host memory, or a symbol's address); its accesses "
-                                "are counted as out of range")
+            report.notes.append(f"{a.name}: {unknown}")
     if failed:
         names = sorted({s.object_name or "?" for s in failed})
         for a in report.arrays:
@@ -304,6 +314,65 @@ def decode_group(prof, mode, group: dict, sizes: dict, device: str, backend: str
             "a whole program cannot count them on the device instead, so the counts of "
             f"{', '.join(names)} miss them (labelled approximate); build with "
             "--gmprof-mode basic to count every site at run time")
+    return report
+
+
+def decode_child_group(prof, mode, group: dict, sizes: dict, device: str, backend: str,
+                       vectors, site_oor: dict | None = None):
+    """The group of a kernel launched from the device (the grids of one child kernel under one
+    group of host launches, runtime_cu/host/gmprof_host_children.h) -> Report: decoded with
+    the children's plan (gmprof/program/children.py: every site counted by its hook). A pointer
+    parameter has one record per allocation of the host launches' group; the allocations its
+    grids touched are decoded one at a time (the first with the sites' counts) and summed as
+    the launches of a kernel given other arrays are (Report.merge)."""
+    from .children import child_mode
+
+    mode = child_mode(mode)
+    by_slot: dict = {}
+    for rec in group["objects"]:
+        by_slot.setdefault(rec["slot"], []).append(rec)
+
+    def touched(rec) -> bool:
+        return int(rec.get("oor", 0)) > 0 or rec.get("counts", {}).get("dtype", "zero") != "zero"
+
+    rounds = []
+    for slot, recs in by_slot.items():
+        # a slot no grid touched in any allocation: an array of none (its sites' accesses,
+        # if any, went outside every allocation: the unknown out-of-range count)
+        none = dict(recs[0], base=0, bytes=0, offset=0, n=0, counts={"dtype": "zero", "n": 0},
+                    known=not int(group.get("unknown_oor", 0)))
+        hit = [r for r in recs if touched(r)] or \
+            ([none] if recs[0]["kind"] == OBJ_PARAM else recs[:1])
+        for r, rec in enumerate(hit):
+            while len(rounds) <= r:
+                rounds.append([])
+            rounds[r].append(rec)
+    report = None
+    for r, objects in enumerate(rounds or [[]]):
+        part = dict(group, objects=objects, launches=[])
+        if r:
+            # (the sites' counts and the area's are the first part's)
+            part.update(area={"dtype": "zero", "n": int(group["area_words"])},
+                        shared={"dtype": "zero", "n": int(group["obj_counters"])},
+                        unknown_oor=0, device_grids=0)
+            part.pop("site_max", None)
+        one = decode_group(prof, mode, part, sizes, device, backend, vectors, site_oor,
+                           unknown="no grid's pointer was in an allocation of the host "
+                           "launches' group (device malloc, memory named by a __device__ "
+                           "variable, ...): its accesses, if any, are counted as out of range "
+                           "of every known object")
+        report = one if report is None else report.merge(one)
+    # one entry for every grid (the host never saw their shapes: grid and block 0)
+    report.launch_runs = [{"grid": [0, 0, 0], "block": [0, 0, 0], "shared_mem": 0,
+                           "native_ms": None, "instrumented_ms": None, "timing_repeats": 1,
+                           "outputs_identical": None, "index": None, "out_of_range": 0,
+                           "failed_check": False, "repeat": int(group["device_grids"])}]
+    report.notes.append(
+        f"{int(group['device_grids'])} grid(s) launched from the device (dynamic parallelism) "
+        "by profiled copies, counted together: every site by its hook (no static counts: the "
+        "host never sees a child grid's shape), the pointer arguments found among the "
+        "allocations of the host launches' group (an argument in none is counted as out of "
+        "range of every known object); no per-launch shapes or times")
     return report
 
 
@@ -324,4 +393,4 @@ def mode_of(fields: dict):
                                                           dataclasses.fields(Mode)}})
 
 
-__all__ = ["decode_group", "check_plan", "mode_of"]
+__all__ = ["decode_group", "decode_child_group", "check_plan", "mode_of"]

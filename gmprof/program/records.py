@@ -67,7 +67,8 @@ def decode(paths) -> ProgramReport:
     from gmprof.runtime.session import Profiler
 
     from .countsfile import Counts
-    from .decode import check_plan, decode_group, mode_of
+    from .children import child_mode
+    from .decode import check_plan, decode_child_group, decode_group, mode_of
 
     out = ProgramReport()
     profilers: dict = {}
@@ -133,13 +134,16 @@ def decode(paths) -> ProgramReport:
             device = devices.get(str(group["device"]), f"device {group['device']}")
             # (name expression, where it is defined): two files' kernels of one name (each in
             # its file's unnamed namespace, or `static`) are two kernels, never summed
-            kernel = (group["kernel"], _definition(prof, group["kernel"]))
+            child = "device_grids" in group  # grids launched from the device
+            kernel = (group["kernel"] + (FROM_DEVICE if child else ""),
+                      _definition(prof, group["kernel"]))
             if kernel not in findings:
                 facts = prof.kernel_facts(group["kernel"])
-                findings[kernel] = (prof.plan(mode), facts.name,
+                findings[kernel] = (prof.plan(child_mode(mode) if child else mode), facts.name,
                                     prof.program.kernels[facts.name], {}, prof.tu)
-            report = decode_group(prof, mode, group, sizes, device, data.get("backend", "gpu"),
-                                  counts, site_oor=findings[kernel][3])
+            report = (decode_child_group if child else decode_group)(
+                prof, mode, group, sizes, device, data.get("backend", "gpu"), counts,
+                site_oor=findings[kernel][3])
             for run in report.launch_runs:
                 if run["failed_check"]:
                     out.failed_launches.append(
@@ -148,6 +152,7 @@ def decode(paths) -> ProgramReport:
                          "out_of_range": run["out_of_range"]})
             out.parts.append(Part(str(path), data.get("pid"), data.get("host"),
                                   f"{group['device']}: {device}", kernel,
+                                  int(group["device_grids"]) if child else
                                   sum(int(x.get("repeat", 1)) for x in group["launches"]),
                                   {a.name: a.accesses for a in report.arrays},
                                   report.run.instrumented_ms))
@@ -157,6 +162,9 @@ def decode(paths) -> ProgramReport:
                 out.reports[kernel] = report
     _add_findings(out, _name_kernels(out, findings))
     return out
+
+
+FROM_DEVICE = " (launched from the device)"  # the report's name of a child kernel's entry
 
 
 def _definition(prof, kernel: str) -> tuple:

@@ -79,6 +79,8 @@ def launch_shape_text(kernel: dict) -> str:
     if len(shapes) != 1:
         return f"{len(shapes)} shapes"
     grid, block, smem = shapes.pop()
+    if not any(grid):  # grids launched from the device: the host never saw their shapes
+        return "launched from the device (shapes not recorded)"
     text = f"grid {dim3_text(grid)}, block {dim3_text(block)}"
     return text + (f", {smem:,} bytes of dynamic shared memory" if smem else "")
 

@@ -48,6 +48,7 @@ LAUNCH = np.dtype([
     ("sample_sq", "<u8"),
     ("defer", "<u8"), ("defer_ticket", "<u8"), ("defer_capacity", "<u4"), ("defer_walks", "<u4"),
     ("block_rows", "<u8"),
+    ("children", "<u8"),  # whole programs: child kernels' descriptions (dynamic parallelism)
     ("obj", OBJECT, (MAX_OBJECTS,)),
 ], align=True)
 

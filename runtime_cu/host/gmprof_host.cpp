@@ -105,6 +105,7 @@ struct Launch {
   unsigned long long defer, defer_ticket;
   unsigned defer_capacity, defer_walks;
   unsigned long long block_rows;  // measured blocks' statistics rows (unused here)
+  unsigned long long children;    // the child kernels' descriptions (gmprof_host_children.h)
   Object obj[kMaxObjects];
 };
 
@@ -434,7 +435,7 @@ bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
       continue;
     // shared by the groups of one module (a launch of another group waits for the launches
     // and folds before it, fill_for), never between modules, whose launches may overlap
-    std::string sk = std::string(g.module->id) + ":" + std::to_string(o.slot) + ":" +
+    std::string sk = g.shadow_prefix + g.module->id + ":" + std::to_string(o.slot) + ":" +
                      std::to_string(o.base) + ":" +
                      std::to_string(o.bytes) + ":" + std::to_string(o.unit) + ":" +
                      std::to_string(csize);
@@ -503,6 +504,7 @@ Desc *desc_for(State &s, Group &g, const KernelDesc *d, const Config &c, unsigne
   L.area_global = (unsigned long long)(uintptr_t)g.scratch;
   L.unknown_oor = (unsigned long long)(uintptr_t)(g.scratch + g.area_bytes);
   L.warp_stats = (unsigned long long)(uintptr_t)g.warps;  // (flags: no area rows)
+  L.children = (unsigned long long)(uintptr_t)g.children_dev;
   L.stats_sampling = stats;
   const size_t n_oor = 1 + g.objects.size();
   if (m->enhanced) {
@@ -641,6 +643,8 @@ unsigned long long *log_slot(State &s, Group &g) {
 }
 
 void harvest_at_exit();
+
+#include "gmprof_host_children.h"
 
 cudaError_t unprofiled(State &s, const KernelDesc *d, const Config &c, void **args, Invoker typed,
                        const std::string &why) {
@@ -895,6 +899,10 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   if (!g.scratch && !setup_group(s, g, d, csize))
     return unprofiled(s, d, c, args, typed, std::string("launches of ") + d->name +
                       " ran unprofiled: no device memory for their counters");
+  if (!setup_children(s, g, key, csize))
+    return unprofiled(s, d, c, args, typed, std::string("launches of ") + d->name +
+                      " ran unprofiled: the counters of the kernels its file's copies launch "
+                      "from the device could not be laid out");
   if (!s.harvest_registered) {
     // registered once the CUDA runtime has allocated (it registered its own exit handler by
     // then), so that it runs before that handler: the counters are read while the context lives
@@ -969,6 +977,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
 #endif
   cudaError_t ferr = fold::enqueue(job, c.stream);
   if (ferr != cudaSuccess) cudaGetLastError();
+  fold_children(s, g, c.stream);
   // after the fold: a launch of another group that shares these counters waits for both (a
   // graph's launch: graph_launch waits and notes its stream)
   if (!s.building) note_user(s, m, c.stream, capture);
@@ -1136,6 +1145,8 @@ void harvest(State &s, bool release) {
       ok = read_device(logs.data() + i * 2 * kLogChunk, g.logs[i], 2 * kLogChunk * 8) && ok;
     std::vector<unsigned long long> warps(g.n_warps);
     if (g.warps) ok = read_device(warps.data(), g.warps, g.n_warps * 8) && ok;
+    unsigned long long grids = 0;  // a child's group: the grids that ran
+    if (g.grids) ok = read_device(&grids, g.grids, 8) && ok;
     copied += (tot.size() + logs.size() + warps.size()) * 8;
     s.timing.copied += copied;
     s.timing.kernels[g.kernel->name].copied += copied;
@@ -1151,6 +1162,7 @@ void harvest(State &s, bool release) {
         if (direct[i]) g.objects[i].packed = pack::Packed();
       continue;
     }
+    g.grids_total += grids;
     for (unsigned w = 0; w < g.area_words; ++w) g.area[w] += tot[w];
     for (unsigned i = 0; i < g.obj_counters; ++i) g.shared[i] += tot[g.area_words + i];
     const size_t oor0 = (size_t)g.area_words + g.obj_counters;
@@ -1206,6 +1218,13 @@ void harvest(State &s, bool release) {
       g.log_used = 0;
       g.scratch = nullptr;
       g.totals = nullptr;
+      // (laid out again with the parent's group, at its next launch)
+      if (g.grids) cudaFree(g.grids);
+      g.grids = nullptr;
+      g.child_desc = nullptr;
+      g.child_jobs.clear();
+      g.children_dev = nullptr;
+      g.child_keys.clear();
     } else {
       // zero what was read, so that a later harvest adds only what came after
       Relaxed relaxed;
@@ -1216,6 +1235,7 @@ void harvest(State &s, bool release) {
         if (g.objects[i].total)
           cudaMemsetAsync(g.objects[i].total, 0, entries_of(g.kernel, i, g.objects[i]) * 8, side);
       for (unsigned long long *p : g.logs) cudaMemsetAsync(p, 0, 2 * kLogChunk * 8, side);
+      if (g.grids) cudaMemsetAsync(g.grids, 0, 8, side);
       cudaStreamSynchronize(side);
       cudaGetLastError();
     }

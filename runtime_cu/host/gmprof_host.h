@@ -54,6 +54,15 @@ typedef void (*Invoker)(void **);
 
 struct ModuleDesc;
 
+// A kernel launched from the device whose child copy is profiled (gmprof/program/children.py):
+// its objects under the children's plan (every site counted by its hook)
+struct ChildKernelDesc {
+  const char *name;
+  int n_objects;
+  const ObjectDesc *objects;
+  const char *parents;  // the kernels whose copies may launch it, "k\n" each (by name)
+};
+
 struct KernelDesc {
   const char *name;               // the name expression (`matmul<16>`)
   const void *native;             // the kernel as the program has it
@@ -92,6 +101,10 @@ struct ModuleDesc {
   int n_device_launches;
   const char *const *device_launch_names;
   cudaError_t (*device_launches)(unsigned long long *counts);
+  // the kernels launched from the copies whose child copies are profiled, by index (the
+  // copies' `child_desc(c)`; gmprof_host_children.h lays them out with each group)
+  int n_children;
+  const ChildKernelDesc *children;
 };
 
 void register_module(const ModuleDesc *module, KernelDesc *kernels, int n);

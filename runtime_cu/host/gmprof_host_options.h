@@ -153,6 +153,21 @@ struct Group {
   size_t log_used = 0;
   std::deque<fold::FoldJob> kept_jobs;     // CPU backend: jobs a graph replays later
   std::map<std::string, size_t> alike;     // shape and arguments -> its record (not captured)
+  // dynamic parallelism (gmprof_host_children.h). A group of host launches whose module has
+  // profiled children: their groups' keys, by child index, and the device array of their
+  // descriptions (Launch::children; null: not laid out yet). A child's group: the grids run
+  // (device u64, and read back), its fold after each launch of its parent's group
+  std::vector<std::string> child_keys;
+  void *children_dev = nullptr;
+  bool children_failed = false;
+  bool device_child = false;
+  unsigned long long *grids = nullptr;
+  unsigned long long grids_total = 0;
+  Desc *child_desc = nullptr;
+  void *child_cd = nullptr;  // its ChildDesc on the device
+  bool sink = false;         // a sink (gmprof_host_children.h sinks): never folded or reported
+  std::vector<fold::FoldJob> child_jobs;  // its folds (kMaxFoldObjects objects each)
+  std::string shadow_prefix;  // keeps a child's shadow counters apart from its parent's
 };
 
 struct Shadow {
@@ -220,6 +235,8 @@ struct State {
   std::map<std::string, unsigned long long> device_launches;
   std::vector<FailedRec> failed;
   std::map<std::string, Group> groups;
+  // per module and device, the children's sinks' table (gmprof_host_children.h sinks)
+  std::map<std::string, void *> sink_tables;
   std::vector<std::string> group_order;
   std::map<std::string, Shadow> shadows;
   std::map<std::pair<const void *, int>, FuncInfo> funcs;

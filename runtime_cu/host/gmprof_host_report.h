@@ -164,9 +164,18 @@ void write_report() {
             json_string(r.kernel).c_str(), r.index, r.grid[0], r.grid[1], r.grid[2], r.block[0],
             r.block[1], r.block[2], json_string(r.error).c_str());
   }
+  std::vector<std::string> notes = s.notes;
+  for (const std::string &key : s.group_order) {
+    const Group &g = s.groups[key];
+    if (g.sink && g.grids_total)
+      notes.push_back(std::to_string(g.grids_total) + " grid(s) of " + g.kernel->name +
+                      " were launched from the device by a kernel gmprof did not expect to "
+                      "launch it (through a path its analysis missed): they ran its child "
+                      "copy, and their accesses are not counted");
+  }
   fprintf(f, "], \"notes\": [");
-  for (size_t i = 0; i < s.notes.size(); ++i)
-    fprintf(f, "%s%s", i ? ", " : "", json_string(s.notes[i]).c_str());
+  for (size_t i = 0; i < notes.size(); ++i)
+    fprintf(f, "%s%s", i ? ", " : "", json_string(notes[i]).c_str());
   fprintf(f, "],\n\"modules\": [");
   first = true;
   for (const ModuleDesc *m : s.modules) {
@@ -184,11 +193,13 @@ void write_report() {
     Group &g = s.groups[key];
     bool ran = false;  // a graph that was never launched ran none of its launches
     for (const LaunchRec &r : g.launches) ran = ran || r.runs;
+    if (g.device_child) ran = !g.sink && g.grids_total > 0;  // grids launched from the device
     if (!ran) continue;
     fprintf(f, "%s\n{\"module\": %s, \"kernel\": %s, \"device\": %d, \"sm\": %s, \"why\": %s, ",
             first ? "" : ",", json_string(g.module->id).c_str(),
             json_string(g.kernel->name).c_str(), g.device, g.sm ? "true" : "false",
             json_string(g.why).c_str());
+    if (g.device_child) fprintf(f, "\"device_grids\": %llu, ", g.grids_total);
     first = false;
     fprintf(f, "\"area_words\": %u, \"obj_counters\": %u, \"lr_offset\": %u, \"replicas\": %u, ",
             g.area_words, g.obj_counters, g.lr_offset, g.replicas);

@@ -99,9 +99,10 @@ def test_copies_compile_and_count(tmp_path, need_gxx):
     assert arrays("pair") == {"o": (0, 4)}
 
 
-def test_device_side_launch_runs_the_original(tmp_path):
-    """A kernel launched from an instrumented copy is the original (an instrumented child would
-    count into block counters its launch never laid out): `::child<<<...>>>`, with a warning."""
+def test_device_side_launch_runs_the_child_copy(tmp_path):
+    """A kernel launched from an instrumented copy is its child copy, with a description of its
+    own (gmprof/program/children.py; the first copy would count into block counters its launch
+    never laid out), not the first copy; the original parent is untouched."""
     from gmprof.mode import Mode
     from gmprof.program.translate import translate
 
@@ -115,10 +116,9 @@ def test_device_side_launch_runs_the_original(tmp_path):
     t = translate(f, mode=Mode(), cpu=False)
     copy = t.text[t.text.index("namespace __gmprof_"):]
     copy = copy[copy.index("void parent"):]
-    assert "::child<<<1, 4>>>(b)" in copy.split("}\n", 2)[0] + copy
+    assert f"::__gmprof_{t.module_id}_dp::child<<<1, 4>>>(b, ::gmprof::child_desc(0))" in copy
     assert "if (threadIdx.x == 0) child<<<1, 4>>>(b);" in t.text  # the original, untouched
-    msgs = [w.message for w in t.warnings if w.kind == "launch-not-profiled"]
-    assert any("parent launches child from the device" in m for m in msgs)
+    assert not [w for w in t.warnings if w.kind == "launch-not-profiled"]
 
 
 def test_defaults_and_qualified_calls_in_the_translation(tmp_path):

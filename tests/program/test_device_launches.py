@@ -1,8 +1,11 @@
 """Launches from device code (CUDA dynamic parallelism, `child<<<g, b>>>(x)` in a kernel compiled
-with -rdc=true) in a whole program: a profiled parent's copy launches the original child,
-unprofiled, and counts the launch, so that the report says how many ran uncounted
-(gmprof/program/copies.py qualify_calls, gmprof.cuh count_device_launch, the host runtime's
-`device_launches`, records.py's note). The rewriting is checked here, and that nvcc
+with -rdc=true) in a whole program: a profiled parent's copy launches the child's child copy,
+profiled (gmprof/program/children.py; its counts are checked by hand in
+test_device_children.py), or, for a child gmprof cannot profile (here `tchild<3>`, a
+template), the original child, unprofiled, and counts the launch, so that the report says
+how many ran uncounted (gmprof/program/copies.py qualify_calls, gmprof.cuh
+count_device_launch, the host runtime's `device_launches`, records.py's note). The rewriting
+is checked here, and that nvcc
 -arch=sm_90 -rdc=true compiles it; the CPU backend runs device-side launches (queued after the
 launching grid's blocks), natively and instrumented, with hand-derived counts; the run on a GPU
 is marked gpu (the integrator runs it on the H100)."""
@@ -25,11 +28,13 @@ __global__ void child(int *p, int n) {
 namespace ns {
 __global__ void nchild(int *p) { p[threadIdx.x] = 3; }
 }
+template <int N> __global__ void tchild(int *p) { p[threadIdx.x] = N; }
 #define LAUNCH(k, p) k<<<1, 2>>>(p, 2)
 __global__ void parent(int *p, int *q, int use_macro) {
   q[threadIdx.x] = threadIdx.x;
   if (threadIdx.x < 2) child<<<2, 4>>>(p + 8 * threadIdx.x, 8);
   if (threadIdx.x == 0) ns::nchild<<<1, 2>>>(q + 4);
+  if (threadIdx.x == 0) tchild<3><<<1, 2>>>(q + 6);
   if (use_macro && threadIdx.x == 1) LAUNCH(child, q);
 }
 int main() {
@@ -44,7 +49,8 @@ int main() {
   long sum = 0;
   for (int i = 0; i < 64; ++i) sum += h[i];
   cudaMemcpy(h, q, sizeof h, cudaMemcpyDeviceToHost);
-  printf("p %ld q %d %d %d %d %d %d\n", sum, h[0], h[1], h[2], h[3], h[4], h[5]);
+  printf("p %ld q %d %d %d %d %d %d %d %d\n", sum, h[0], h[1], h[2], h[3], h[4], h[5], h[6],
+         h[7]);
   return cudaGetLastError() != cudaSuccess;
 }
 """
@@ -60,27 +66,33 @@ def _translate(tmp_path):
 
 
 def test_copy_counts_each_device_side_launch(tmp_path):
-    """The parent's copy counts each launch it writes (one counter per parent and child, in
-    order), launches the original child, and the module's tables name the counters for the
-    host; the original parent is untouched."""
+    """The parent's copy launches child's child copy with its description last, counts each
+    launch of a child it cannot profile (one counter per parent and child, in order), and the
+    module's tables name the counters and the children for the host; the original parent is
+    untouched."""
     t = _translate(tmp_path)
     copy = t.text[t.text.index("namespace __gmprof_"):]
     copy = copy[copy.index("void parent"):]
-    assert "(::gmprof::count_device_launch(0)), ::child<<<2, 4>>>(p + 8 * threadIdx.x, 8);" \
-        in copy
-    assert "(::gmprof::count_device_launch(1)), ns::nchild<<<1, 2>>>(q + 4);" in copy
+    ns = f"__gmprof_{t.module_id}_dp"
+    assert f"::{ns}::child<<<2, 4>>>(p + 8 * threadIdx.x, 8, ::gmprof::child_desc(0));" in copy
+    # a child named with its namespace: its child copy is in that namespace
+    assert f"::ns::{ns}::nchild<<<1, 2>>>(q + 4, ::gmprof::child_desc(1));" in copy
+    assert "(::gmprof::count_device_launch(0)), ::tchild<3><<<1, 2>>>(q + 6);" in copy
     assert "if (threadIdx.x < 2) child<<<2, 4>>>(p + 8 * threadIdx.x, 8);" in t.text
-    assert "#define GMPROF_DEVICE_LAUNCHES 2\n" in t.text
-    assert '{"parent\\tchild", "parent\\tns::nchild"}' in t.text
-    assert "2, __gmprof_device_launch_names, &__gmprof_device_launches_read}" in t.text
+    assert "#define GMPROF_DEVICE_LAUNCHES 1\n" in t.text
+    assert '{"parent\\ttchild"}' in t.text
+    assert "1, __gmprof_device_launch_names, &__gmprof_device_launches_read, 2, " \
+        "__gmprof_children}" in t.text
+    assert '__gmprof_children[] = {{"child", 1, __gmprof_dp_objects_0, "parent\\n"}, ' \
+        '{"nchild", 1, __gmprof_dp_objects_1, "parent\\n"}}' in t.text
     msgs = [w.message for w in t.warnings if w.kind == "launch-not-profiled"]
     # the launch a macro writes cannot be edited: the build says it is not even counted
-    assert any("parent launches LAUNCH(...), child, ns::nchild from the device" in m and
+    assert any("parent launches LAUNCH(...), tchild from the device" in m and
                "LAUNCH(...): written by a macro, or not by name; not even counted" in m
                for m in msgs), msgs
 
 
-def test_qualified_child_is_counted(tmp_path):
+def test_qualified_child_is_profiled(tmp_path):
     from gmprof.mode import Mode
     from gmprof.program.translate import translate
 
@@ -91,14 +103,14 @@ def test_qualified_child_is_counted(tmp_path):
                  "  if (threadIdx.x == 0) ::child<<<1, 2>>>(p);\n"
                  "}\n")
     t = translate(f, mode=Mode(), cpu=False)
-    assert "(::gmprof::count_device_launch(0)), ::child<<<1, 2>>>(p);" in t.text
-    assert '{"parent\\tchild"}' in t.text  # named as the report names the kernel
+    assert f"::__gmprof_{t.module_id}_dp::child<<<1, 2>>>(p, ::gmprof::child_desc(0));" in t.text
+    assert "count_device_launch" not in t.text
 
 
-def test_child_in_an_unnamed_namespace_is_the_original(tmp_path, need_nvcc):
-    """`::child` names the original in an unnamed namespace (unqualified, the parent's copy
-    would find the child's instrumented copy first, which would count into its parent's
-    description), and nvcc compiles it."""
+def test_child_in_an_unnamed_namespace_is_its_child_copy(tmp_path, need_nvcc):
+    """A child in an unnamed namespace: its child copy is in `__gmprof_ID_dp_u` there (found
+    as `::__gmprof_ID_dp_u::child`, through the unnamed namespace's using-directive), and nvcc
+    compiles it."""
     from gmprof.mode import Mode
     from gmprof.program.translate import translate
 
@@ -109,7 +121,8 @@ def test_child_in_an_unnamed_namespace_is_the_original(tmp_path, need_nvcc):
                  "child<<<1, 2>>>(p); }\n"
                  "}\n")
     t = translate(f, mode=Mode(), cpu=False)
-    assert "(::gmprof::count_device_launch(0)), ::child<<<1, 2>>>(p);" in t.text
+    assert f"::__gmprof_{t.module_id}_dp_u::child<<<1, 2>>>(p, ::gmprof::child_desc(0));" \
+        in t.text
     out = tmp_path / "un_t.cu"
     out.write_text(t.text)
     p = subprocess.run(["nvcc", "-arch=sm_90", "-rdc=true", "-c", str(out), "-o",
@@ -151,7 +164,7 @@ def test_nvcc_compiles_the_instrumented_parent(tmp_path, need_nvcc):
 
 
 @pytest.mark.gpu
-def test_device_side_launches_are_reported_uncounted_on_gpu(tmp_path):
+def test_device_side_launches_are_profiled_or_reported_on_gpu(tmp_path):
     native = _build(tmp_path / "native", native=True)
     assert native.returncode == 0, native.stderr
     inst = _build(tmp_path / "gmprof")
@@ -160,8 +173,9 @@ def test_device_side_launches_are_reported_uncounted_on_gpu(tmp_path):
     got = subprocess.run(["./dp"], cwd=tmp_path / "gmprof", capture_output=True, text=True,
                          env=env(GMPROF_BACKEND="gpu", GMPROF_OUTPUT="r.json"))
     # p: two parents x two children x 8 elements + 1, and the host's child adds 1 to p[0..7]:
-    # 2 * 16 + 8 = 40; q[0..3] = 0, 1, 2, 3 and ns::nchild writes 3 to q[4], q[5]
-    assert want.stdout == "p 40 q 0 1 2 3 3 3\n"
+    # 2 * 16 + 8 = 40; q[0..3] = 0, 1, 2, 3, ns::nchild writes 3 to q[4], q[5], tchild<3> 3 to
+    # q[6], q[7]
+    assert want.stdout == "p 40 q 0 1 2 3 3 3 3 3\n"
     assert (got.returncode, got.stdout) == (want.returncode, want.stdout), got.stderr
     doc = report_json(tmp_path / "gmprof", "r.json")
 
@@ -172,17 +186,24 @@ def test_device_side_launches_are_reported_uncounted_on_gpu(tmp_path):
     # the children's accesses are not counted under the parent)
     par = arrays("parent")
     assert par["q"] == (0, 8) and par.get("p", (0, 0)) == (0, 0)
-    # child: only the host's launch is profiled: 8 threads read and write p[i] once
+    # child: the host's launch: 8 threads read and write p[i] once
     assert arrays("child") == {"p": (8, 8)}
-    # device-side launches: 2 parents x threads 0 and 1 = 4 of child, 2 x thread 0 = 2 of
-    # ns::nchild (use_macro is 0: the macro's launch never runs)
+    # child from the device: 2 parents x threads 0 and 1 = 4 grids of 2 x 4 threads, each
+    # adding 1 to its 8 elements (p + 8 * tid): p[0..15] twice each, 32 reads and 32 writes
+    assert arrays("child (launched from the device)") == {"p": (32, 32)}
+    assert doc["kernels"]["child (launched from the device)"]["run"]["launches"] == 4
+    # ns::nchild from the device: 2 parents x thread 0 = 2 grids of 2 threads writing q[4],
+    # q[5] (q + 4): twice each, 4 writes
+    nch = doc["kernels"]["nchild (launched from the device)"]
+    assert nch["run"]["launches"] == 2
+    assert [(a["name"], a["reads"], a["writes"], a["counts"][:8]) for a in nch["arrays"]] == \
+        [("p", 0, 4, [0, 0, 0, 0, 2, 2, 0, 0])]
+    # tchild<3> (a template) runs the original: 2 parents x thread 0 = 2 counted (use_macro
+    # is 0: the macro's launch never runs)
     (proc,) = doc["processes"]
-    assert proc["device_launches"] == [
-        {"parent": "parent", "child": "child", "count": 4},
-        {"parent": "parent", "child": "ns::nchild", "count": 2}]
+    assert proc["device_launches"] == [{"parent": "parent", "child": "tchild", "count": 2}]
     notes = "\n".join(doc["notes"])
-    assert "4 launch(es) of child made from the device by profiled parent" in notes
-    assert "2 launch(es) of ns::nchild made from the device by profiled parent" in notes
+    assert "2 launch(es) of tchild made from the device by profiled parent" in notes
     raw = json.loads((tmp_path / "gmprof" / "r.json").read_text())
     assert raw["profiled"] == 3  # two parents and the host's child
 
@@ -243,8 +264,8 @@ int main() {
 def test_device_side_launches_run_on_the_cpu_backend(tmp_path, need_gxx):
     """The CPU backend queues a launch from device code and runs it after the launching grid's
     blocks (runtime_cu/cpu/gmprof_cpu_launch.h), natively and instrumented: the output is the
-    same, the copy's launches are counted (the children run their originals, unprofiled), and
-    a kernel that launches itself runs to the depth it asks for."""
+    same, the children run their child copies, profiled (none is left to count as unprofiled),
+    and a kernel that launches itself runs to the depth it asks for."""
     (tmp_path / "dp.cu").write_text(CPU_PROGRAM)
     out = {}
     for extra in (("--gmprof-native",), ()):
@@ -260,11 +281,8 @@ def test_device_side_launches_run_on_the_cpu_backend(tmp_path, need_gxx):
     # and 1 of each launch one more, to depth 5), thread 0 of each adds 1: 1 2 4 8 16 32, d[6] 0
     assert out[()] == out[("--gmprof-native",)] == "p 40 1 2 4 8 16 32 0\n"
     raw = json.loads((tmp_path / "r.json").read_text())
-    # counted launches are those the profiled copies make: 2 parents x threads 0, 1 = 4 of
-    # child; the host's rec (depth 0) launches 2 (its children run the original rec, whose
-    # launches are neither profiled nor counted)
-    assert sorted((d["parent"], d["child"], d["count"]) for d in raw["device_launches"]) == [
-        ("parent", "child", 4), ("rec", "rec", 2)]
+    # every device-side launch ran a profiled child copy: none counted as unprofiled
+    assert raw["device_launches"] == []
     doc = report_json(tmp_path, "r.json")
 
     def arrays(k):
@@ -277,8 +295,12 @@ def test_device_side_launches_run_on_the_cpu_backend(tmp_path, need_gxx):
     assert arrays("child") == {"p": (8, 8)}
     # rec: the host's launch only: thread 0's atomicAdd reads and writes d[0] once
     assert arrays("rec") == {"d": (1, 1)}
-    assert any("4 launch(es) of child made from the device by profiled parent" in n
-               for n in doc["notes"])
+    # from the device: 2 parents x threads 0, 1 = 4 grids of child, each 2 x 4 threads adding
+    # 1 to its 8 elements: p[0..15] read and written twice each, 32 and 32; rec's grids at
+    # depths 1..5, 2^k at depth k (2 + 4 + 8 + 16 + 32 = 62), thread 0 of each reads and
+    # writes d[depth] once: 62 and 62 (test_device_children.py checks them element by element)
+    assert arrays("child (launched from the device)") == {"p": (32, 32)}
+    assert arrays("rec (launched from the device)") == {"d": (62, 62)}
 
 
 def test_a_fault_in_a_child_fails_the_hosts_launch(tmp_path, need_gxx):
