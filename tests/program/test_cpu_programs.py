@@ -230,7 +230,7 @@ def test_run_check(tmp_path, need_gxx):
 def test_run_usage_errors(tmp_path):
     for args, text in ((["run"], "needs at least one source"),
                        (["run", "missing.cu"], "missing.cu: no such file"),
-                       (["run", "-c", "x", "a.cu"], "expected a whole number"),
+                       (["run", "-c", "x", "a.cu"], "expected a non-negative integer"),
                        (["nvcc", "--gmprof-mode", "trace", "a.cu"], "trace is for single"),
                        (["nvcc", "--gmprof-nope", "a.cu"], "unknown option --gmprof-nope")):
         p = gmprof(*args, cwd=tmp_path, check=False)
