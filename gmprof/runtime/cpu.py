@@ -38,7 +38,7 @@ import numpy as np
 from gmprof.errors import (ArgumentError, CompileError, Diagnostic, GmprofError, KernelFault,
                            KernelTimeout, Location, OptionError)
 
-from . import cpu_cache
+from . import cpu_cache, cpu_env
 from .cpu_locate import (_GLOBALS_FILE, _GLUE_FILE, _header_dir, compile_error,
                          fault_location, is_runtime_file, source_line)
 from .cpu_args import CpuPointer, Param, pack  # noqa: F401  (CpuPointer: part of this API)
@@ -56,10 +56,10 @@ COMPILE_FLAGS = ("-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-fno-stri
 # -z defs: an undefined symbol is a compile error here, not a failure at load time.
 LINK_FLAGS = ("-shared", "-Wl,-z,defs", "-lrt")  # -lrt: timer_create on glibc before 2.34
 FLAGS = COMPILE_FLAGS + LINK_FLAGS
-DEFAULT_STACK_KB = 256
+DEFAULT_STACK_KB = cpu_env.STACK_KB_DEFAULT  # $GMPROF_CPU_STACK_KB (cpu_env.py)
 # A launch that runs longer than this is stopped (a kernel that spins without a yield point
-# would otherwise hang the process); --timeout / timeout= change it, 0 removes it. The CPU
-# backend's problem sizes run in well under a second a launch.
+# would otherwise hang the process); --timeout / timeout= change it (else $GMPROF_CPU_TIMEOUT_S),
+# 0 removes it. The CPU backend's problem sizes run in well under a second a launch.
 DEFAULT_TIMEOUT_S = 120.0
 MAX_THREADS = 1024
 _FORMAT = "gmprof-cpu-5"  # bump when the glue or the Status layout changes
@@ -433,7 +433,8 @@ class CpuModule:
     def launch(self, name_expression: str, grid, block, args: Sequence,
                shared_mem: int = 0, timeout: float | None = None) -> float:
         """Run a kernel; returns the launch's wall seconds. See the module docstring.
-        `timeout`: seconds before the launch is stopped (None: DEFAULT_TIMEOUT_S; 0: none)."""
+        `timeout`: seconds before the launch is stopped (None: $GMPROF_CPU_TIMEOUT_S, else
+        DEFAULT_TIMEOUT_S; 0: none)."""
         kernel = self._kernel(name_expression)
         g = _dim3(grid, "grid")
         b = _dim3(block, "block")
@@ -444,9 +445,11 @@ class CpuModule:
                 shared_mem < 0:
             raise OptionError(f"launch of {name_expression}: shared_mem must be a non-negative "
                               f"number of bytes, not {shared_mem!r}")
-        limit = _timeout(timeout)
+        # the GMPROF_CPU_* variables, refused as a whole program refuses them (cpu_env.py)
+        cpu_env.check_environ()
+        limit = _timeout(cpu_env.timeout_s() if timeout is None else timeout)
         argv, keep = pack(kernel, args)
-        stack_bytes = _stack_kb() * 1024
+        stack_bytes = cpu_env.stack_kb() * 1024
         status = _Status()
         grid_c = (ctypes.c_uint * 3)(*g)
         block_c = (ctypes.c_uint * 3)(*b)
@@ -522,19 +525,6 @@ def _param(info: _ParamInfo) -> Param:
     text = info.type.decode(errors="replace") if info.type else "?"
     m = re.search(r"\[with T = (.*)\]$", text)
     return Param(m.group(1) if m else text, int(info.size), int(info.align), chr(info.kind))
-
-
-def _stack_kb() -> int:
-    env = os.environ.get("GMPROF_CPU_STACK_KB")
-    if not env:
-        return DEFAULT_STACK_KB
-    try:
-        kb = int(env)
-    except ValueError:
-        kb = 0
-    if kb < 16:
-        raise OptionError(f"GMPROF_CPU_STACK_KB={env!r}: give a stack size in KiB, at least 16")
-    return kb
 
 
 def _dim3(v, what: str) -> tuple[int, int, int]:

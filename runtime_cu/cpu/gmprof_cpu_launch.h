@@ -94,6 +94,7 @@ static void arm_timeout(double seconds) {
   g_timer_armed = false;
   g_timeout_seconds = seconds;
   if (!(seconds > 0)) return;
+  if (seconds > 1e9) seconds = 1e9;  // (time_t) of a larger double is undefined; 31 years
   struct sigevent sev;
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID;
@@ -477,8 +478,12 @@ static bool start_grid(void (*entry)(void **), void **args, const unsigned *grid
   gridDim = dim3(grid[0], grid[1], grid[2]);
   g_nthreads = (unsigned)n;
   g_spin_limit = 10000ull + 100ull * n;
+  // (checked before the launch on both paths: gmprof/runtime/cpu_env.py, gmprof_cudart.cpp)
   const char *env = getenv("GMPROF_CPU_LIVELOCK_S");
-  g_livelock_seconds = env && atof(env) > 0 ? atof(env) : 2.0;
+  if (const char *expected = ::gmprof_cpu_env::livelock_s(env, &g_livelock_seconds)) {
+    set_error(BAD_LAUNCH, nullptr, 0, "GMPROF_CPU_LIVELOCK_S=%s: %s", env, expected);
+    return false;
+  }
   for (unsigned i = 0; i < n; ++i) {
     Fiber &f = g_fib[i];
     f.linear = i;

@@ -30,6 +30,7 @@
 #define GMPROF_CPU_SEPARATE_RUNTIME 1
 #include "gmprof_cpu.h"
 #endif
+#include "gmprof_cpu_env.h"
 #include "gmprof_cpu_fiber.h"
 
 #ifndef GMPROF_CPU_DYNAMIC_SHARED_MAX

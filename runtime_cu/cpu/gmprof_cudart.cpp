@@ -24,9 +24,13 @@
 #include <map>
 #include <mutex>
 
+#include "gmprof_cpu_env.h"
 #include "include/cuda_runtime.h"
 
 namespace {
+
+// a bad GMPROF_CPU_* value stops the program before main (and, set by the program, at a launch)
+__attribute__((constructor)) void check_variables() { gmprof_cpu_env::program_values(); }
 
 struct Allocation {
   size_t bytes;
@@ -155,10 +159,9 @@ extern "C" cudaError_t gmprof_cudart_launch(void (*entry)(void **), void **args,
       grid.z == 0 || grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u)
     return record(cudaErrorInvalidConfiguration);
   if (shared_mem > GMPROF_CPU_DYNAMIC_SHARED_MAX) return record(cudaErrorInvalidConfiguration);
-  const char *stack_env = getenv("GMPROF_CPU_STACK_KB");
-  unsigned long long stack = (stack_env && atoll(stack_env) > 0 ? atoll(stack_env) : 256) << 10;
-  const char *timeout_env = getenv("GMPROF_CPU_TIMEOUT_S");
-  double timeout = timeout_env ? atof(timeout_env) : 0.0;
+  const gmprof_cpu_env::Values v = gmprof_cpu_env::program_values();
+  const unsigned long long stack = v.stack_kb << 10;
+  const double timeout = v.timeout_s;
   static gmprof_cpu::Status st;
   const unsigned g[3] = {grid.x, grid.y, grid.z};
   const unsigned b[3] = {block.x, block.y, block.z};

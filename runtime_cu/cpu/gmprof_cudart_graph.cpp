@@ -699,9 +699,10 @@ cudaError_t cudaFreeAsync(void *ptr, cudaStream_t stream) {
   return cudaSuccess;
 }
 
-// GMPROF_CPU_GRAPH_DUMP=1 (tests): the graph being instantiated, on stderr, a line a node: its
-// graph ("g", then ".node.body" into a conditional node's bodies), index, type and dependencies
-// by index, so that a test sees what gmprof's host runtime added around the program's nodes.
+// GMPROF_CPU_GRAPH_DUMP=1 (tests; 0, 1 or empty, as gmprof_cpu_env.h checks it): the graph
+// being instantiated, on stderr, a line a node: its graph ("g", then ".node.body" into a
+// conditional node's bodies), index, type and dependencies by index, so that a test sees what
+// gmprof's host runtime added around the program's nodes.
 static void dump_graph(cudaGraph_t g, const std::string &at) {
   static const std::map<int, const char *> names = {
       {cudaGraphNodeTypeKernel, "kernel"}, {cudaGraphNodeTypeMemcpy, "memcpy"},
@@ -727,8 +728,7 @@ static void dump_graph(cudaGraph_t g, const std::string &at) {
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
                                  unsigned long long) {
   if (!exec || !graph) return record(cudaErrorInvalidValue);
-  const char *dump = getenv("GMPROF_CPU_GRAPH_DUMP");
-  if (dump && *dump && *dump != '0') dump_graph(graph, "g");
+  if (gmprof_cpu_env::program_values().graph_dump) dump_graph(graph, "g");
   CUgraphExec_st *e = new CUgraphExec_st();
   conditional_defaults(graph, &e->defaults);
   for (cudaGraphNode_t n : topological(graph)) {
