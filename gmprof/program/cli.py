@@ -183,6 +183,12 @@ def cmd_run(argv: list[str]) -> int:
 
     # the variables the program reads and gmprof run passes on: refused now, not after the build
     check_environ(os.environ, skip=_sets(ns))
+    from .build import choose_backend
+
+    if choose_backend(ns.backend) == "cpu":  # and the CPU backend's (gmprof_cpu_env.h)
+        from gmprof.runtime import cpu_env
+
+        cpu_env.check_environ(os.environ)
     cmd = parse(ns.build)
     if not cmd.sources and not cmd.host_sources:
         raise OptionError("gmprof run needs at least one source file (.cu)")

@@ -3,8 +3,8 @@
 Stage: runtime, CPU backend. A program built with `gmprof nvcc` for the CPU backend reads them
 in runtime_cu/cpu/gmprof_cpu_env.h and stops at a bad value with `gmprof: error: NAME=VALUE:
 expected ...`, status 2, before any kernel runs; gmprof profile refuses the same values with the
-same words (an OptionError before its launch). Keep the two in step (tests/program/test_cpu_env.py
-runs both on the same values).
+same words (an OptionError before its launch), and gmprof run on the CPU backend before it
+builds. Keep the two in step (tests/program/test_cpu_env.py runs both on the same values).
 
     GMPROF_CPU_STACK_KB    decimal digits, 16 to 1048576 (KiB a thread; default 256)
     GMPROF_CPU_TIMEOUT_S   seconds >= 0, 0: no limit (default: none in a whole program; gmprof

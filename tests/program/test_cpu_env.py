@@ -167,3 +167,11 @@ def test_gmprof_profile_good_values(tmp_path, need_gxx):
                                 GMPROF_CPU_LIVELOCK_S="0.5", GMPROF_CPU_GRAPH_DUMP="0"))
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "r.json").is_file()
+
+
+def test_gmprof_run_refuses_them_before_building(tmp_path, need_gxx):
+    (tmp_path / "t.cu").write_text(PROGRAM)
+    p = gmprof("run", "--backend", "cpu", "t.cu", cwd=tmp_path, check=False,
+               GMPROF_CPU_STACK_KB="abc")
+    assert (p.returncode, p.stderr) == (2, _line("GMPROF_CPU_STACK_KB", "abc", STACK) + "\n")
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["t.cu"]
