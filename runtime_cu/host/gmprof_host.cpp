@@ -402,6 +402,41 @@ static size_t entries_of(const KernelDesc *d, size_t i, const ObjState &o) {
   return d->objects[i].ranges ? 2 * (size_t)o.n + 1 : (size_t)o.n;
 }
 
+// Object i of group g in a launch description (a host launch's, or a child kernel's template,
+// gmprof_host_children.h): a device array, with its shadow counters' fold into the group's
+// totals in *fold (true: it has shadow counters to fold), or a shared array's counters in the
+// block's area. unknown_oor: the description's out-of-range counters (object i's at i + 1).
+static bool describe_object(const Group &g, const KernelDesc *d, size_t i,
+                            unsigned long long unknown_oor, Object &obj, fold::FoldObj &fold) {
+  const ObjState &o = g.objects[i];
+  obj.oor = unknown_oor + 8 * (i + 1);
+  if (o.kind != OBJ_PARAM && o.kind != OBJ_GLOBAL) {
+    obj.kind = KIND_SHARED;
+    obj.unit = 4;
+    obj.unit_shift = 2;
+    obj.n_counters = (unsigned)o.n;
+    obj.bytes = o.bytes;  // the hooks' range check: past the last byte is out of range
+    obj.area_offset = o.area_offset;
+    obj.lr_offset = o.lr_offset;
+    return false;
+  }
+  obj.kind = KIND_DEVICE;
+  obj.unit = (unsigned)o.unit;
+  obj.unit_shift = (o.unit & (o.unit - 1)) == 0 ? (unsigned)__builtin_ctzll(o.unit) : 255u;
+  obj.base = o.base;
+  obj.bytes = o.known ? o.bytes : 0;
+  // no shadow: every site of it is counted from its formula (its counters would stay zero)
+  obj.n_counters = o.shadow ? (unsigned)o.n : 0;
+  if (!o.shadow) return false;
+  obj.counters = (unsigned long long)(uintptr_t)o.shadow;
+  fold.shadow = obj.counters;
+  fold.total = (unsigned long long)(uintptr_t)o.total;
+  fold.n = o.n;
+  fold.n_diff = entries_of(d, i, o) - o.n;
+  fold.touched = (unsigned long long)(uintptr_t)(g.totals + touched_flags(g) + i);
+  return true;
+}
+
 bool setup_group(State &s, Group &g, const KernelDesc *d, unsigned csize) {
   const double t0 = now_s();
   Relaxed relaxed;
@@ -531,35 +566,9 @@ Desc *desc_for(State &s, Group &g, const KernelDesc *d, const Config &c, unsigne
   for (size_t i = 0; i < g.objects.size(); ++i) {
     ObjState &o = g.objects[i];
     if (o.slot < 0 || o.slot >= kMaxObjects) continue;
-    Object &obj = L.obj[o.slot];
     if ((unsigned)o.slot + 1u > L.n_objects) L.n_objects = (unsigned)o.slot + 1u;
-    obj.oor = L.unknown_oor + 8 * (i + 1);
-    if (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) {
-      obj.kind = KIND_DEVICE;
-      obj.unit = (unsigned)o.unit;
-      obj.unit_shift = (o.unit & (o.unit - 1)) == 0 ? (unsigned)__builtin_ctzll(o.unit) : 255u;
-      obj.base = o.base;
-      obj.bytes = o.known ? o.bytes : 0;
-      // no shadow: every site of it is counted from its formula (its counters would stay zero)
-      obj.n_counters = o.shadow ? (unsigned)o.n : 0;
-      if (o.shadow) {
-        obj.counters = (unsigned long long)(uintptr_t)o.shadow;
-        fold::FoldObj &f = j.obj[j.n_objects++];
-        f.shadow = obj.counters;
-        f.total = (unsigned long long)(uintptr_t)o.total;
-        f.n = o.n;
-        f.n_diff = entries_of(d, i, o) - o.n;
-        f.touched = (unsigned long long)(uintptr_t)(g.totals + touched_flags(g) + i);
-      }
-    } else {
-      obj.kind = KIND_SHARED;
-      obj.unit = 4;
-      obj.unit_shift = 2;
-      obj.n_counters = (unsigned)o.n;
-      obj.bytes = o.bytes;  // the hooks' range check: past the last byte is out of range
-      obj.area_offset = o.area_offset;
-      obj.lr_offset = o.lr_offset;
-    }
+    if (describe_object(g, d, i, L.unknown_oor, L.obj[o.slot], j.obj[j.n_objects]))
+      ++j.n_objects;
   }
   (void)d;
   D.dev = nullptr;

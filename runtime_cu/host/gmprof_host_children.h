@@ -162,32 +162,8 @@ void *setup_child(State &s, Group &pg, const std::string &key, const ChildKernel
     Object obj;
     memset(&obj, 0, sizeof obj);
     if ((unsigned)o.slot + 1u > L.n_objects) L.n_objects = (unsigned)o.slot + 1u;
-    obj.oor = L.unknown_oor + 8 * (i + 1);
-    if (o.kind == OBJ_PARAM || o.kind == OBJ_GLOBAL) {
-      obj.kind = KIND_DEVICE;
-      obj.unit = (unsigned)o.unit;
-      obj.unit_shift = (o.unit & (o.unit - 1)) == 0 ? (unsigned)__builtin_ctzll(o.unit) : 255u;
-      obj.base = o.base;
-      obj.bytes = o.known ? o.bytes : 0;
-      obj.n_counters = o.shadow ? (unsigned)o.n : 0;
-      if (o.shadow) {
-        obj.counters = (unsigned long long)(uintptr_t)o.shadow;
-        folds.emplace_back();
-        fold::FoldObj &f = folds.back();
-        f.shadow = obj.counters;
-        f.total = (unsigned long long)(uintptr_t)o.total;
-        f.n = o.n;
-        f.n_diff = entries_of(kd, i, o) - o.n;
-        f.touched = (unsigned long long)(uintptr_t)(g.totals + touched_flags(g) + i);
-      }
-    } else {
-      obj.kind = KIND_SHARED;
-      obj.unit = 4;
-      obj.unit_shift = 2;
-      obj.n_counters = (unsigned)o.n;
-      obj.bytes = o.bytes;
-      obj.area_offset = o.area_offset;
-    }
+    fold::FoldObj f;
+    if (describe_object(g, kd, i, L.unknown_oor, obj, f)) folds.push_back(f);
     if (o.kind == OBJ_PARAM) {
       cand.push_back(obj);
       cand_slot.push_back((unsigned)o.slot);
