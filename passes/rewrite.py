@@ -404,8 +404,11 @@ class InstrumentSource:
         if replays:
             # the kernel that costs its deferred walks' records, beside it (defer.py)
             sp = X.span(facts.function.funcdef)
+            # (__launch_bounds__(1024): at most 64 registers, so that any block shape the
+            # user's kernel launches with launches it too; what spills, spills here)
             self._add(sp.source, Patch(
-                sp.end, SUFFIX, f" __global__ void {defer.replay_name(facts.name)}() "
+                sp.end, SUFFIX, f" __global__ void __launch_bounds__(1024) "
+                f"{defer.replay_name(facts.name)}() "
                 f"{{ ::gmprof::enter_replay(); {' '.join(replays)} ::gmprof::leave_all(); }}",
                 sp.end - sp.start))
 

@@ -48,7 +48,7 @@ def launch_instrumented(module, li, args, shared_mem, timeout, replay) -> float:
     """One instrumented launch, and its replay kernel's after it (passes/defer.py: replay is
     (name expression, blocks) or None): seconds both took, the user's cost of the profile."""
     seconds = launch_once(module, li, args, shared_mem, timeout)
-    if replay is not None:
+    if replay is not None and replay[1]:
         name, blocks = replay
         kwargs = {} if timeout is None else {"timeout": timeout}
         seconds += module.launch(name, (int(blocks), 1, 1), li.block, [], shared_mem, **kwargs)

@@ -35,7 +35,7 @@ N = 4096  # blocks of one warp
 LOW = 64  # --access-stats-blocks 64: 1 block in 2^6 measured
 
 
-def run(source, by, mode, texts=None, monkeypatch=None, blocks=None):
+def run(source, by, mode, texts=None, monkeypatch=None, blocks=None, block=32):
     if monkeypatch is not None:
         original = M.Modules.source
 
@@ -48,7 +48,7 @@ def run(source, by, mode, texts=None, monkeypatch=None, blocks=None):
     prof = Profiler(text=source, name="walk.cu", backend="cpu")
     y = np.zeros(32 * (N if blocks is None else blocks), np.float32)
     v = np.ones(200, np.float32)
-    report = prof.launch("walk", len(y) // 32, 32, [y, v, np.int32(by)], mode=mode)
+    report = prof.launch("walk", len(y) // 32, block, [y, v, np.int32(by)], mode=mode)
     np.testing.assert_array_equal(y, 3.0)  # the kernel computes what it computes natively
     return {s.text: s for s in report.sites}
 
@@ -144,3 +144,14 @@ def test_on_a_gpu_alike_and_differing_blocks():
         w = {s.text: s for s in report.sites}["v[j]"].warps
         m = fmix32_measured(N, 6, 1)
         assert w.requests == 3 * N and w.units == round(per[m].sum() * N / int(m.sum()))
+
+
+def test_a_two_dimensional_block(monkeypatch):
+    # a thread's record is at its linear thread index (16 x 2 threads: one warp, lanes
+    # t = x + 16 y as in SOURCE's t)
+    texts = []
+    sites = run(SOURCE.replace("int t = threadIdx.x,", "int t = threadIdx.x + 16 * threadIdx.y,"),
+                0, sampled(), texts, monkeypatch, block=(16, 2))
+    assert "__gmprof_replay_walk()" in kernel_text(texts)
+    w = sites["v[j]"].warps
+    assert (w.requests, w.units, w.lines, w.ideal) == (3 * N, 24 * N, 6 * N, 12 * N)
