@@ -169,3 +169,19 @@ def cli_type(check, option: str, **kw):
 
 __all__ = ["not_text", "count", "rate", "rate_list", "seconds", "launch_dims", "cli_type", "MAX_GRID",
            "MAX_BLOCK"]
+
+
+# Environment variables (GMPROF_*: the whole programs' host runtime and the CPU backend read
+# them too, with the same rules and words): NAME=VALUE, then what was expected.
+SWITCH = "expected 0 or 1"
+
+
+def refuse(option: str, text: str, expected: str):
+    raise OptionError(f"{option}={text}: {expected}")
+
+
+def switch(text: str, option: str) -> bool | None:
+    """A variable's switch: 1 on, 0 off; empty: unset (the default)."""
+    if text not in ("", "0", "1"):
+        refuse(option, text, SWITCH)
+    return None if text == "" else text == "1"

@@ -16,17 +16,14 @@ from __future__ import annotations
 import re
 from typing import Callable, Mapping
 
-from gmprof.errors import OptionError
+from gmprof.options import refuse, switch
 
 MAX = 2 ** 63 - 1  # the host runtime keeps them in a long long
 NON_NEGATIVE = "expected a non-negative integer"
 COUNT_ALL = "expected a non-negative integer, or -1 for all"
-SWITCH = "expected 0 or 1"
 PATTERN = "expected a file name pattern (%p, %h, %q{ENV}, %%)"
 
 
-def _refuse(option: str, text: str, expected: str):
-    raise OptionError(f"{option}={text}: {expected}")
 
 
 def integer(text: str, option: str, minimum: int = 0) -> int:
@@ -34,12 +31,12 @@ def integer(text: str, option: str, minimum: int = 0) -> int:
     -1: all); no '+', space, 0x or suffix (the runtime reads them with strtoll, base 10)."""
     expected = COUNT_ALL if minimum < 0 else NON_NEGATIVE
     if not re.fullmatch(r"-?[0-9]+" if minimum < 0 else r"[0-9]+", text, re.ASCII):
-        _refuse(option, text, expected)
+        refuse(option, text, expected)
     n = int(text, 10)
     if n > MAX:
-        _refuse(option, text, f"{expected}, at most {MAX}")
+        refuse(option, text, f"{expected}, at most {MAX}")
     if n < minimum:
-        _refuse(option, text, expected)
+        refuse(option, text, expected)
     return n
 
 
@@ -47,11 +44,6 @@ def count(text: str, option: str) -> int:
     return integer(text, option, minimum=-1)
 
 
-def switch(text: str, option: str) -> bool | None:
-    """1 on, 0 off; empty: unset (the default)."""
-    if text not in ("", "0", "1"):
-        _refuse(option, text, SWITCH)
-    return None if text == "" else text == "1"
 
 
 def kernel(text: str, option: str) -> str:
@@ -62,7 +54,7 @@ def kernel(text: str, option: str) -> str:
         try:
             re.compile(text[len("regex:"):])
         except re.error as exc:
-            _refuse(option, text, "expected a kernel name, or regex:RE with RE a regular "
+            refuse(option, text, "expected a kernel name, or regex:RE with RE a regular "
                                   f"expression ({exc})")
     return text
 
@@ -78,7 +70,7 @@ def output(text: str, option: str) -> str:
             i += 1  # %% is one %
         i += 1
     if not ok:
-        _refuse(option, text, PATTERN)
+        refuse(option, text, PATTERN)
     return text
 
 

@@ -22,18 +22,15 @@ import os
 import re
 from typing import Mapping
 
-from gmprof.errors import OptionError
+from gmprof import options as O
 
 STACK_KB_MIN, STACK_KB_MAX, STACK_KB_DEFAULT = 16, 1048576, 256
 LIVELOCK_DEFAULT = 2.0
 STACK_KB = "expected a stack size in KiB, from 16 to 1048576"
 TIMEOUT = "expected seconds >= 0 (0: no limit)"
 LIVELOCK = "expected seconds > 0"
-SWITCH = "expected 0 or 1"
-
-
-def _refuse(name: str, text: str, expected: str):
-    raise OptionError(f"{name}={text}: {expected}")
+SWITCH = O.SWITCH
+_refuse = O.refuse
 
 
 def _decimal(text: str) -> float | None:
@@ -75,10 +72,7 @@ def livelock_s(environ: Mapping[str, str] = os.environ) -> float:
 
 
 def graph_dump(environ: Mapping[str, str] = os.environ) -> bool:
-    text = environ.get("GMPROF_CPU_GRAPH_DUMP", "")
-    if text not in ("", "0", "1"):
-        _refuse("GMPROF_CPU_GRAPH_DUMP", text, SWITCH)
-    return text == "1"
+    return O.switch(environ.get("GMPROF_CPU_GRAPH_DUMP", ""), "GMPROF_CPU_GRAPH_DUMP") is True
 
 
 def check_environ(environ: Mapping[str, str] = os.environ) -> None:

@@ -13,30 +13,12 @@ import sys
 import pytest
 
 from conftest import env, gmprof
+from test_run_options import OUT, PROGRAM
 
 from gmprof.errors import OptionError
 from gmprof.runtime import cpu_env
 
-PROGRAM = r"""
-#include <cstdio>
-#include <cstdlib>
-__global__ void add1(int *a) { a[threadIdx.x] += 1; }
-int main(int argc, char **argv) {
-  if (argc == 3) {  // `app NAME VALUE`: the program sets a variable itself, before its launch
-    printf("set\n");
-    setenv(argv[1], argv[2], 1);
-  }
-  int h[4] = {1, 2, 3, 4};
-  int *d;
-  cudaMalloc(&d, sizeof h);
-  cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
-  add1<<<1, 4>>>(d);
-  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
-  printf("%d %d %d %d\n", h[0], h[1], h[2], h[3]);
-  return 0;
-}
-"""
-OUT = "2 3 4 5\n"  # {1, 2, 3, 4} + 1, by hand
+# the program of test_run_options (`app NAME VALUE` sets a variable before its launch)
 KERNEL = "__global__ void add1(int *a) { a[threadIdx.x] += 1; }\n"
 
 STACK = "expected a stack size in KiB, from 16 to 1048576"
