@@ -402,6 +402,20 @@ static size_t entries_of(const KernelDesc *d, size_t i, const ObjState &o) {
   return d->objects[i].ranges ? 2 * (size_t)o.n + 1 : (size_t)o.n;
 }
 
+// An object of a kernel's description, not yet bound to memory (its group lays it out).
+static ObjState object_state(const ObjectDesc &od) {
+  ObjState o;
+  o.slot = od.slot;
+  o.kind = od.kind;
+  o.param = od.param;
+  o.unit = od.unit;
+  o.elem = od.elem;
+  o.base = o.bytes = o.offset = o.n = 0;
+  o.area_offset = o.lr_offset = 0;
+  o.known = true;
+  return o;
+}
+
 // Object i of group g in a launch description (a host launch's, or a child kernel's template,
 // gmprof_host_children.h): a device array, with its shadow counters' fold into the group's
 // totals in *fold (true: it has shadow counters to fold), or a shared array's counters in the
@@ -754,15 +768,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
   unsigned offset = 0;
   for (int i = 0; i < d->n_objects; ++i) {
     const ObjectDesc &od = d->objects[i];
-    ObjState o;
-    o.slot = od.slot;
-    o.kind = od.kind;
-    o.param = od.param;
-    o.unit = od.unit;
-    o.elem = od.elem;
-    o.base = o.bytes = o.offset = o.n = 0;
-    o.area_offset = o.lr_offset = 0;
-    o.known = true;
+    ObjState o = object_state(od);
     if (od.kind == OBJ_PARAM) {
       const void *p = *static_cast<void *const *>(args[od.param]);
       unsigned long long base = 0, bytes = 0;

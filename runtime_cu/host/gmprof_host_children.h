@@ -64,15 +64,7 @@ void *setup_child(State &s, Group &pg, const std::string &key, const ChildKernel
   unsigned offset = 0;
   for (int i = 0; i < ck.n_objects; ++i) {
     const ObjectDesc &od = ck.objects[i];
-    ObjState o;
-    o.slot = od.slot;
-    o.kind = od.kind;
-    o.param = od.param;
-    o.unit = od.unit;
-    o.elem = od.elem;
-    o.base = o.bytes = o.offset = o.n = 0;
-    o.area_offset = o.lr_offset = 0;
-    o.known = true;
+    ObjState o = object_state(od);
     if (od.kind == OBJ_PARAM) {
       for (auto &a : allocs) {
         ObjState c = o;
