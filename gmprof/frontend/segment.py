@@ -13,6 +13,7 @@ host code, kept verbatim and never parsed, so a syntax error in host code is har
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .scan import Tok, directive_name, scan
@@ -404,3 +405,20 @@ def _variable_name(head: list[Tok]) -> str | None:
         if t.kind == "id":
             name = t.text
     return name
+
+
+def namespaces(segments_by_source: dict) -> dict:
+    """Segment -> the namespaces around it, outermost first ('' for an unnamed one, None for
+    `extern "C"`)."""
+    out = {}
+    for source, segs in segments_by_source.items():
+        stack: list = []
+        for seg in segs:
+            if seg.kind == SCOPE_OPEN:
+                m = re.match(r"\s*(?:inline\s+)?namespace\s*([\w:]*)\s*\{", seg.text(source))
+                stack.append(m.group(1) if m else None)
+            elif seg.kind == SCOPE_CLOSE:
+                if stack:
+                    stack.pop()
+            out[seg] = tuple(stack)
+    return out

@@ -60,23 +60,6 @@ def module_id(path: Path, defines: dict) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:10]
 
 
-def _scopes(tu) -> dict:
-    """Segment -> the namespaces around it ('' for an unnamed one, None for extern "C")."""
-    out = {}
-    for source, segs in tu.segments.items():
-        stack: list = []
-        for seg in segs:
-            if seg.kind == S.SCOPE_OPEN:
-                text = seg.text(source)
-                m = re.match(r"\s*(?:inline\s+)?namespace\s*([\w:]*)\s*\{", text)
-                stack.append(m.group(1) if m else None)
-            elif seg.kind == S.SCOPE_CLOSE:
-                if stack:
-                    stack.pop()
-            out[seg] = tuple(stack)
-    return out
-
-
 def plan_digest(plan) -> str:
     # lines and columns, not file names: the decoder may name the file differently
     rows = [(sp.site.id, sp.site.location.line, sp.site.location.col, sp.site.text,
@@ -117,7 +100,7 @@ def translate(path, *, defines: dict | None = None, include_dirs=(), mode=None,
     mid = module_id(Path(path), defines)
     ns = f"__gmprof_{mid}"
     warnings = list(tu.warnings)
-    scopes = _scopes(tu)
+    scopes = S.namespaces(tu.segments)
 
     # the original text: launches rewritten (host code only), dynamic shared memory for the CPU
     patches: dict = {}

@@ -17,6 +17,8 @@ from gmprof.errors import ArgumentError, GmprofError, OptionError
 from gmprof.options import count, launch_dims, not_text, seconds
 from gmprof.mode import Mode
 
+from gmprof.frontend import segment as S
+
 from . import launchargs
 from .launchenv import LaunchEnv, split_name_expression
 
@@ -63,10 +65,37 @@ def kernel_facts(program, name_expression):
         raise ArgumentError(f"kernel={name_expression!r}: expected a kernel's name or name "
                             "expression (a str such as 'saxpy' or 'matmul<16>')")
     kernel, _ = split_name_expression(name_expression)
-    facts = program.facts(kernel)
-    if facts is None or not facts.function.is_kernel:
+    scope, _, plain = kernel.rpartition("::")
+    facts = program.facts(plain)
+    if facts is None or not facts.function.is_kernel or \
+            (scope and scope.lstrip(":") != kernel_scope(program, facts.function)):
         raise missing_kernel(program.tu, kernel)
     return facts
+
+
+def kernel_scope(program, fn) -> str:
+    """The named namespaces around a kernel, `a::b` ('' at file scope; an unnamed namespace's
+    members are found from the one around it)."""
+    cache = program.tu.__dict__.setdefault("_gmprof_namespaces", {})
+    if not cache:
+        cache.update(S.namespaces(program.tu.segments))
+    return "::".join(n for n in cache.get(fn.segment, ()) if n)
+
+
+def qualified_kernel(program, fn) -> str:
+    """A kernel's name as the file's scope finds it (`ns::k`)."""
+    scope = kernel_scope(program, fn)
+    return f"{scope}::{fn.name}" if scope else fn.name
+
+
+def qualified(program, facts, name_expression: str) -> str:
+    """The name expression as the compiler finds the kernel from the file's scope (the
+    backend's module is asked for it there): `walk` in `namespace ns` -> `ns::walk`."""
+    expr = name_expression.strip()
+    if "::" in split_name_expression(expr)[0]:
+        return expr.lstrip(":")
+    scope = kernel_scope(program, facts.function)
+    return f"{scope}::{expr}" if scope else expr
 
 
 def missing_kernel(tu, name: str) -> GmprofError:
@@ -125,6 +154,8 @@ def launch_input(program, backend, name_expression, grid, block, args,
     the compiled module: LaunchInput.env.sizes)."""
     facts = kernel_facts(program, name_expression)
     kernel, template_args = split_name_expression(name_expression)
+    kernel = kernel.rpartition("::")[2]
+    name_expression = qualified(program, facts, name_expression)
     grid3, block3 = check_shape(backend, facts.function, grid, block, args, shared_mem)
     env = LaunchEnv(program, facts, template_args, grid3, block3, {}, {})
     converted, largs = launchargs.convert(facts, env, list(args), backend, program)
@@ -133,4 +164,4 @@ def launch_input(program, backend, name_expression, grid, block, args,
 
 
 __all__ = ["LaunchInput", "RunOptions", "run_options", "timeout_option", "kernel_facts",
-           "missing_kernel", "check_shape", "launch_input"]
+           "missing_kernel", "check_shape", "launch_input", "qualified_kernel"]

@@ -14,6 +14,7 @@ from gmprof import timing
 from gmprof.passes.pipeline import Pipeline
 
 from . import module_state
+from .launch_input import qualified_kernel
 from .launchenv import _SCALAR_SIZES, clean_type, vector_size
 
 
@@ -46,8 +47,9 @@ class Modules:
     def module(self, plan, names, sm=None, max_registers: int | None = None):
         """The compiled module of a plan (None: native) holding the kernels `names`;
         max_registers: compiled with --maxrregcount (occupancy.py)."""
-        plain = [f.name for f in self.tu.kernels if f.parsed is not None and
-                 not f.template_params]
+        # (each as the file's scope finds it: `ns::k` for a kernel in a namespace)
+        plain = [qualified_kernel(self.program, f) for f in self.tu.kernels
+                 if f.parsed is not None and not f.template_params]
         wanted = set(names) | set(plain) | self._instantiations
         if plan is None:
             wanted.add("__gmprof_sizeof")

@@ -117,14 +117,15 @@ class Profiler:
         launchargs.check_records(li.facts, li.env, li.largs)  # needs the structs' sizes
 
         def native():
-            return self.modules.module(None, [name_expression])
+            return self.modules.module(None, [li.name_expression])
 
         # 1. static formulas at this launch (failures are counted on the device instead)
         # (a global's size is read from a module named by the kernel's plain name)
         with timing.phase("static counts"):
             static = self._static.evaluate(
                 self.plan(mode), li,
-                lambda name: self.modules.module(None, [li.kernel]).get_global(name)[1],
+                lambda name: self.modules.module(
+                    None, [li.name_expression.split("<", 1)[0]]).get_global(name)[1],
                 warps=mode.warps)
         wide_key = (li.kernel, tuple(li.grid), tuple(li.block))
         if wide_key in self._wide:
@@ -254,7 +255,7 @@ class Profiler:
         timeout = timeout_option(timeout)
         li = launch_input(self.program, self.backend, name_expression, grid, block, args,
                           shared_mem)
-        module = self.modules.module(None, [name_expression])
+        module = self.modules.module(None, [li.name_expression])
         with timing.phase("launch, copy, compare"):
             return run_native(self.backend, module, li, timeout)
 
