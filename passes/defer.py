@@ -22,7 +22,7 @@ estimate's interval). Such a loop:
     other kernel of the file has (the replay kernel is named after it);
   - in a plan made for one launch with --access-stats measuring a sample of the blocks (the
     Python runtime gives a record to each of the fewer than 4,096 measured blocks, a ticket
-    at the block's entry its rank: counters.py defer_buffers; --access-stats-exact measures
+    at the block's entry its rank: counters.py block_buffers; --access-stats-exact measures
     every block, whole programs' host runtime gives none) without the trace.
 Each deferred walk is numbered within its kernel (deferred_walks' order): its record is that
 number's, a thread's own (40 bytes).

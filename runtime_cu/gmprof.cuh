@@ -1733,9 +1733,9 @@ __device__ __forceinline__ void warp_walk_gather(T *p, U *idx, unsigned n, long 
 // stores), and a kernel of gmprof's own, launched after the user's on the same stream with as
 // many blocks as were measured and the same block shape (so the same warps), costs them
 // (replay_walk_*): the user's kernel keeps its registers.
-// A measured block's records are at its rank, a ticket it takes at its entry (enter); the
-// host gives as many as blocks it measures (passes/block_sample.py), and the replay kernel's
-// first block takes the tickets back for the next launch.
+// A measured block's records are at its rank (block_rank, taken at its entry); the host gives
+// as many as blocks it measures (passes/block_sample.py), and the replay kernel's block b
+// reads rank b + 1's.
 struct Deferred {
   unsigned long long p, idx;  // the walk's first address (a gather's: x's element), its index
   long long d;                // the stride in elements
@@ -2055,9 +2055,7 @@ __device__ __forceinline__ void enter() {
     return;
   }
 #endif
-  // the whole area, the statistics' rows at its end too: whether this block measures them
-  // (block_measured) is known after the barrier (a block that does not never touches them:
-  // they stay 0, and its flush skips them)
+  // (a measured block's statistics rows are in device memory at its rank: block_row)
   unsigned *a = area_words();
   const unsigned words = L().area_words;
   for (unsigned i = linear_tid(); i < words; i += n_threads()) a[i] = 0u;

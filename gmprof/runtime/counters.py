@@ -393,7 +393,7 @@ def block_buffers(backend, launch, buffers, block3, walks: int, rows: int,
         launch["defer"], launch["defer_walks"] = backend.address(records), walks
 
 
-def check_deferred(buffers, backend) -> None:
+def check_ranks(buffers, backend) -> None:
     """The measured blocks take tickets modulo the host's count of them (their ranks): a
     launch whose tickets do not end on a multiple of it measured other blocks than the host's
     estimate assumes (rows and records shared by two blocks)."""

@@ -215,7 +215,7 @@ class Profiler:
         def read_counters():
             with timing.phase("read back"):
                 C.check_guards(backend, buffers, slots)
-                C.check_deferred(buffers, backend)
+                C.check_ranks(buffers, backend)
                 return C.read_back(slots, buffers, backend, mode, keep_on_device)
 
         # 4. run native and instrumented on separate copies, compare, time

@@ -416,6 +416,19 @@ static ObjState object_state(const ObjectDesc &od) {
   return o;
 }
 
+// A __device__ or __constant__ variable's object: where the module holds it (as many bytes
+// as the description says, else the variable's).
+static void bind_global(const ModuleDesc *m, const ObjectDesc &od, ObjState &o) {
+  void *addr = nullptr;
+  size_t bytes = 0;
+  m->global(od.global, &addr, &bytes);
+  cudaGetLastError();
+  o.base = (unsigned long long)(uintptr_t)addr;
+  o.bytes = od.bytes ? od.bytes : bytes;
+  o.known = addr != nullptr;
+  o.n = ceil_div(o.bytes, o.unit);
+}
+
 // Object i of group g in a launch description (a host launch's, or a child kernel's template,
 // gmprof_host_children.h): a device array, with its shadow counters' fold into the group's
 // totals in *fold (true: it has shadow counters to fold), or a shared array's counters in the
@@ -784,14 +797,7 @@ cudaError_t profile_launch(State &s, const Kernel &k, const Config &c, void **ar
       }
       o.n = ceil_div(o.bytes, o.unit);
     } else if (od.kind == OBJ_GLOBAL) {
-      void *addr = nullptr;
-      size_t bytes = 0;
-      m->global(od.global, &addr, &bytes);
-      cudaGetLastError();
-      o.base = (unsigned long long)(uintptr_t)addr;
-      o.bytes = od.bytes ? od.bytes : bytes;
-      o.known = addr != nullptr;
-      o.n = ceil_div(o.bytes, o.unit);
+      bind_global(m, od, o);
     } else {
       o.bytes = od.kind == OBJ_SHARED_DYNAMIC ? c.shared_mem : od.bytes;
       o.n = ceil_div(o.bytes, 4);

@@ -78,14 +78,7 @@ void *setup_child(State &s, Group &pg, const std::string &key, const ChildKernel
       continue;
     }
     if (od.kind == OBJ_GLOBAL) {
-      void *addr = nullptr;
-      size_t bytes = 0;
-      m->global(od.global, &addr, &bytes);
-      cudaGetLastError();
-      o.base = (unsigned long long)(uintptr_t)addr;
-      o.bytes = od.bytes ? od.bytes : bytes;
-      o.known = addr != nullptr;
-      o.n = ceil_div(o.bytes, o.unit);
+      bind_global(m, od, o);
     } else if (od.kind == OBJ_SHARED) {
       o.bytes = od.bytes;
       o.n = ceil_div(o.bytes, 4);
