@@ -3,9 +3,10 @@
 A hooked site's per-request measure (a match, a reduction, a walk's adds) costs every warp
 request; on a grid of 524,288 blocks that was 7.6x (spmv, docs/results/access_stats.md). On a
 large grid only 1 block in R = 2^s measures (gmprof.cuh block_measured): block b, numbered as
-linear_bid(), where the low s bits of fmix32(b ^ seed * 0x9e3779b9) are 0 (MurmurHash3's
-32-bit finalizer; seed: the launch's number, so a solver's launches measure other blocks). The
-host computes the same set here, so it knows n, the blocks measured, exactly. s: the largest
+linear_bid(), where the top s bits of the 32-bit b * 0x9e3779b1 + seed * 0x9e3779b9 are 0
+(multiplicative hashing: a run of blocks measures evenly spread ones; seed: the launch's
+number, so a solver's launches measure other blocks). The host computes the same set here, so
+it knows n, the blocks measured, exactly. s: the largest
 with N / 2^s >= min_blocks (N the grid's blocks; default MIN_BLOCKS, `--access-stats-blocks`),
 0 (every block, exact) for a smaller grid or `--access-stats-exact`. Static sites' statistics
 come from their formulas and stay exact.
@@ -55,28 +56,23 @@ def field_value(s: int, seed: int) -> int:
     return (s & 31) | ((seed & SEED_MASK) << 8) if s else 0
 
 
-def block_hash(b: np.ndarray) -> np.ndarray:
-    """gmprof.cuh block_hash over uint32 block numbers (wrapping as 32-bit arithmetic does)."""
-    h = b.astype(np.uint32, copy=True)
-    h ^= h >> np.uint32(16)
-    h *= np.uint32(0x85EBCA6B)
-    h ^= h >> np.uint32(13)
-    h *= np.uint32(0xC2B2AE35)
-    h ^= h >> np.uint32(16)
-    return h
+def block_hash(b: np.ndarray, seed: int) -> np.ndarray:
+    """gmprof.cuh block_hashed_in's hash over uint32 block numbers (wrapping as 32-bit
+    arithmetic does)."""
+    key = np.uint32(((seed & SEED_MASK) * 0x9E3779B9) & 0xFFFFFFFF)
+    with np.errstate(over="ignore"):
+        return b.astype(np.uint32) * np.uint32(0x9E3779B1) + key
 
 
 def measured_count(blocks: int, s: int, seed: int) -> int:
-    """How many of blocks 0 .. blocks - 1 measure (gmprof.cuh block_measured)."""
+    """How many of blocks 0 .. blocks - 1 measure (gmprof.cuh block_hashed_in)."""
     if not s:
         return blocks
-    mask = np.uint32((1 << s) - 1)
-    key = np.uint32(((seed & SEED_MASK) * 0x9E3779B9) & 0xFFFFFFFF)
     n = 0
     for lo in range(0, blocks, _CHUNK):
         # (the device hashes the block number's low 32 bits)
         b = (np.arange(lo, min(blocks, lo + _CHUNK), dtype=np.uint64) & 0xFFFFFFFF)
-        n += int(np.count_nonzero((block_hash(b.astype(np.uint32) ^ key) & mask) == 0))
+        n += int(np.count_nonzero((block_hash(b, seed) >> np.uint32(32 - s)) == 0))
     return n
 
 

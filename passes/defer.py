@@ -33,6 +33,7 @@ from pycparser import c_ast
 
 from gmprof.frontend import cxx_ast as X
 
+from . import dual
 from .hooks import HOOK, DmGather, DmRange
 
 
@@ -45,6 +46,8 @@ def deferrable(plan, facts, loop) -> bool:
     if not (plan.for_launch and m.warps and m.warps_blocks and not m.trace) or \
             loop.parent is not None:
         return False
+    if dual.applies(plan, facts):
+        return False  # measured in place, in the measured blocks' body
     fn = facts.function
     if not fn.is_kernel or fn.funcdef is None or \
             sum(f.function.name == fn.name for f in plan.program.functions) > 1:

@@ -21,9 +21,10 @@ from .targets import NVCC, Target
 
 
 def emit(program, patches: dict, target: Target = NVCC, *, header: bool = True,
-         defines: dict | None = None, extra: str = "") -> str:
+         defines: dict | None = None, extra: str = "", unmeasured_pass: bool = False) -> str:
     """The translation unit for a target as one text (local includes inlined): the counting
-    patches and the target's own (targets.py) applied, the gmprof header in front."""
+    patches and the target's own (targets.py) applied, the gmprof header in front (and its
+    second pass, whose hooks measure nothing, where a kernel has two bodies: dual.py)."""
     tu = program.tu
     patches = merge(patches, target.patches(program))
     out = []
@@ -33,6 +34,9 @@ def emit(program, patches: dict, target: Target = NVCC, *, header: bool = True,
         header_path = runtime_cu_dir() / "gmprof.cuh"
         out.append(f'#line 1 "{header_path}"\n')
         out.append(header_path.read_text())
+        if unmeasured_pass:
+            out.append(f'\n#define GMPROF_UNMEASURED_PASS 1\n#line 1 "{header_path}"\n')
+            out.append(header_path.read_text())
         out.append(f'\n#line 1 "{tu.main.name}"\n')
     out.append(emit_file(tu, tu.main, patches, target))
     if extra:

@@ -131,6 +131,8 @@ class Instrumented:
     plan: Plan
     patches: dict
     defines: dict
+    # kernels emitted with two bodies (passes/dual.py): the header's second pass follows it
+    dual: tuple = ()
 
 
 class Pipeline:
@@ -190,7 +192,7 @@ class Pipeline:
         bases = max([s.index + 1 for s in plan.slots if s.kind == "shared"] + [1])
         defines = plan.mode.defines(sm=sm) | {
             "GMPROF_SHARED_BASES": bases if rewriter.needs_shared_bases else 0}
-        done = Instrumented(plan, patches, defines)
+        done = Instrumented(plan, patches, defines, tuple(rewriter.dual))
         self._after("instrument", done)
         return done
 
@@ -202,7 +204,7 @@ class Pipeline:
             "emit", lambda: emit_text(
                 program, instrumented.patches if instrumented else {}, target, header=header,
                 defines=instrumented.defines if instrumented and defines else None,
-                extra=extra))
+                extra=extra, unmeasured_pass=bool(instrumented and instrumented.dual)))
         self._after("emit", text)
         return text
 

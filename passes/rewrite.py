@@ -33,8 +33,11 @@ from pycparser import c_ast
 
 from gmprof.frontend import cxx_ast as X
 
-from . import defer
-from .patches import PREFIX, SUFFIX, Patch
+import copy
+import dataclasses
+
+from . import defer, dual
+from .patches import PREFIX, REPLACE, SUFFIX, Patch, apply_patches
 from .hooks import DmGather, DmRange, paired, walk_call, warp_call
 from .plan import HOOK, LR_START, Plan
 from .pragmas import before_pragma_text, before_pragmas
@@ -60,6 +63,8 @@ class InstrumentSource:
         self.replays: dict = {}  # kernel -> [deferred walks' costs made at its end] (defer.py)
         self._deferred_walks: dict = {}  # kernel -> defer.deferred_walks
         self._parents: dict = {}
+        self._ends: dict = {}  # kernel -> (its prologue's Patch, its epilogue's Patch)
+        self.dual: list = []  # the kernels emitted with two bodies (dual.py)
 
     # -- patch helpers -------------------------------------------------------------------
     def _add(self, source, patch: Patch) -> None:
@@ -71,13 +76,17 @@ class InstrumentSource:
         self._add(sp.source, Patch(sp.start, PREFIX, prefix, length))
         self._add(sp.source, Patch(sp.end, SUFFIX, suffix, length))
 
-    def _insert_after_brace(self, compound, text: str) -> None:
+    def _insert_after_brace(self, compound, text: str) -> Patch:
         sp = X.span(compound)
-        self._add(sp.source, Patch(sp.start + 1, PREFIX, text, sp.end - sp.start))
+        patch = Patch(sp.start + 1, PREFIX, text, sp.end - sp.start)
+        self._add(sp.source, patch)
+        return patch
 
-    def _insert_before_brace(self, compound, text: str) -> None:
+    def _insert_before_brace(self, compound, text: str) -> Patch:
         sp = X.span(compound)
-        self._add(sp.source, Patch(sp.end - 1, SUFFIX, text, sp.end - sp.start))
+        patch = Patch(sp.end - 1, SUFFIX, text, sp.end - sp.start)
+        self._add(sp.source, patch)
+        return patch
 
     # -- the pass ------------------------------------------------------------------------
     def run(self) -> dict:
@@ -103,6 +112,7 @@ class InstrumentSource:
             if facts.function.is_kernel:
                 self._kernel(facts)
             self._register_shared(facts)
+        self._dual()
         return self.patches
 
     # -- what the hooks' calls ask (hooks.py) --------------------------------------------
@@ -391,15 +401,16 @@ class InstrumentSource:
                                  f"(const void *)({_address_of(obj)}));")
         if self.plan.mode.sampling is not None:
             prologue += " ::gmprof::Sampler __gmprof_sampler;"
-        self._insert_after_brace(body, prologue)
+        first = self._insert_after_brace(body, prologue)
         returns = [node for node in X.walk(body) if isinstance(node, c_ast.Return)]
         for node in returns:
             self._wrap(node, "{ ::gmprof::leave(); ", " }")
         # Without a `return` (or an `asm` that might `exit`) every thread reaches the closing
         # brace: the block can flush its counters together after one barrier.
         asm = any(isinstance(node, X.Asm) for node in X.walk(body))
-        self._insert_before_brace(
+        last = self._insert_before_brace(
             body, " ::gmprof::leave(); " if returns or asm else " ::gmprof::leave_all(); ")
+        self._ends[facts.name] = (first, last)
         replays = self.replays.get(facts.name)
         if replays:
             # the kernel that costs its deferred walks' records, beside it (defer.py)
@@ -411,6 +422,75 @@ class InstrumentSource:
                 f"{defer.replay_name(facts.name)}() "
                 f"{{ ::gmprof::enter_replay(); {' '.join(replays)} ::gmprof::leave_all(); }}",
                 sp.end - sp.start))
+
+    # -- two bodies (dual.py) ---------------------------------------------------------
+    def _dual(self) -> None:
+        kernels = [facts for facts in self.program.functions
+                   if facts.function.is_kernel and facts.name in self._ends and
+                   dual.applies(self.plan, facts)]
+        if not kernels:
+            return
+        # the unmeasured blocks' body: the same plan rewritten with the statistics off
+        view = copy.copy(self.plan)
+        view.mode = dataclasses.replace(self.plan.mode, warps=False)
+        other = InstrumentSource(view)
+        theirs = other.run()
+        for facts in kernels:
+            self._two_bodies(facts, theirs, other._ends[facts.name])
+            self.dual.append(facts.name)
+
+    def _two_bodies(self, facts, theirs: dict, their_ends) -> None:
+        """Replace the inside of a kernel's braces by its prologue, its hoisted `__shared__`
+        declarations and `if (measured) { this body } else { the other }` (dual.py); each
+        copy starts with a `#line` of the body's first line, so lines stay the user's."""
+        sp = X.span(facts.function.funcdef.body)
+        source, text = sp.source, sp.source.text
+        start, end = sp.start + 1, sp.end - 1
+        name = source.name
+        prologue, epilogue = self._ends[facts.name]
+        ours = self.patches[source]
+        inside = [p for p in ours if start <= p.offset <= end and
+                  p is not prologue and p is not epilogue]
+        gone = {id(p) for p in inside} | {id(prologue), id(epilogue)}
+        others = [p for p in theirs.get(source, []) if start <= p.offset <= end and
+                  not any(p is q for q in their_ends)]
+        hoisted, blanks, taken = [], [], set()
+        for _node, dsp in dual.shared_declarations(facts):
+            after = [p for p in inside if p.offset == dsp.end and p.kind == SUFFIX]
+            taken.update(id(p) for p in after)
+            line = source.line_col(dsp.start)[0]
+            hoisted.append(f'\n#line {line} "{name}"\n' +
+                           apply_patches(text, after, dsp.start, dsp.end))
+            blank = "".join(c if c == "\n" else " " for c in text[dsp.start:dsp.end])
+            blanks.append(Patch(dsp.start, REPLACE, blank, dsp.end - dsp.start, dsp.end))
+
+        def body(patches, rename: bool) -> str:
+            keep = [p for p in patches if id(p) not in taken and
+                    not any(b.offset <= p.offset < b.end for b in blanks)]
+            if rename:
+                keep = [dataclasses.replace(p, text=p.text.replace("::gmprof::",
+                                                                   dual.UNMEASURED_NS))
+                        for p in keep]
+            return apply_patches(text, keep + blanks, start, end)
+
+        first, last = source.line_col(start)[0], source.line_col(end)[0]
+        again = f'\n#line {first} "{name}"\n'
+        # the blocks start unmeasured (enter<false>: no hash before the entry's barrier);
+        # each warp asks the hash after it, a measured block takes its rank then
+        # (the block's flags set unmeasured where a device function's hooks may read them)
+        ka = self.program.kernels.get(facts.name) if self.program.kernels else None
+        flags = "true" if ka is None or ka.calls else "false"
+        assert prologue.text.startswith(" ::gmprof::enter();")
+        enter = prologue.text.replace("::gmprof::enter();",
+                                      f"::gmprof::enter<false, {flags}>();", 1)
+        replacement = (enter + "".join(hoisted) + again +
+                       "if (::gmprof::block_hashed_in()) { ::gmprof::enter_measured();" +
+                       body(inside, False) + epilogue.text + "} else {" + again +
+                       body(others, True) +
+                       epilogue.text.replace("::gmprof::", dual.UNMEASURED_NS) + "}" +
+                       f'\n#line {last} "{name}"\n')
+        self.patches[source] = [p for p in ours if id(p) not in gone] + [
+            Patch(start, REPLACE, replacement, end - start, end)]
 
     def _register_shared(self, facts) -> None:
         """Register shared arrays' addresses where a device function reaches them through

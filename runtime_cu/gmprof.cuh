@@ -36,8 +36,19 @@
 // kernels from the device, gmprof/program/children.py): everything below again, in namespace
 // gmprof_dp, whose L() reads the description of a kernel launched from the device, bound by
 // each of its blocks at entry (bind, at the end) instead of the file's constant memory.
-#if !defined(GMPROF_CUH) || (defined(GMPROF_CHILD_PASS) && !defined(GMPROF_CUH_CHILD))
-#if defined(GMPROF_CUH)
+// Included a second time with GMPROF_UNMEASURED_PASS defined (--access-stats on a sample of
+// blocks, a kernel with two bodies: passes/dual.py): everything below again, in namespace
+// gmprof_u, with GMPROF_WARPS 0 (hooks that measure nothing, for the body the unmeasured
+// blocks run), on the first pass's launch description, counter area and shared bases.
+#if !defined(GMPROF_CUH) || (defined(GMPROF_CHILD_PASS) && !defined(GMPROF_CUH_CHILD)) || \
+    (defined(GMPROF_UNMEASURED_PASS) && !defined(GMPROF_CUH_UNMEASURED))
+#if defined(GMPROF_CUH) && defined(GMPROF_UNMEASURED_PASS) && !defined(GMPROF_CUH_UNMEASURED)
+#define GMPROF_CUH_UNMEASURED
+#undef GMPROF_NS
+#define GMPROF_NS gmprof_u
+#undef GMPROF_WARPS
+#define GMPROF_WARPS 0
+#elif defined(GMPROF_CUH)
 #define GMPROF_CUH_CHILD
 #undef GMPROF_NS
 #define GMPROF_NS gmprof_dp
@@ -200,7 +211,7 @@ struct Launch {
 
 }  // namespace GMPROF_NS
 
-#ifndef GMPROF_CUH_CHILD
+#if !defined(GMPROF_CUH_CHILD) && !defined(GMPROF_CUH_UNMEASURED)
 namespace gmprof {
 // A kernel launched from the device whose copy is profiled (whole programs): one per child
 // kernel and group of the host's launch, shared by every grid of it the group's launches
@@ -227,7 +238,7 @@ __constant__ gmprof::Launch __gmprof_launch;
 // the groups' totals (ModuleDesc::device_launches).
 __device__ unsigned long long __gmprof_device_launches[GMPROF_DEVICE_LAUNCHES];
 #endif
-#endif  // !GMPROF_CUH_CHILD
+#endif  // !GMPROF_CUH_CHILD && !GMPROF_CUH_UNMEASURED
 
 namespace GMPROF_NS {
 
@@ -241,6 +252,11 @@ __shared__ __align__(16) unsigned long long __gmprof_dp_desc[
     (sizeof(Launch) - sizeof(Object) * (GMPROF_MAX_OBJECTS - GMPROF_DP_OBJECTS) + 7) / 8];
 __device__ __forceinline__ const Launch &L() {
   return *reinterpret_cast<const Launch *>(__gmprof_dp_desc);
+}
+#elif defined(GMPROF_CUH_UNMEASURED)
+// (the same description, as this namespace's own type of the same layout)
+__device__ __forceinline__ const Launch &L() {
+  return *reinterpret_cast<const Launch *>(&__gmprof_launch);
 }
 #else
 __device__ __forceinline__ const Launch &L() { return __gmprof_launch; }
@@ -304,7 +320,9 @@ __device__ __forceinline__ unsigned lane_id() {
 // ---------------------------------------------------------------- the block's counter area
 
 #if GMPROF_SM
-#if defined(GMPROF_CPU)
+#if defined(GMPROF_CUH_UNMEASURED)
+using ::gmprof::__gmprof_dynamic_smem;
+#elif defined(GMPROF_CPU)
 // the CPU backend's dynamic shared buffer (one per block, at a fixed address)
 GMPROF_DYNAMIC_SHARED(unsigned char, __gmprof_dynamic_smem);
 #else
@@ -622,7 +640,11 @@ __device__ __forceinline__ bool in_global(const volatile void *p) {
 // GMPROF_SHARED_BASES: one past the last shared slot (passes/pipeline.py), not
 // GMPROF_MAX_OBJECTS: 8 bytes a slot of the block's shared memory, which a cooperative grid
 // sized by the original kernel's occupancy may not have to spare
+#if defined(GMPROF_CUH_UNMEASURED)
+using ::gmprof::__gmprof_shared_bases;  // (one array for both bodies: registered once)
+#else
 __shared__ unsigned long long __gmprof_shared_bases[GMPROF_SHARED_BASES];
+#endif
 #endif
 
 __device__ __forceinline__ void register_shared(int slot, const volatile void *p) {
@@ -798,25 +820,18 @@ __device__ __forceinline__ unsigned warp_rows() {
 }
 
 // --access-stats on a large grid measures 1 block in 2^s (s = stats_sampling's low 5 bits;
-// 0: every block, exact): block b is measured where the low s bits of fmix32(b ^ seed * phi)
-// (MurmurHash3's finalizer; seed: stats_sampling >> 8) are 0. The host computes the same set
-// (passes/block_sample.py) and scales the measured sums by blocks / measured blocks.
-// Block-uniform, so warp-uniform: a hook tests it before any collective (its rejoin included)
-// and leaves an unmeasured block at once; blockIdx and one constant word, which the compiler
-// may hoist out of the user's loops. The counts are made in every block alike.
-__device__ __forceinline__ unsigned block_hash(unsigned h) {
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
-
+// 0: every block, exact): block b is measured where the top s bits of the 32-bit
+// b * 0x9e3779b1 + seed * 0x9e3779b9 are 0 (multiplicative hashing, Fibonacci's constant: a
+// run of blocks measures evenly spread ones, 1 in 2^s; seed: stats_sampling >> 8). The host
+// computes the same set (passes/block_sample.py) and scales the measured sums by blocks /
+// measured blocks. Block-uniform, so warp-uniform: a few uniform-datapath instructions a warp
+// (MurmurHash3's finalizer before it took 25, in every warp of a kernel with two bodies:
+// spmv's entry, 0.5x of its instructions' overhead on an H200). The counts are made in every
+// block alike.
 __device__ __forceinline__ bool block_hashed_in() {
   const unsigned v = L().stats_sampling, s = v & 31u;
-  return !s || !(block_hash((unsigned)linear_bid() ^ ((v >> 8) * 0x9e3779b9u)) &
-                 ((1u << s) - 1u));
+  const unsigned h = (unsigned)linear_bid() * 0x9e3779b1u + (v >> 8) * 0x9e3779b9u;
+  return !s || !(h >> (32u - s));
 }
 
 #if GMPROF_WARPS
@@ -1161,10 +1176,14 @@ struct Rejoin {
     if (mask) __syncwarp(mask);
   }
 };
+#undef GMPROF_REJOIN
+#undef GMPROF_REJOIN_LANES
 #define GMPROF_REJOIN \
   const ::gmprof::Rejoin gmprof_rejoin_{::gmprof::block_measured() ? __activemask() : 0u}
 #define GMPROF_REJOIN_LANES(m) const ::gmprof::Rejoin gmprof_rejoin_{m}
 #else
+#undef GMPROF_REJOIN
+#undef GMPROF_REJOIN_LANES
 #define GMPROF_REJOIN (void)0
 #define GMPROF_REJOIN_LANES(m) (void)0
 #endif
@@ -2030,10 +2049,17 @@ __device__ __forceinline__ unsigned trips(long long i, long long b, long long s,
 
 // Zero the block's counter area (SM mode), at the top of the kernel, where every thread of the
 // block is present; one barrier.
+// HASH false: a kernel with two bodies (passes/dual.py), whose blocks start unmeasured and
+// test block_hashed_in themselves after this barrier, each warp on its own; the measured body
+// starts with enter_measured. (Thread 0's hash here, before the barrier, held every block's
+// warps at it: spmv's entry took 3.7 times default mode's stall samples on an H200.) FLAGS
+// false: nothing of the unmeasured body reads the block's flags (no device function of
+// gmprof's first pass is called), so they are not set.
+template <bool HASH = true, bool FLAGS = true>
 __device__ __forceinline__ void enter() {
 #if GMPROF_WARPS
-  if (linear_tid() == 0u) {
-    const bool measured = block_hashed_in();
+  if ((HASH || FLAGS) && linear_tid() == 0u) {
+    const bool measured = HASH && block_hashed_in();
     __gmprof_measured = measured ? 1u : 0u;
 #if !GMPROF_TRACE
     __gmprof_slot = measured && L().defer_ticket ? block_rank() : 0u;
@@ -2066,6 +2092,18 @@ __device__ __forceinline__ void enter() {
 }
 
 #if GMPROF_WARPS
+// The top of the measured body of a kernel with two bodies (passes/dual.py): the block is
+// measured (block_hashed_in holds), its rank taken; every thread of the block is here.
+__device__ __forceinline__ void enter_measured() {
+  if (linear_tid() == 0u) {
+    __gmprof_measured = 1u;
+#if !GMPROF_TRACE
+    __gmprof_slot = L().defer_ticket ? block_rank() : 0u;
+#endif
+  }
+  __syncthreads();
+}
+
 // A measured block's rows (block_row) into the warp_stats buffer's block-row sums, and (a
 // sampled launch: block_measured) each row's sums of requests r and units u squared and
 // crossed (r^2, u^2, r u: doubles, WS_SQUARES a row, after the rows' site table), the
@@ -2261,5 +2299,10 @@ __device__ __forceinline__ void bind(const ::gmprof::ChildDesc *cd, const int *s
 }  // namespace GMPROF_NS
 
 GMPROF_TU_END
+
+#if defined(GMPROF_CUH_UNMEASURED)
+#undef GMPROF_WARPS
+#define GMPROF_WARPS 1
+#endif
 
 #endif  // GMPROF_CUH

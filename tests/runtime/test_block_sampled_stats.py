@@ -2,8 +2,8 @@
 on the CPU backend. One warp a block, each block one request a site. The hooked sites read
 through an index array (x[j], s[j % 64]), so their statistics are measured; the expected
 counts are derived here: by hand where every block is alike, with numpy where blocks differ,
-the measured blocks found with the hash written out below (MurmurHash3's fmix32, as gmprof.cuh
-block_measured documents it), not with gmprof's."""
+the measured blocks found with the hash written out below (multiplicative hashing, as
+gmprof.cuh block_hashed_in documents it), not with gmprof's."""
 from __future__ import annotations
 
 import os
@@ -38,17 +38,12 @@ N = 4096  # blocks of 32 threads
 LOW = 64  # --access-stats-blocks: s = 6 (4096 / 64 = 64 = 2^6 blocks a measured one)
 
 
-def fmix32_measured(blocks: int, s: int, seed: int) -> np.ndarray:
-    """Which blocks measure: the low s bits of fmix32(b ^ seed * 0x9e3779b9) all zero."""
-    with np.errstate(over="ignore"):
-        h = np.arange(blocks, dtype=np.uint64)
-        h = (h ^ ((seed * 0x9E3779B9) & 0xFFFFFFFF)) & 0xFFFFFFFF
-        h ^= h >> 16
-        h = (h * 0x85EBCA6B) & 0xFFFFFFFF
-        h ^= h >> 13
-        h = (h * 0xC2B2AE35) & 0xFFFFFFFF
-        h ^= h >> 16
-    return (h & ((1 << s) - 1)) == 0
+def hash_measured(blocks: int, s: int, seed: int) -> np.ndarray:
+    """Which blocks measure: the top s bits of (b * 0x9e3779b1 + seed * 0x9e3779b9) mod 2^32
+    all zero (Python integers, reduced by hand)."""
+    key = (seed * 0x9E3779B9) % 2**32
+    return np.array([((b * 0x9E3779B1 + key) % 2**32) >> (32 - s) == 0
+                     for b in range(blocks)])
 
 
 def run(idx, x, mode, backend="cpu"):
@@ -69,7 +64,7 @@ def test_the_rate_rule():
     assert BS.shift(4095, 2048) == 0 and BS.shift(4096, 2048) == 1
     assert BS.shift(N, LOW) == 6 and BS.shift(N, 0) == 0
     # the host's count of measured blocks is the hash's
-    assert BS.measured_count(N, 6, 1) == int(fmix32_measured(N, 6, 1).sum())
+    assert BS.measured_count(N, 6, 1) == int(hash_measured(N, 6, 1).sum())
 
 
 def test_a_small_grid_stays_exact():
@@ -93,7 +88,7 @@ def test_alike_blocks_give_the_hand_count_exactly(backend):
     assert (s.requests, s.units, s.ideal) == (N, 2 * N, N)
     d = x.to_dict()["sample"]
     assert d["label"] == "sampled" and d["rate"] == 64 and d["blocks"] == N
-    assert d["measured_blocks"] == int(fmix32_measured(N, 6, 1).sum())
+    assert d["measured_blocks"] == int(hash_measured(N, 6, 1).sum())
     # every block alike: no variance between blocks, the interval is the count
     assert d["requests_interval"] == [N, N] and d["units_interval"] == [8 * N, 8 * N]
     assert how_text(x.to_dict()) == "measured, sampled 1/64 of blocks"
@@ -126,7 +121,7 @@ def test_differing_blocks_scale_the_measured_sum():
     sites, _ = run(idx, np.ones(128, np.float32),
                    Mode.parse("default", warps=True, warps_blocks=LOW))
     sectors, waves = per_block(k)
-    m = fmix32_measured(N, 6, 1)
+    m = hash_measured(N, 6, 1)
     n = int(m.sum())
     for text, per in (("x[j]", sectors), ("s[j % 64]", waves)):
         w = sites[text].warps

@@ -1,5 +1,6 @@
-"""--access-stats of a device walk whose loop runs once a thread, deferred (passes/defer.py): the
-measured blocks record the walk's arguments after the loop and a replay kernel of gmprof's costs
+"""--access-stats of a device walk whose loop runs once a thread, deferred (passes/defer.py), in a
+kernel that cannot have two bodies (passes/dual.py: a `__shared__` declaration in a nested
+block; test_dual_bodies has the kernel that can): the measured blocks record the walk's arguments after the loop and a replay kernel of gmprof's costs
 them after the launch, one block per measured block, flushing each as that block's own (the
 sampled estimate's interval needs each block's sums). CPU backend; the expected statistics by
 hand (lanes 8 bytes apart from a sector's start: 8 sectors a request) and with numpy where
@@ -15,7 +16,7 @@ import pytest
 from gmprof.mode import Mode
 from gmprof.runtime import modules as M
 from gmprof.runtime.session import Profiler
-from tests.runtime.test_block_sampled_stats import fmix32_measured
+from tests.runtime.test_block_sampled_stats import hash_measured
 
 # each block's lanes walk v[j] for j = 2t + o, 2t + o + 64, 2t + o + 128: 3 requests a warp,
 # lanes 8 bytes apart, from o floats on (by block: 0, or (5 b + b / 16) % 8 in block b)
@@ -27,6 +28,7 @@ __global__ void walk(float *y, const float *v, int by) {
     for (int j = 2 * t + o; j < 192 + o; j += 64)
         sum += v[j];
     y[blockIdx.x * 32 + t] = sum;
+    { __shared__ int unused[1]; }
 }
 """
 # the same walk in a kernel that may return early: not deferred (measured after the loop)
@@ -87,7 +89,7 @@ def test_alike_blocks_give_the_hand_count(monkeypatch):
 def test_differing_blocks_scale_the_measured_sums():
     sites = run(SOURCE, 1, sampled())
     per = per_block()
-    m = fmix32_measured(N, 6, 1)
+    m = hash_measured(N, 6, 1)
     n = int(m.sum())
     w = sites["v[j]"].warps
     assert w.requests == 3 * N and w.units == round(per[m].sum() * N / n)
@@ -142,7 +144,7 @@ def test_on_a_gpu_alike_and_differing_blocks():
         report = prof.launch("walk", N, 32, [y, np.ones(200, np.float32), np.int32(by)],
                              mode=sampled())
         w = {s.text: s for s in report.sites}["v[j]"].warps
-        m = fmix32_measured(N, 6, 1)
+        m = hash_measured(N, 6, 1)
         assert w.requests == 3 * N and w.units == round(per[m].sum() * N / int(m.sum()))
 
 

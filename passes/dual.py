@@ -1,0 +1,90 @@
+"""Dual bodies: with --access-stats on a sample of blocks, a kernel's body emitted twice.
+
+    { ::gmprof::enter(); <the body's __shared__ declarations>
+      if (::gmprof::block_measured()) { <body: counts and statistics> }
+      else { <body: counts only, as default mode> } <leave> }
+
+With --access-stats a large grid measures its requests in 1 block of 2^s (block_sample.py),
+but one body for all blocks made every block pay for the statistics it might measure: each
+hook's test of block_measured() and its rejoin, the walks' lanes at each loop's entry and
+their test after it, and the registers the walks need (ptxas caps them at the native kernel's
+occupancy and spills what lives across the walks, in every block). On an H100 spmv ran 0.83x
+over native with the statistics against 0.54x without (Nsight Compute: +42 instructions a
+warp in every block, and a replay kernel of 0.13 ms for the deferred walks, defer.py). With
+two bodies an unmeasured block runs default mode's instructions and one test; the measured
+blocks run the statistics' body, walks in place (no deferral, no replay kernel), their
+spills on their own path.
+
+The second body's hooks are the header's second pass (gmprof.cuh GMPROF_UNMEASURED_PASS,
+namespace gmprof_u: GMPROF_WARPS 0, the same launch description, area and registered
+shared bases): the same counters, no statistics code at all; the rewriter writes its calls
+as `::gmprof_u::` (rewrite.py _dual). Both bodies count alike, so the counts are the same
+whichever a block runs; the block's `__shared__` declarations are hoisted before the branch
+so that both bodies use one allocation (two would double the block's static shared memory).
+
+A kernel gets two bodies when
+  - the plan is made for one launch (the Python runtime) with --access-stats measuring a
+    sample of blocks, without the trace, sampling, live ranges (--enhanced) or --sharing;
+  - it is a kernel read as written (not re-read with its macros expanded), counting on the
+    device;
+  - its body has no `goto`, label or `asm` (a label or an asm's own labels must be unique in
+    the function), no `static` local, and every `__shared__` declaration is a statement of
+    the body itself, not of a nested block, whose dimensions name none of the body's locals.
+"""
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from gmprof.frontend import cxx_ast as X
+
+#: the header's second pass (gmprof.cuh), whose hooks measure nothing
+UNMEASURED_NS = "::gmprof_u::"
+
+
+def applies(plan, facts) -> bool:
+    """Whether the kernel of `facts` is emitted with two bodies (above)."""
+    m = plan.mode
+    if not (plan.for_launch and m.warps and m.warps_blocks) or m.trace or \
+            m.sampling is not None or m.enhanced or m.tallies:
+        return False
+    fn = facts.function
+    if not fn.is_kernel or fn.funcdef is None or getattr(fn, "expanded", None) is not None:
+        return False
+    if not plan.counts_on_device(facts.name):
+        return False
+    return shared_declarations(facts) is not None
+
+
+def shared_declarations(facts):
+    """The statements of the kernel's body that declare its `__shared__` variables, in order,
+    (their Decl nodes, span) each; None where the body cannot have two copies (above)."""
+    body = facts.function.funcdef.body
+    spans = facts.function.parsed.statement_spans
+    top = set(id(item) for item in (body.block_items or []))
+    locals_ = set()
+    out, seen = [], set()
+    for node in X.walk(body):
+        if isinstance(node, (c_ast.Goto, c_ast.Label, X.Asm)):
+            return None
+        if not isinstance(node, c_ast.Decl):
+            continue
+        storage = node.storage or []
+        if "static" in storage:
+            return None
+        if "__shared__" not in storage:
+            if node.name:
+                locals_.add(node.name)
+            continue
+        if id(node) not in top:
+            return None
+        span = spans.get(node, X.span(node))
+        used = {n.name for n in X.walk(node.type) if isinstance(n, c_ast.ID)}
+        if used & locals_:
+            return None
+        if (span.start, span.end) not in seen:
+            seen.add((span.start, span.end))
+            out.append((node, span))
+    return out
+
+
+__all__ = ["applies", "shared_declarations", "UNMEASURED_NS"]
