@@ -179,8 +179,9 @@ class Pipeline:
         return program
 
     def plan(self, program: ProgramFacts, mode, demoted=frozenset(),
-             for_launch=False) -> Plan:
-        plan = self._stage("plan", plan_counters, program, mode, demoted, for_launch)
+             for_launch=False, samples_blocks=False) -> Plan:
+        plan = self._stage("plan", plan_counters, program, mode, demoted, for_launch,
+                           samples_blocks)
         self._after("plan", plan)
         return plan
 

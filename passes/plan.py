@@ -84,6 +84,9 @@ class Plan:
     # and a gather none for aliased index memory; else (whole programs, `gmprof instrument`)
     # their hooks ask the launch description
     for_launch: bool = False
+    # a launch's plan whose grid measures a sample of its blocks with --access-stats (s > 0,
+    # block_sample.py): its kernels may get two bodies (dual.py)
+    samples_blocks: bool = False
 
     def slot_of(self, obj) -> Slot | None:
         for slot in self.slots:
@@ -115,13 +118,15 @@ class Plan:
 
 
 class PlanCounters:
-    def __init__(self, program, mode: Mode, demoted=frozenset(), for_launch=False):
+    def __init__(self, program, mode: Mode, demoted=frozenset(), for_launch=False,
+                 samples_blocks=False):
         self.program = program
         self.mode = mode
         # site ids counted by their own hook at this launch: static sites whose formula
         # failed, twins whose array is not alike to the index array
         self.demoted = demoted
-        self.plan = Plan(mode, program, for_launch=for_launch)
+        self.plan = Plan(mode, program, for_launch=for_launch,
+                         samples_blocks=for_launch and samples_blocks)
 
     def run(self) -> Plan:
         self._slots()
@@ -361,5 +366,6 @@ class PlanCounters:
         return None, False
 
 
-def plan_counters(program, mode: Mode, demoted=frozenset(), for_launch=False) -> Plan:
-    return PlanCounters(program, mode, demoted, for_launch).run()
+def plan_counters(program, mode: Mode, demoted=frozenset(), for_launch=False,
+                  samples_blocks=False) -> Plan:
+    return PlanCounters(program, mode, demoted, for_launch, samples_blocks).run()

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from gmprof import timing
 from gmprof.errors import KernelFault
 from gmprof.mode import Mode
+from gmprof.passes import block_sample as BS
 from gmprof.passes.defer import deferred_walks, replay_expression
 from gmprof.passes.pipeline import Pipeline
 from gmprof.runtime.decode import decode
@@ -77,15 +78,17 @@ class Profiler:
         self._wide: set = set()
         self._launches = 0  # profiled launches: each samples with its own seed (counters.py)
 
-    def plan(self, mode: Mode, demoted: frozenset = frozenset(), for_launch=False):
+    def plan(self, mode: Mode, demoted: frozenset = frozenset(), for_launch=False,
+             samples_blocks=False):
         """for_launch: a launch's plan (gathers.py twins without hooks, decided with the
-        launch's arrays); False: a plan any launch can use (what whole programs compile)."""
+        launch's arrays); False: a plan any launch can use (what whole programs compile).
+        samples_blocks: the launch's grid measures a sample of its blocks (--access-stats)."""
         # (the sampler's seed is the launch's, not the plan's: one plan and module for all)
-        key = (dataclasses.replace(mode, sampling_seed=0), demoted, for_launch)
+        key = (dataclasses.replace(mode, sampling_seed=0), demoted, for_launch, samples_blocks)
         if key not in self._plans:
             with timing.phase("plan"):
                 self._plans[key] = self.pipeline.plan(self.program, mode, demoted,
-                                                      for_launch)
+                                                      for_launch, samples_blocks)
         return self._plans[key]
 
     def kernel_facts(self, name_expression):
@@ -181,14 +184,18 @@ class Profiler:
     def _run(self, mode, li, static, shared_mem, native, opts, keep_on_device, start):
         """Steps 2-4 at one counter width: (plan, slots, area, Runs)."""
         backend, name_expression = self.backend, li.name_expression
-        plan = self.plan(mode, static.demoted, for_launch=True)
+        # (two bodies only where some blocks are not measured: dual.py)
+        samples = bool(mode.warps and BS.shift(li.grid[0] * li.grid[1] * li.grid[2],
+                                               mode.warps_blocks))
+        plan = self.plan(mode, static.demoted, for_launch=True, samples_blocks=samples)
 
         # 2. layout (planned again where the arrays rule out a gather or a twin: counted by
         # their own hooks at this launch)
         slots = C.layout_slots(self.program, plan, li, native)
         unlike = C.unlike_twins(plan, slots)
         if unlike:
-            plan = self.plan(mode, static.demoted | unlike, for_launch=True)
+            plan = self.plan(mode, static.demoted | unlike, for_launch=True,
+                             samples_blocks=samples)
             slots = C.layout_slots(self.program, plan, li, native)
         area = C.area(plan, slots, mode)
         C.place_area(area, mode, backend, native().static_shared_bytes(name_expression),
