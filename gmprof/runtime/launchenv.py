@@ -260,6 +260,10 @@ class LaunchEnv:
         if isinstance(node, c_ast.ID):
             init = _local_constant(self.program, obj, node.name)
             if init is None:
+                # an object-like macro of constants (cuda-samples' histogram: `__shared__ uint
+                # s_Hist[HISTOGRAM256_THREADBLOCK_MEMORY]`, `(WARP_COUNT * 256)`)
+                init = self._macro_expression(node.name)
+            if init is None:
                 raise S.Unknown(f"{node.name} is not a constant known at launch")
             return self._dim(init, obj, depth + 1)
         if isinstance(node, c_ast.BinaryOp) and node.op in _INT_OPS:
@@ -268,6 +272,26 @@ class LaunchEnv:
         if isinstance(node, c_ast.Cast):
             return self._dim(node.expr, obj, depth + 1)
         raise S.Unknown("not a launch-time value")
+
+    def _macro_expression(self, name: str):
+        """The parsed body of an object-like macro (None: no such macro, or not an
+        expression)."""
+        from gmprof.frontend.parser import get_parser
+        from gmprof.frontend.source import SourceFile
+
+        from gmprof.frontend.expand import expand_text
+
+        macros = self.program.tu.macros
+        macro = macros.get(name)
+        if macro is None or macro.function_like or not macro.body:
+            return None
+        try:
+            # (expanded first: `(WARP_COUNT * N)` unexpanded reads as a cast to a pointer)
+            text = expand_text(macro, macros)
+            return get_parser().parse(text, "expression_entry", SourceFile("<macro>", text), 0,
+                                      self.program.tu.oracle)
+        except GmprofError:
+            return None
 
     def numpy_type(self, text: str):
         """The numpy scalar type a C type is passed as (None when there is no single one)."""
