@@ -37,16 +37,21 @@ N = 4096  # blocks of one warp
 LOW = 64  # --access-stats-blocks 64: 1 block in 2^6 measured
 
 
+def keep_texts(monkeypatch, texts: list) -> None:
+    """Append (modules, plan, sm, text) of every instrumented text made to texts."""
+    original = M.Modules.source
+
+    def source_kept(self, plan, sm=None):
+        text, defines = original(self, plan, sm)
+        if plan is not None:
+            texts.append((self, plan, sm, text))
+        return text, defines
+    monkeypatch.setattr(M.Modules, "source", source_kept)
+
+
 def run(source, by, mode, texts=None, monkeypatch=None, blocks=None, block=32):
     if monkeypatch is not None:
-        original = M.Modules.source
-
-        def source_kept(self, plan, sm=None):
-            text, defines = original(self, plan, sm)
-            if plan is not None:
-                texts.append((self, plan, sm, text))
-            return text, defines
-        monkeypatch.setattr(M.Modules, "source", source_kept)
+        keep_texts(monkeypatch, texts)
     prof = Profiler(text=source, name="walk.cu", backend="cpu")
     y = np.zeros(32 * (N if blocks is None else blocks), np.float32)
     v = np.ones(200, np.float32)
@@ -86,19 +91,22 @@ def test_alike_blocks_give_the_hand_count(monkeypatch):
     assert "::gmprof::replay_walk_dm<" in replay
 
 
-def test_differing_blocks_scale_the_measured_sums():
-    sites = run(SOURCE, 1, sampled())
-    per = per_block()
+def check_scaled(w, per):
+    """v[j]'s statistics w against each block's sectors per: the measured blocks' sum scaled
+    to the grid, and its interval, 1.96 sd of N^2 (1 - n / N) S^2 / n, S^2 the measured
+    blocks' variance (each block's row flushed as its own)."""
     m = hash_measured(N, 6, 1)
     n = int(m.sum())
-    w = sites["v[j]"].warps
     assert w.requests == 3 * N and w.units == round(per[m].sum() * N / n)
     lo, hi = w.to_dict()["sample"]["units_interval"]
-    # 1.96 sd of N^2 (1 - n / N) S^2 / n, S^2 the measured blocks' variance: each replay block
-    # flushed as its measured block
     half = 1.959964 * np.sqrt(N * N * (1 - n / N) * per[m].var(ddof=1) / n)
     assert hi - lo == pytest.approx(2 * half, rel=1e-4)
     assert lo <= per.sum() <= hi
+
+
+def test_differing_blocks_scale_the_measured_sums():
+    # (each replay block flushed as its measured block)
+    check_scaled(run(SOURCE, 1, sampled())["v[j]"].warps, per_block())
 
 
 def test_a_kernel_that_returns_measures_after_the_loop_alike(monkeypatch):

@@ -14,13 +14,12 @@ import numpy as np
 import pytest
 
 from gmprof.mode import Mode
-from gmprof.runtime import modules as M
 from gmprof.runtime.session import Profiler
 from tests.runtime.test_block_sampled_stats import hash_measured
+from tests.runtime.test_deferred_walks import check_scaled, keep_texts, per_block
 
-# each block's lanes walk v[j] for j = 2t + o, 2t + o + 64, 2t + o + 128: 3 requests a warp,
-# lanes 8 bytes apart, from o floats on (by block: 0, or (5 b + b / 16) % 8 in block b); the
-# shared array stages y's value (one request a warp, conflict-free)
+# test_deferred_walks' walk (per_block: each block's sectors), its value staged in a shared
+# array (one request a warp, conflict-free)
 SOURCE = r"""
 __global__ void walk(float *y, const float *v, int by) {
     __shared__ float out[32];
@@ -41,28 +40,12 @@ LOW = 64  # --access-stats-blocks 64: 1 block in 2^6 measured
 
 def run(source, by, mode, texts=None, monkeypatch=None, backend="cpu"):
     if monkeypatch is not None:
-        original = M.Modules.source
-
-        def source_kept(self, plan, sm=None):
-            text, defines = original(self, plan, sm)
-            if plan is not None:
-                texts.append((self, plan, sm, text))
-            return text, defines
-        monkeypatch.setattr(M.Modules, "source", source_kept)
+        keep_texts(monkeypatch, texts)
     prof = Profiler(text=source, name="walk.cu", backend=backend)
     y = np.zeros(32 * N, np.float32)
     report = prof.launch("walk", N, 32, [y, np.ones(200, np.float32), np.int32(by)], mode=mode)
     np.testing.assert_array_equal(y, 3.0)  # the kernel computes what it computes natively
     return {s.text: s for s in report.sites}, report
-
-
-def per_block():
-    """Each block's sectors of v[j], with numpy: 3 requests of the distinct 32-byte sectors of
-    bytes 4 (2t + o) (the next iterations 256 bytes on: as many)."""
-    b, t = np.arange(N), np.arange(32)
-    o = (b * 5 + (b >> 4)) % 8
-    sectors = {oo: len(np.unique(4 * (2 * t + oo) // 32)) for oo in range(8)}
-    return 3 * np.array([sectors[oo] for oo in o])
 
 
 def sampled():
@@ -114,16 +97,7 @@ def test_two_bodies_give_the_hand_counts_and_keep_the_users_lines(monkeypatch):
 
 
 def test_differing_blocks_scale_the_measured_sums():
-    sites, _ = run(SOURCE, 1, sampled())
-    per = per_block()
-    m = hash_measured(N, 6, 1)
-    n = int(m.sum())
-    w = sites["v[j]"].warps
-    assert w.requests == 3 * N and w.units == round(per[m].sum() * N / n)
-    lo, hi = w.to_dict()["sample"]["units_interval"]
-    half = 1.959964 * np.sqrt(N * N * (1 - n / N) * per[m].var(ddof=1) / n)
-    assert hi - lo == pytest.approx(2 * half, rel=1e-4)
-    assert lo <= per.sum() <= hi
+    check_scaled(run(SOURCE, 1, sampled())[0]["v[j]"].warps, per_block())
 
 
 def test_a_kernel_that_returns_and_calls_a_device_function(monkeypatch):
