@@ -14,6 +14,7 @@ hand there."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -79,9 +80,13 @@ def test_conditional_bodies_profiled_each_run_on_a_gpu(tmp_path, mode):
 
 
 def test_condition_set_by_an_unordered_kernel_as_natively_on_a_gpu(tmp_path):
-    """The setter kernel and its if node are both roots (graphConditionalNodes' shape): under
-    gmprof the if sees what it sees natively (b's values are the program's output)."""
+    """The setter kernel and its if node are both roots (graphConditionalNodes' shape): which
+    the GPU runs first is a race, natively too (on an H100 one native run printed `b 5 5`
+    and a profiled one `b 6 6`), so what gmprof can promise is the program's output in the
+    form it has natively (its one line, `b N N`: every b[i] alike) and counts that agree with
+    what this run did (N: how often body ran)."""
     native = _native(tmp_path, "r.cu", RACE)
     p, doc = _profiled(tmp_path, "r.cu", RACE, "--mode", "basic")
-    assert native.strip() and native in p.stderr, (native, p.stderr)
+    line = re.compile(r"^b (\d+) \1$", re.M)
+    assert line.search(native) and line.search(p.stderr), (native, p.stderr)
     check_race(p.stderr, doc)
