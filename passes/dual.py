@@ -34,9 +34,13 @@ A kernel gets two bodies when
 """
 from __future__ import annotations
 
+import dataclasses
+
 from pycparser import c_ast
 
 from gmprof.frontend import cxx_ast as X
+
+from .patches import REPLACE, SUFFIX, Patch, apply_patches
 
 #: the header's second pass (gmprof.cuh), whose hooks measure nothing
 UNMEASURED_NS = "::gmprof_u::"
@@ -88,4 +92,56 @@ def shared_declarations(facts):
     return out
 
 
-__all__ = ["applies", "shared_declarations", "UNMEASURED_NS"]
+def two_bodies(facts, ours: list, ends, theirs: list, their_ends, calls: bool) -> list:
+    """The kernel's patches (ours: the file's, with its prologue and epilogue `ends`) with the
+    inside of its braces replaced by the prologue, the hoisted `__shared__` declarations and
+    `if (measured) { this body } else { the other }`; theirs: the file's patches from the
+    same plan with the statistics off (their_ends: that rewrite's prologue and epilogue);
+    calls: the kernel calls device functions (whose hooks read the block's flags). Each body
+    starts with a `#line` of the body's first line, so the lines stay the user's."""
+    sp = X.span(facts.function.funcdef.body)
+    source, text = sp.source, sp.source.text
+    start, end = sp.start + 1, sp.end - 1
+    name = source.name
+    prologue, epilogue = ends
+    inside = [p for p in ours if start <= p.offset <= end and
+              p is not prologue and p is not epilogue]
+    gone = {id(p) for p in inside} | {id(prologue), id(epilogue)}
+    others = [p for p in theirs if start <= p.offset <= end and
+              not any(p is q for q in their_ends)]
+    hoisted, blanks, taken = [], [], set()
+    for _node, dsp in shared_declarations(facts):
+        # (a registration of the array's address follows its declaration: hoisted with it)
+        after = [p for p in inside if p.offset == dsp.end and p.kind == SUFFIX]
+        taken.update(id(p) for p in after)
+        line = source.line_col(dsp.start)[0]
+        hoisted.append(f'\n#line {line} "{name}"\n' +
+                       apply_patches(text, after, dsp.start, dsp.end))
+        blank = "".join(c if c == "\n" else " " for c in text[dsp.start:dsp.end])
+        blanks.append(Patch(dsp.start, REPLACE, blank, dsp.end - dsp.start, dsp.end))
+
+    def body(patches, rename: bool) -> str:
+        keep = [p for p in patches if id(p) not in taken and
+                not any(b.offset <= p.offset < b.end for b in blanks)]
+        if rename:
+            keep = [dataclasses.replace(p, text=p.text.replace("::gmprof::", UNMEASURED_NS))
+                    for p in keep]
+        return apply_patches(text, keep + blanks, start, end)
+
+    first, last = source.line_col(start)[0], source.line_col(end)[0]
+    again = f'\n#line {first} "{name}"\n'
+    # the blocks start unmeasured (enter<false>: no hash before the entry's barrier); each
+    # warp asks the hash after it, a measured block takes its rank then
+    assert prologue.text.startswith(" ::gmprof::enter();")
+    enter = prologue.text.replace("::gmprof::enter();",
+                                  f"::gmprof::enter<false, {str(calls).lower()}>();", 1)
+    replacement = (enter + "".join(hoisted) + again +
+                   "if (::gmprof::block_hashed_in()) { ::gmprof::enter_measured();" +
+                   body(inside, False) + epilogue.text + "} else {" + again +
+                   body(others, True) + epilogue.text.replace("::gmprof::", UNMEASURED_NS) +
+                   "}" + f'\n#line {last} "{name}"\n')
+    return [p for p in ours if id(p) not in gone] + [
+        Patch(start, REPLACE, replacement, end - start, end)]
+
+
+__all__ = ["applies", "shared_declarations", "two_bodies", "UNMEASURED_NS"]

@@ -37,7 +37,7 @@ import copy
 import dataclasses
 
 from . import defer, dual
-from .patches import PREFIX, REPLACE, SUFFIX, Patch, apply_patches
+from .patches import PREFIX, SUFFIX, Patch
 from .hooks import DmGather, DmRange, paired, walk_call, warp_call
 from .plan import HOOK, LR_START, Plan
 from .pragmas import before_pragma_text, before_pragmas
@@ -436,61 +436,13 @@ class InstrumentSource:
         other = InstrumentSource(view)
         theirs = other.run()
         for facts in kernels:
-            self._two_bodies(facts, theirs, other._ends[facts.name])
+            source = X.span(facts.function.funcdef.body).source
+            ka = self.program.kernels.get(facts.name) if self.program.kernels else None
+            self.patches[source] = dual.two_bodies(
+                facts, self.patches[source], self._ends[facts.name],
+                theirs.get(source, []), other._ends[facts.name],
+                calls=ka is None or bool(ka.calls))
             self.dual.append(facts.name)
-
-    def _two_bodies(self, facts, theirs: dict, their_ends) -> None:
-        """Replace the inside of a kernel's braces by its prologue, its hoisted `__shared__`
-        declarations and `if (measured) { this body } else { the other }` (dual.py); each
-        copy starts with a `#line` of the body's first line, so lines stay the user's."""
-        sp = X.span(facts.function.funcdef.body)
-        source, text = sp.source, sp.source.text
-        start, end = sp.start + 1, sp.end - 1
-        name = source.name
-        prologue, epilogue = self._ends[facts.name]
-        ours = self.patches[source]
-        inside = [p for p in ours if start <= p.offset <= end and
-                  p is not prologue and p is not epilogue]
-        gone = {id(p) for p in inside} | {id(prologue), id(epilogue)}
-        others = [p for p in theirs.get(source, []) if start <= p.offset <= end and
-                  not any(p is q for q in their_ends)]
-        hoisted, blanks, taken = [], [], set()
-        for _node, dsp in dual.shared_declarations(facts):
-            after = [p for p in inside if p.offset == dsp.end and p.kind == SUFFIX]
-            taken.update(id(p) for p in after)
-            line = source.line_col(dsp.start)[0]
-            hoisted.append(f'\n#line {line} "{name}"\n' +
-                           apply_patches(text, after, dsp.start, dsp.end))
-            blank = "".join(c if c == "\n" else " " for c in text[dsp.start:dsp.end])
-            blanks.append(Patch(dsp.start, REPLACE, blank, dsp.end - dsp.start, dsp.end))
-
-        def body(patches, rename: bool) -> str:
-            keep = [p for p in patches if id(p) not in taken and
-                    not any(b.offset <= p.offset < b.end for b in blanks)]
-            if rename:
-                keep = [dataclasses.replace(p, text=p.text.replace("::gmprof::",
-                                                                   dual.UNMEASURED_NS))
-                        for p in keep]
-            return apply_patches(text, keep + blanks, start, end)
-
-        first, last = source.line_col(start)[0], source.line_col(end)[0]
-        again = f'\n#line {first} "{name}"\n'
-        # the blocks start unmeasured (enter<false>: no hash before the entry's barrier);
-        # each warp asks the hash after it, a measured block takes its rank then
-        # (the block's flags set unmeasured where a device function's hooks may read them)
-        ka = self.program.kernels.get(facts.name) if self.program.kernels else None
-        flags = "true" if ka is None or ka.calls else "false"
-        assert prologue.text.startswith(" ::gmprof::enter();")
-        enter = prologue.text.replace("::gmprof::enter();",
-                                      f"::gmprof::enter<false, {flags}>();", 1)
-        replacement = (enter + "".join(hoisted) + again +
-                       "if (::gmprof::block_hashed_in()) { ::gmprof::enter_measured();" +
-                       body(inside, False) + epilogue.text + "} else {" + again +
-                       body(others, True) +
-                       epilogue.text.replace("::gmprof::", dual.UNMEASURED_NS) + "}" +
-                       f'\n#line {last} "{name}"\n')
-        self.patches[source] = [p for p in ours if id(p) not in gone] + [
-            Patch(start, REPLACE, replacement, end - start, end)]
 
     def _register_shared(self, facts) -> None:
         """Register shared arrays' addresses where a device function reaches them through
