@@ -427,11 +427,22 @@ bool name_matches(const std::string &filter, const char *name) {
   if (filter.empty()) return true;
   if (!name) return false;
   if (filter.compare(0, 6, "regex:") == 0) {
-    try {
-      return std::regex_search(name, std::regex(filter.substr(6)));
-    } catch (const std::regex_error &) {
-      return false;
+    // compiled once per filter and thread (every launch asks: compiling a std::regex costs
+    // microseconds, a launch of a small kernel a few); check_kernel refused one that does not
+    // compile, so `ok` is false only for a filter set after the options were read
+    thread_local std::string compiled_for;
+    thread_local std::regex re;
+    thread_local bool ok = false;
+    if (compiled_for != filter) {
+      compiled_for = filter;
+      try {
+        re = std::regex(filter.substr(6));
+        ok = true;
+      } catch (const std::regex_error &) {
+        ok = false;
+      }
     }
+    return ok && std::regex_search(name, re);
   }
   std::string n = name;
   std::string base = n.substr(0, n.find('<'));
