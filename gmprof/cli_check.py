@@ -102,7 +102,8 @@ def run_profile(f) -> tuple[dict, dict, list | None]:
         from .report.document import load
 
         return load(_path(base, p["run"])), {}, None
-    mode = _located(f, "mode", lambda: _mode(p, f.warps))
+    blocks = _located(f, "access_stats_blocks", lambda: _access_stats_blocks(p))
+    mode = _located(f, "mode", lambda: _mode(p, f.warps, blocks))
     if "sample" in p:
         return _sample(f, base, mode)
     return _file(f, base, mode)
@@ -123,7 +124,18 @@ def _located(f, key, fn):
         raise type(e)(e.message, f.at("profile", key)) from None
 
 
-def _mode(p, warps: bool):
+def _access_stats_blocks(p) -> int:
+    """[profile] access_stats_blocks, as --access-stats-blocks (0: every block measured)."""
+    from .mode import WARPS_BLOCKS
+
+    blocks = p.get("access_stats_blocks", WARPS_BLOCKS)
+    if blocks < 0:
+        raise OptionError(f"[profile] access_stats_blocks {blocks}: expected 0 (every block) "
+                          "or more")
+    return blocks
+
+
+def _mode(p, warps: bool, blocks: int):
     from .mode import Mode
 
     try:
@@ -131,7 +143,7 @@ def _mode(p, warps: bool):
                           counter_bits=p.get("counter_bits", 32),
                           enhanced=p.get("enhanced", False), sampling=p.get("sampling"),
                           sampler=p.get("sampler", "rng"), profile=p.get("profile", "both"),
-                          warps=p.get("access_stats", False) or warps)
+                          warps=p.get("access_stats", False) or warps, warps_blocks=blocks)
     except GmprofError as e:
         raise OptionError(e.message) from None
 

@@ -165,6 +165,8 @@ def test_a_name_the_run_does_not_have_is_a_usage_error(write, capsys, body, said
      "expect.toml:2:1: error: [profile]: a .cu file needs kernel"),
     ("[profile]\nfile = \"k.cu\"\nenhanced = 1\n",
      "expect.toml:3:1: error: [profile] enhanced: expected true or false"),
+    ("[profile]\nfile = \"k.cu\"\naccess_stats_blocks = -1\n",
+     "expect.toml:3:1: error: [profile] access_stats_blocks -1: expected 0 (every block) or more"),
 ])
 def test_a_bad_profile_table_is_a_located_usage_error(write, capsys, profile, said):
     path = write("[array.in]\nreads = 1\n", profile=profile)

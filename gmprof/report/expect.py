@@ -12,7 +12,10 @@ language's reference:
        .message: "kernel k, array A: reads_per_element is 4, expected <= 2"
 
 A count obtained other than exactly says so in the message (`is 96 (sampled rate 0.5)`); a
-thresholded count at its threshold is only a lower bound, so an upper bound on it cannot hold.
+thresholded count at its threshold is only a lower bound, so an upper bound on it cannot hold;
+a warp statistic estimated from a sample of the blocks (--access-stats on a large grid) holds a
+bound only where its whole 95% interval does (`is 7.79 (sampled 1/4 of blocks, 95% 6.84-8.75),
+expected <= 8` fails).
 """
 from __future__ import annotations
 
@@ -165,6 +168,9 @@ class Value:
     why: str = ""
     lower: bool = False
     label: str = ""
+    # an estimate's 95% interval (block-sampled warp statistics): a bound holds where it holds
+    # over the whole interval
+    interval: tuple | None = None
 
     def text(self) -> str:
         if self.number is None:
@@ -217,12 +223,29 @@ def _warp(what, per=None, space=None):
         if space and w["space"] != space:
             raise _WrongSpace(w["space"])
         num = w.get(what, 0)
+        label, interval = _sampled(w.get("sample"), what, per)
         if per is None:
-            return Value(num)
+            return Value(num, label=label, interval=interval)
         if not w.get(per):  # no request: a ratio of nothing, which no bound should pass
             return Value(why="not known: no warp requests (the accesses never ran)")
-        return Value(num / w[per])
+        return Value(num / w[per], label=label, interval=interval)
     return get
+
+
+def _sampled(sample, what, per) -> tuple:
+    """(label, 95% interval) of a warp statistic estimated from a sample of the blocks
+    (`warps.sample`, passes/block_sample.py); ("", None) when measured in every block. A
+    statistic whose interval the document does not hold (per ideal; an approximate sample)
+    has its label alone."""
+    if not sample:
+        return "", None
+    key = {None: "requests_interval" if what == "requests" else "units_interval",
+           "requests": "per_request_interval"}.get(per)
+    iv = sample.get(key) if key else None
+    if not iv:
+        return sample["text"], None
+    return (f"{sample['text']}, 95% {number_text(iv[0])}-{number_text(iv[1])}",
+            (iv[0], iv[1]))
 
 
 class _WrongSpace(Exception):
@@ -435,4 +458,9 @@ def _holds(value: Value, op: str, rhs) -> bool:
         return False
     if value.lower:  # the count is at least `number`: only a lower bound can be proven
         return op in (">=", ">") and OPERATORS[op](value.number, rhs)
+    if value.interval is not None:  # an estimate: the bound must hold over its interval
+        lo, hi = value.interval
+        if op == "!=":
+            return not lo <= rhs <= hi
+        return OPERATORS[op](lo, rhs) and OPERATORS[op](hi, rhs)
     return OPERATORS[op](value.number, rhs)

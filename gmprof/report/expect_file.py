@@ -39,7 +39,7 @@ PROFILE_KEYS = {
     "size": (str,), "seed": (int,), "backend": (str,), "mode": (str,), "profile": (str,),
     "threshold": (int,), "counter_bits": (int,), "enhanced": (bool,),
     "sampling": (int, float), "sampler": (str,), "access_stats": (bool,),
-    "timeout": (int, float),
+    "access_stats_blocks": (int,), "timeout": (int, float),
 }
 SOURCES = ("sample", "file", "run")
 

@@ -84,6 +84,33 @@ def test_warp_metrics_need_access_stats():
     assert not o.passed and "--access-stats" in o.message
 
 
+def test_a_block_sampled_warp_statistic_holds_a_bound_over_its_interval():
+    """--access-stats on a large grid: a site's sectors estimated from 1 block in 4, with
+    the 95% intervals the document holds (hand-made: 200 requests, 1,558 sectors, 7.79 a
+    request, interval 6.84-8.75). A bound holds only where the whole interval holds it."""
+    doc = run_doc()
+    site = doc["kernels"][0]["sites"][0]
+    site["warps"] = {"space": "device", "requests": 200, "sectors": 1558, "ideal": 364,
+                     "lines": 786, "histogram": [], "how": "measured",
+                     "sample": {"label": "sampled", "text": "sampled 1/4 of blocks",
+                                "rate": 4, "rates": [4], "blocks": 50, "measured_blocks": 13,
+                                "requests_interval": [200.0, 200.0],
+                                "units_interval": [1368.0, 1750.0],
+                                "per_request_interval": [6.84, 8.75]}}
+    o = outcome(doc, "sectors_per_request", "<= 8", "site", "A[i]")
+    assert not o.passed  # 7.79 <= 8, but the interval reaches 8.75
+    assert o.message == ("kernel k, site 3:5 A[i]: sectors_per_request is 7.79 (sampled "
+                         "1/4 of blocks, 95% 6.84-8.75), expected <= 8")
+    assert outcome(doc, "sectors_per_request", "<= 9", "site", "A[i]").passed
+    assert outcome(doc, "sectors_per_request", "> 6", "site", "A[i]").passed
+    assert not outcome(doc, "sectors", ">= 1500", "site", "A[i]").passed  # 1,368 possible
+    assert outcome(doc, "requests", "== 200", "site", "A[i]").passed  # an interval of one
+    assert outcome(doc, "sectors", "!= 2000", "site", "A[i]").passed
+    # per ideal: no interval in the document, the label alone
+    o = outcome(doc, "sectors_per_ideal", "<= 5", "site", "A[i]")
+    assert o.passed and "(sampled 1/4 of blocks)" in o.message
+
+
 def test_expressions():
     names = {"n": 96, "gridDim.x": 4}
     assert expression_value("n * gridDim.x // 2 + 2 ** 3 - -1", names) == 201
