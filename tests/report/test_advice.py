@@ -191,3 +191,21 @@ def test_two_shared_arrays_never_live_at_once_can_share_a_buffer(tmp_path, capsy
     # each word of both passes between threads (written by t, read by 63 - t or 31 - t): no
     # "no reuse" advice for either
     assert not [a for a in advice if "no reuse" in a["text"]]
+
+
+def test_a_coalescing_estimate_from_a_sample_of_blocks_says_so():
+    """--access-stats on a large grid: a site's sectors estimated from 1 block in 4 (a
+    hand-made document: 200 requests, 1,558 sectors where the bytes need 364)."""
+    from gmprof.report.advice import _coalesce
+
+    sample = {"label": "sampled", "text": "sampled 1/4 of blocks", "rates": [4],
+              "per_request_interval": [6.84, 8.75]}
+    site = {"object": "x", "text": "x[col[j]]", "location": "spmv.cu:38:30",
+            "warps": {"space": "device", "requests": 200, "sectors": 1558, "ideal": 364,
+                      "how": "measured", "sample": sample}}
+    (item,) = _coalesce({"name": "x", "space": "device"}, {5: site})
+    assert item["text"].endswith("sectors 1,558 -> 364 (sampled 1/4 of blocks, 95% "
+                                 "6.84-8.75 sectors/req)")
+    assert item["evidence"]["sample"] is sample
+    # (1,558 - 364) sectors of 32 bytes
+    assert item["saves_bytes"] == 1194 * 32
