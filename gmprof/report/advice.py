@@ -142,7 +142,8 @@ def _stage(a, sites, used) -> list[dict]:
         w = site.get("warps") or {}
         per_site.append({"site": _at(site) if site else row["id"], "reads": row["reads"],
                          "block_elements": row["block_elements"], "staged": row["staged"],
-                         "requests": w.get("requests"), "sectors": w.get("sectors")})
+                         "requests": w.get("requests"), "sectors": w.get("sectors"),
+                         "sample": (w.get("sample") or {}).get("text")})
     prediction = {"device_reads": after, "label": "exact"}
     if per_site and all(p["sectors"] is not None for p in per_site):
         # --access-stats: the staged loads coalesced (a block's elements in a contiguous run
@@ -150,6 +151,9 @@ def _stage(a, sites, used) -> list[dict]:
         prediction["sectors_at_least"] = -(-ev["loads"] * size // SECTOR_BYTES) + sum(
             p["sectors"] for p in per_site if not p["staged"])
         prediction["sectors_now"] = sum(p["sectors"] for p in per_site)
+        sampled = sorted({p["sample"] for p in per_site if p["sample"]})
+        if sampled:  # sectors estimated from a sample of the blocks (--access-stats)
+            prediction["sectors_label"] = "; ".join(sampled)
     return [_item("stage", a, text,
                   {"reads": reads, "reads_per_element": per_elem, "blocks": blocks,
                    "sites": per_site,

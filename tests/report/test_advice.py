@@ -209,3 +209,23 @@ def test_a_coalescing_estimate_from_a_sample_of_blocks_says_so():
     assert item["evidence"]["sample"] is sample
     # (1,558 - 364) sectors of 32 bytes
     assert item["saves_bytes"] == 1194 * 32
+
+
+def test_a_staging_prediction_from_sampled_sectors_says_so():
+    """The staging item's sectors now (the sites' --access-stats sectors) carry the sample's
+    label when a site's are estimated (hand-made array: 8,192 reads of 4-byte elements by 4
+    blocks, staged into a 64-element tile)."""
+    from gmprof.report.advice import _stage
+
+    a = {"name": "w", "space": "device", "elem_size": 4, "reads": 8192, "counters": 64,
+         "evidence": {"blocks": 4, "staging": {
+             "written_by_other_blocks": False, "predicted_reads": 256, "tile_elements": 64,
+             "sites": [7], "loads": 256, "reads": 8192, "other_reads": 0,
+             "produced": False}}}
+    a["evidence"]["sites"] = [{"id": 7, "reads": 8192, "block_elements": 64, "staged": True}]
+    site = {"object": "w", "text": "w[j]", "location": "k.cu:5:9",
+            "warps": {"space": "device", "requests": 256, "sectors": 256, "ideal": 256,
+                      "how": "measured", "sample": {"text": "sampled 1/4 of blocks"}}}
+    (item,) = _stage(a, {7: site}, 0)
+    assert item["prediction"]["sectors_now"] == 256
+    assert item["prediction"]["sectors_label"] == "sampled 1/4 of blocks"
