@@ -159,3 +159,43 @@ def test_on_a_gpu_alike_and_differing_blocks():
         assert w.requests == 3 * N and w.units == round(per[m].sum() * N / int(m.sum()))
         arrays = {a.name: a for a in report.arrays}
         assert int(arrays["v"].reads) == 3 * 32 * N
+
+
+# a template kernel whose shared array is declared after a statement and sized by the
+# template's parameter, its loop under `#pragma unroll 2`; each thread reads idx[j] and
+# v[idx[j]] for j = t, t + 32, t + 64 (idx reversed: 32 consecutive floats a request)
+TEMPLATE = r"""
+template <int B>
+__global__ void tk(float *y, const float *v, const int *idx) {
+    int t = threadIdx.x;
+    __shared__ float s[B];
+    float sum = 0.0f;
+    #pragma unroll 2
+    for (int j = t; j < 3 * B; j += B)
+        sum += v[idx[j]];
+    s[t] = sum;
+    __syncthreads();
+    y[blockIdx.x * B + t] = s[(t + 1) % B];
+}
+"""
+
+
+def test_a_template_kernel_its_declaration_hoisted_and_its_pragma_in_both_bodies(monkeypatch):
+    texts = []
+    keep_texts(monkeypatch, texts)
+    prof = Profiler(text=TEMPLATE, name="tk.cu", backend="cpu")
+    y = np.zeros(32 * N, np.float32)
+    idx = np.arange(96, dtype=np.int32)[::-1].copy()
+    report = prof.launch("tk<32>", N, 32, [y, np.ones(96, np.float32), idx], mode=sampled())
+    np.testing.assert_array_equal(y, 3.0)
+    text = texts[-1][3]
+    assert "block_hashed_in()) { ::gmprof::enter_measured();" in text
+    assert text.count("#pragma unroll 2") == 2 and text.count("__shared__ float s[B];") == 1
+    arrays = {a.name: a for a in report.arrays}
+    # 3 reads of idx and of v a thread; s written and read once a thread
+    assert (int(arrays["v"].reads), int(arrays["idx"].reads)) == (96 * N, 96 * N)
+    assert (int(arrays["s"].reads), int(arrays["s"].writes)) == (32 * N, 32 * N)
+    # v[idx[j]]: 3 requests a warp of 32 consecutive floats (128 bytes): 4 sectors each; the
+    # blocks alike, so the sampled estimate is the count
+    w = {s.text: s for s in report.sites}["v[idx[j]]"].warps
+    assert (w.requests, w.units) == (3 * N, 12 * N)
