@@ -1,8 +1,9 @@
 """Dual bodies: with --access-stats on a sample of blocks, a kernel's body emitted twice.
 
-    { ::gmprof::enter(); <the body's __shared__ declarations>
-      if (::gmprof::block_measured()) { <body: counts and statistics> }
-      else { <body: counts only, as default mode> } <leave> }
+    { ::gmprof::enter<false, FLAGS>(); <the body's __shared__ declarations>
+      if (::gmprof::block_hashed_in()) { ::gmprof::enter_measured(); <body: counts and
+                                         statistics> ::gmprof::leave_all(); }
+      else { <body: counts only, as default mode> ::gmprof_u::leave_all(); } }
 
 With --access-stats a large grid measures its requests in 1 block of 2^s (block_sample.py),
 but one body for all blocks made every block pay for the statistics it might measure: each
@@ -11,21 +12,27 @@ their test after it, and the registers the walks need (ptxas caps them at the na
 occupancy and spills what lives across the walks, in every block). On an H100 spmv ran 0.83x
 over native with the statistics against 0.54x without (Nsight Compute: +42 instructions a
 warp in every block, and a replay kernel of 0.13 ms for the deferred walks, defer.py). With
-two bodies an unmeasured block runs default mode's instructions and one test; the measured
-blocks run the statistics' body, walks in place (no deferral, no replay kernel), their
-spills on their own path.
+two bodies an unmeasured block runs default mode's instructions and a few more (0.59x against
+0.55x): the measured blocks run the statistics' body, walks in place (no deferral, no replay
+kernel), their spills on their own path. The blocks start unmeasured (`enter<false>`: no hash
+before the entry's barrier, where thread 0's held every warp of every block); each warp tests
+the hash after it (3 uniform instructions), and a measured block takes its rank in
+enter_measured, behind a barrier of its own. FLAGS: the block's flags are set unmeasured at
+the entry where the kernel calls device functions, whose (first-pass) hooks read them.
 
 The second body's hooks are the header's second pass (gmprof.cuh GMPROF_UNMEASURED_PASS,
 namespace gmprof_u: GMPROF_WARPS 0, the same launch description, area and registered
-shared bases): the same counters, no statistics code at all; the rewriter writes its calls
-as `::gmprof_u::` (rewrite.py _dual). Both bodies count alike, so the counts are the same
-whichever a block runs; the block's `__shared__` declarations are hoisted before the branch
-so that both bodies use one allocation (two would double the block's static shared memory).
+shared bases): the same counters, no statistics code at all; its calls are the same plan's
+rewritten with the statistics off (rewrite.py _dual), written `::gmprof_u::` (two_bodies).
+Both bodies count alike, so the counts are the same whichever a block runs; the block's
+`__shared__` declarations are hoisted before the branch so that both bodies use one
+allocation (two would double the block's static shared memory).
 
 A kernel gets two bodies when
   - the plan is made for one launch (the Python runtime) whose grid measures a sample of its
     blocks with --access-stats (where every block is measured, one body serves: co's 528
-    blocks ran 0.11x over native with two against 0.04x with one, on an H100), without the trace, sampling, live ranges (--enhanced) or --sharing;
+    blocks ran 0.11x over native with two against 0.04x with one, on an H100), without the
+    trace, sampling, live ranges (--enhanced) or --sharing;
   - it is a kernel read as written (not re-read with its macros expanded), counting on the
     device;
   - its body has no `goto`, label or `asm` (a label or an asm's own labels must be unique in
