@@ -840,7 +840,8 @@ __device__ __forceinline__ bool block_hashed_in() {
 // five times each (enter, each hook's rejoin, the flush: ~50 instructions a thread in a
 // kernel whose threads run one or two iterations of their loop); then every thread once
 // (~35 instructions a warp, in every block: 0.74x against 0.44x without the statistics on
-// an H100, Nsight Compute counting 95 more instructions a warp); now one warp.
+// an H100, Nsight Compute counting 95 more instructions a warp); now one warp. (A kernel with
+// two bodies, passes/dual.py, sets it in enter_measured instead, 0 at its entry.)
 __shared__ unsigned __gmprof_measured;
 #endif
 

@@ -128,12 +128,11 @@ def test_exact_mode_keeps_the_walk_in_the_kernel(monkeypatch):
     assert (w.requests, w.units, w.lines) == (3 * 64, 8 * 3 * 64, 2 * 3 * 64)
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
-def test_nvcc_compiles_the_records_and_the_replay_kernel_for_sm_90(monkeypatch, tmp_path):
+def nvcc_compiles(texts, tmp_path):
+    """The last kept text's plan emitted for NVRTC (the GPU's unit) compiled by nvcc for
+    sm_90; returns the instrument stage's result."""
     from gmprof.passes.targets import NVRTC
 
-    texts = []
-    run(SOURCE, 0, sampled(), texts, monkeypatch)
     modules, plan, sm, _ = texts[-1]
     text, done = modules.pipeline.instrumented_source(modules.program, plan, NVRTC, sm=sm,
                                                       defines=True)
@@ -142,6 +141,14 @@ def test_nvcc_compiles_the_records_and_the_replay_kernel_for_sm_90(monkeypatch, 
     r = subprocess.run(["nvcc", "-c", "-arch=sm_90", "-o", str(tmp_path / "walk.o"), str(src)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[:3000]
+    return done
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_nvcc_compiles_the_records_and_the_replay_kernel_for_sm_90(monkeypatch, tmp_path):
+    texts = []
+    run(SOURCE, 0, sampled(), texts, monkeypatch)
+    nvcc_compiles(texts, tmp_path)
 
 
 @pytest.mark.gpu

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -16,7 +15,8 @@ import pytest
 from gmprof.mode import Mode
 from gmprof.runtime.session import Profiler
 from tests.runtime.test_block_sampled_stats import hash_measured
-from tests.runtime.test_deferred_walks import check_scaled, keep_texts, per_block
+from tests.runtime.test_deferred_walks import (check_scaled, keep_texts, nvcc_compiles,
+                                                per_block)
 
 # test_deferred_walks' walk (per_block: each block's sectors), its value staged in a shared
 # array (one request a warp, conflict-free)
@@ -135,19 +135,9 @@ def test_exact_mode_keeps_one_body(monkeypatch):
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_nvcc_compiles_both_passes_for_sm_90(monkeypatch, tmp_path):
-    from gmprof.passes.targets import NVRTC
-
     texts = []
     run(SOURCE, 0, sampled(), texts, monkeypatch)
-    modules, plan, sm, _ = texts[-1]
-    text, done = modules.pipeline.instrumented_source(modules.program, plan, NVRTC, sm=sm,
-                                                      defines=True)
-    assert done.dual == ("walk",)
-    src = tmp_path / "walk.cu"
-    src.write_text(text)
-    r = subprocess.run(["nvcc", "-c", "-arch=sm_90", "-o", str(tmp_path / "walk.o"), str(src)],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[:3000]
+    assert nvcc_compiles(texts, tmp_path).dual == ("walk",)
 
 
 @pytest.mark.gpu
