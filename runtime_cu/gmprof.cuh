@@ -642,8 +642,13 @@ __device__ __forceinline__ bool in_global(const volatile void *p) {
 // sized by the original kernel's occupancy may not have to spare
 #if defined(GMPROF_CUH_UNMEASURED)
 using ::gmprof::__gmprof_shared_bases;  // (one array for both bodies: registered once)
+using ::gmprof::__gmprof_shared_hints;
 #else
 __shared__ unsigned long long __gmprof_shared_bases[GMPROF_SHARED_BASES];
+// Per site (hashed: SITE mod GMPROF_SHARED_HINTS), the shared slot its last search found in
+// this block (find_shared_object_at); 0xff: none yet
+#define GMPROF_SHARED_HINTS 32
+__shared__ unsigned char __gmprof_shared_hints[GMPROF_SHARED_HINTS];
 #endif
 #endif
 
@@ -697,14 +702,42 @@ GMPROF_OUTLINE int scan_shared_objects(unsigned long long a, long long *off) {
 #endif
 
 // Find a shared array by address (pointers gmprof could not resolve at compile time, which may
-// point into shared memory): the slot whose registered base (this block's) and size hold it,
-// or -1. *off: the byte offset within it.
-__device__ __forceinline__ int find_shared_object(const volatile void *addr, long long *off) {
+// point into shared memory), at access site SITE: the slot whose registered base (this
+// block's) and size hold it, or -1; *off: the byte offset within it. The slot this site found
+// last in the block is tried first.
+// A device function handed a shared array (eigenvalues' storeInterval, compactIntervals: 33
+// such sites) searched the launch's whole object table at every access: on an H100 the scan
+// took 24,500 of the 103,000 stall samples of bisectKernelLarge_MultIntervals (its other
+// warps waiting at the next barrier for it, 51,000 more). A site meets the array its caller
+// hands it again and again, so its last slot is tried first: its base (registered by this
+// block) and size checked, the scan only where that misses. Static shared arrays never
+// overlap (all `extern __shared__` declarations are one slot), so the slot that holds an
+// address is the one the scan would find: a hint changes no count, only the time (H100:
+// MultIntervals' stall samples 103,000 -> 58,000; eigenvalues 2.56 s -> 1.80 s, native
+// 0.83-0.92 s; bench/tmpdbg-style builds, session 8 of docs/whole-programs.md). Threads
+// write a site's hint concurrently, each a slot it found: any byte read is one of them, or
+// 0xff (enter), and is checked before use.
+template <int SITE>
+__device__ __forceinline__ int find_shared_object_at(const volatile void *addr, long long *off) {
 #if GMPROF_SHARED_BASES
 #if defined(__CUDA_ARCH__) && !defined(GMPROF_CPU)
-  if (!__isShared((const void *)addr)) return -1;  // one instruction spares the scan
+  if (!__isShared((const void *)addr)) return -1;
 #endif
-  return scan_shared_objects((unsigned long long)addr, off);
+#if GMPROF_ABLATE & 128
+  if (off) return -1;
+#endif
+  const unsigned long long a = (unsigned long long)addr;
+  const unsigned h = __gmprof_shared_hints[(unsigned)SITE % GMPROF_SHARED_HINTS];
+  if (h < (unsigned)GMPROF_SHARED_BASES) {
+    const unsigned long long b = __gmprof_shared_bases[h];
+    if (b && a >= b && a - b < L().obj[h].bytes) {
+      *off = (long long)(a - b);
+      return (int)h;
+    }
+  }
+  const int k = scan_shared_objects(a, off);
+  if (k >= 0 && k < 0xff) __gmprof_shared_hints[(unsigned)SITE % GMPROF_SHARED_HINTS] = (unsigned char)k;
+  return k;
 #else
   (void)addr; (void)off;
   return -1;
@@ -805,7 +838,8 @@ __device__ __forceinline__ bool leader(unsigned *lanes, const volatile void *p, 
 // counts wrong by design): 1 computes a request's statistics but adds none; 2 adds constant
 // statistics without computing them; 4 leaves hooks without the rejoin; 8 measures a walk's
 // requests (walk_requests) but adds none; 16 counts no site's executions (count_site,
-// add_site); 32 adds to no device element's counter; 64 to no shared word's counter. What a
+// add_site); 32 adds to no device element's counter; 64 to no shared word's counter; 128
+// finds no shared array behind a pointer gmprof could not resolve (no scan). What a
 // request's measure, and a count, costs, part by part.
 enum { WS_REQUESTS = 0, WS_UNITS = 1, WS_IDEAL = 2, WS_LINES = 3, WS_HIST = 4, WS_BINS = 32,
        WS_STRIDE = WS_HIST + WS_BINS, WS_SQUARES = 3 };
@@ -1402,7 +1436,7 @@ template <int SITE, int OBJ, int MODE, bool STATS = true, class T, class I = uns
 __device__ __forceinline__ T *dm(T *p, I inc = 1u, Sampler *s = nullptr) {
   GMPROF_REJOIN;
   long long shared_off = 0;
-  const int shared_obj = OBJ < 0 ? find_shared_object(p, &shared_off) : -1;
+  const int shared_obj = OBJ < 0 ? find_shared_object_at<SITE>(p, &shared_off) : -1;
   if (OBJ < 0 && shared_obj < 0 && !in_global(p)) return p;  // local memory
 #if GMPROF_TRACE
   if (shared_obj >= 0) trace(SITE, shared_obj, (const void *)shared_off, sizeof(T));
@@ -1604,7 +1638,7 @@ __device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
   // one lane of the warp) walks every element itself, so the search per element would cost
   // more than the user's loop
   long long off0 = 0;
-  const int obj0 = find_shared_object(p, &off0);
+  const int obj0 = find_shared_object_at<SITE>(p, &off0);
   if (obj0 >= 0) {
     const long long step = d * (long long)sizeof(T);
     const long long last = off0 + (long long)(n - 1u) * step;
@@ -1619,7 +1653,7 @@ __device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
   for (unsigned k = rank; k < n; k += size) {
     const T *q = p + (long long)k * d;
     long long off = 0;
-    const int shared_obj = find_shared_object(q, &off);
+    const int shared_obj = find_shared_object_at<SITE>(q, &off);
     if (shared_obj < 0 && !in_global(q)) continue;  // local memory
     count_unresolved(shared_obj, off, q, (unsigned)sizeof(T), size);
   }
@@ -1658,7 +1692,7 @@ __device__ __forceinline__ void walk_dm(const volatile void *p, unsigned size, u
                   (size + 31u) >> 5, size > 128u ? (size + 127u) >> 7 : 1u);
   } else if (OBJ >= 0) {
     walk_requests<SITE, false>((unsigned long long)p, n, s, size, act);
-  } else if (find_shared_object(p, &off) >= 0) {
+  } else if (find_shared_object_at<SITE>(p, &off) >= 0) {
     walk_requests<SITE, true>((unsigned long long)off, n, s, size, act);
   } else if (in_global(p)) {
     walk_requests<SITE, false>((unsigned long long)p, n, s, size, act);
@@ -1875,7 +1909,7 @@ __device__ __forceinline__ T *warp_dm(T *p) {
 #if GMPROF_WARPS && !GMPROF_TRACE
   long long off = 0;
   if (OBJ >= 0) warp_device<SITE>(p, (unsigned)sizeof(T));
-  else if (find_shared_object(p, &off) >= 0) warp_shared<SITE>(off, (unsigned)sizeof(T));
+  else if (find_shared_object_at<SITE>(p, &off) >= 0) warp_shared<SITE>(off, (unsigned)sizeof(T));
   else if (in_global(p)) warp_device<SITE>(p, (unsigned)sizeof(T));
 #endif
   return p;
@@ -2069,9 +2103,11 @@ __device__ __forceinline__ void enter() {
 #endif
 #if GMPROF_SHARED_BASES
   // no stale base (shared memory starts undefined; a CPU module's statics keep the last
-  // launch's): an unregistered slot must not match an address in find_shared_object
+  // launch's): an unregistered slot must not match an address in find_shared_object_at
   for (unsigned i = linear_tid(); i < GMPROF_SHARED_BASES; i += n_threads())
     __gmprof_shared_bases[i] = 0ull;
+  for (unsigned i = linear_tid(); i < GMPROF_SHARED_HINTS; i += n_threads())
+    __gmprof_shared_hints[i] = 0xffu;
 #endif
 #if GMPROF_SM && !GMPROF_TRACE
 #if GMPROF_SM == 2
