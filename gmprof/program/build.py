@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -150,6 +151,25 @@ def runtime_objects(backend: str, extra_flags=()) -> list[str]:
                                  str(rt / "host" / "gmprof_host.cpp"), "-o", str(out)],
         ("cpu-host", version, *flags))
     return [str(cudart), str(host)]
+
+
+# Launches gmprof did not rewrite (a library's `<<<...>>>` in CUDA's headers: Thrust, CUB) call
+# these, which the host runtime wraps to count them (gmprof_host.cpp count_unseen_launch): with
+# CUDA 13's launch code; the wrappers exist where the runtime was compiled with CUDA 13 too
+LAUNCH_WRAPS = ("__cudaLaunchKernel", "__cudaLaunchKernel_ptsz")
+
+
+def gpu_link_flags(linker_prefix: str = "-Xlinker") -> list[str]:
+    """What a program linked with gmprof's host runtime on a GPU adds to its link: the runtime's
+    object, the wraps of the launches it counts, libdl. linker_prefix: `-Xlinker` (nvcc) or
+    `-Wl,` (a link by the host compiler, as CMake does)."""
+    wraps = []
+    m = re.search(r"cuda_(\d+)\.", _version(find_nvcc()))
+    if m and int(m.group(1)) >= 13:
+        for name in LAUNCH_WRAPS:
+            wraps += ([f"-Wl,--wrap={name}"] if linker_prefix == "-Wl," else
+                      [linker_prefix, f"--wrap={name}"])
+    return [*runtime_objects("gpu"), *wraps, "-ldl"]
 
 
 def which(cmd: str) -> str | None:

@@ -230,7 +230,7 @@ def link_flags(backend: str) -> list[str]:
     host compiler, not through the compiler launcher): the host runtime's objects, and on the
     CPU backend the CUDA runtime emulation."""
     if backend == "gpu":
-        return [*B.runtime_objects("gpu"), "-ldl"]
+        return B.gpu_link_flags("-Wl,")
     return [*B.runtime_objects("cpu"), *B.CPU_LIBS]
 
 
@@ -289,7 +289,7 @@ def _gpu(cmd: Command, opts: Options, mode, tmp: Path) -> int:
         if f"-I{d}" not in extra:
             extra.append(f"-I{d}")
     link = _links(cmd)
-    runtime = B.runtime_objects("gpu") + ["-ldl"] if link else []
+    runtime = B.gpu_link_flags() if link else []
     if cmd.compile_only and len(cmd.sources) > 1 or (cmd.compile_only and cmd.output is None):
         # one compile per file, so that each object keeps the name nvcc would give it
         status = 0

@@ -28,9 +28,13 @@
 // counts file (_counts.h), the fold (_fold.h), packing (_pack.h), graphs (_graphs.h,
 // _in_place.h), each included where its code stands.
 #include "gmprof_host.h"
+#if !defined(GMPROF_CPU)
+#include <cuda.h>  // cuKernelGetName's types (count_unseen_launch)
+#endif
 #include "gmprof_host_counts.h"
 #include "gmprof_host_fold.h"
 
+#include <cxxabi.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
@@ -1358,6 +1362,73 @@ cudaError_t launch_kernel_ex_untyped(const cudaLaunchConfig_t *config, const voi
                   args, typed);
 }
 
+#if !defined(GMPROF_CPU) && CUDART_VERSION >= 13000 && !defined(__NV_LEGACY_LAUNCH)
+// Launches gmprof did not rewrite: `k<<<g, b>>>(args)` in code it did not translate, above all
+// the templates of a library in CUDA's own headers (Thrust's algorithms launch CUB's kernels
+// from there: radixSortThrust launches nothing else). nvcc compiles such a launch into a call of
+// __cudaLaunchKernel, which gmprof nvcc's link wraps (-Xlinker --wrap, gmprof/program/build.py
+// LAUNCH_WRAPS): each is counted as a selected launch that ran unprofiled, by its kernel's
+// name, where before the report did not know it ran. gmprof's own launches go through
+// cudaLaunchKernel and are not counted here.
+std::string plain_kernel_name(const char *mangled) {
+  int status = 0;
+  char *d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string full = status == 0 && d ? d : mangled;
+  free(d);
+  // `void ns::k<T, 4>(T*, int)` -> `ns::k`: the return type, template arguments and parameters
+  // dropped (Thrust's and CUB's run to kilobytes)
+  if (full.compare(0, 5, "void ") == 0) full = full.substr(5);
+  std::string out;
+  int depth = 0;
+  for (char ch : full) {
+    if (ch == '<') ++depth;
+    else if (ch == '>' && depth > 0) --depth;
+    else if (ch == '(' && depth == 0) break;
+    else if (depth == 0) out += ch;
+  }
+  return out.empty() ? full : out;
+}
+
+const char *unseen_kernel_name(State &s, cudaKernel_t kernel) {
+  auto it = s.unseen_names.find((const void *)kernel);
+  if (it != s.unseen_names.end()) return it->second.c_str();
+  using GetName = CUresult (*)(const char **, CUkernel);
+  static GetName get = [] {
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult found;
+    return cudaGetDriverEntryPointByVersion("cuKernelGetName", &fn, 12030, cudaEnableDefault,
+                                            &found) == cudaSuccess &&
+                   found == cudaDriverEntryPointSuccess
+               ? reinterpret_cast<GetName>(fn)
+               : nullptr;
+  }();
+  const char *mangled = nullptr;
+  std::string name = get && get(&mangled, (CUkernel)kernel) == CUDA_SUCCESS && mangled
+                         ? plain_kernel_name(mangled)
+                         : std::string("(a kernel gmprof did not translate)");
+  return s.unseen_names.emplace((const void *)kernel, name).first->second.c_str();
+}
+
+void count_unseen_launch(cudaKernel_t kernel) {
+  State &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  load_options(s);
+  ++s.seen;
+  const char *name = unseen_kernel_name(s, kernel);
+  if (!name_matches(s.options.kernel, name)) return;
+  const long long index = s.matching++;
+  const bool selected = index >= s.options.skip &&
+                        (s.options.count < 0 || index < s.options.skip + s.options.count);
+  if (!selected || !s.registered_exit) return;
+  ++s.not_instrumented[name];
+  static const char *why =
+      "launches made by code gmprof did not translate (`<<<...>>>` in a library's templates in "
+      "CUDA's headers, such as Thrust's and CUB's, or in a file compiled without profiling) "
+      "ran unprofiled; they are counted by kernel among the launches not instrumented";
+  if (std::find(s.notes.begin(), s.notes.end(), why) == s.notes.end()) s.notes.push_back(why);
+}
+#endif
+
 // Reads gmprof's counters back before the reset frees them with everything else.
 cudaError_t device_reset() {
   State &s = state();
@@ -1378,3 +1449,22 @@ cudaError_t device_reset() {
 #include "gmprof_host_graphs.h"
 
 }  // namespace gmprof_host
+
+#if !defined(GMPROF_CPU) && CUDART_VERSION >= 13000 && !defined(__NV_LEGACY_LAUNCH)
+extern "C" cudaError_t __real___cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **, size_t,
+                                                 cudaStream_t);
+extern "C" cudaError_t __real___cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void **, size_t,
+                                                      cudaStream_t);
+extern "C" cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block,
+                                                 void **args, size_t shared_mem,
+                                                 cudaStream_t stream) {
+  gmprof_host::count_unseen_launch(kernel);
+  return __real___cudaLaunchKernel(kernel, grid, block, args, shared_mem, stream);
+}
+extern "C" cudaError_t __wrap___cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
+                                                      void **args, size_t shared_mem,
+                                                      cudaStream_t stream) {
+  gmprof_host::count_unseen_launch(kernel);
+  return __real___cudaLaunchKernel_ptsz(kernel, grid, block, args, shared_mem, stream);
+}
+#endif

@@ -230,6 +230,8 @@ struct State {
   long long profiled = 0;
   long long seen = 0;
   std::map<std::string, long long> not_instrumented;  // selected, but no instrumented copy
+  // launches gmprof did not rewrite (gmprof_host.cpp count_unseen_launch): kernel -> its name
+  std::map<const void *, std::string> unseen_names;
   std::map<std::string, long long> captured;  // selected, but made during a stream capture
   // launches from device code by profiled copies ("parent\tchild"): the child ran unprofiled
   std::map<std::string, unsigned long long> device_launches;

@@ -175,10 +175,10 @@ def test_nvcc_compiles_translation_rdc(tmp_path):
         objs.append(str(obj))
     main = tmp_path / "m.cu"
     main.write_text("int main_a(); int main_b(); int main() { return main_a() + main_b(); }\n")
-    from gmprof.program.build import runtime_objects
+    from gmprof.program.build import gpu_link_flags
 
     p = subprocess.run(["nvcc", "-rdc=true", "-arch=sm_90", str(main), *objs,
-                        *runtime_objects("gpu"), "-ldl", "-o", str(tmp_path / "app")],
+                        *gpu_link_flags(), "-o", str(tmp_path / "app")],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
 
