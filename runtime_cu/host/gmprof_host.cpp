@@ -1451,10 +1451,12 @@ cudaError_t device_reset() {
 }  // namespace gmprof_host
 
 #if !defined(GMPROF_CPU) && CUDART_VERSION >= 13000 && !defined(__NV_LEGACY_LAUNCH)
+// (weak: a link without the wraps, such as one whose flags CMake kept from before, still
+// links; the wrappers are then never called)
 extern "C" cudaError_t __real___cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **, size_t,
-                                                 cudaStream_t);
+                                                 cudaStream_t) __attribute__((weak));
 extern "C" cudaError_t __real___cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void **, size_t,
-                                                      cudaStream_t);
+                                                      cudaStream_t) __attribute__((weak));
 extern "C" cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block,
                                                  void **args, size_t shared_mem,
                                                  cudaStream_t stream) {
