@@ -132,8 +132,8 @@ def _stage(a, sites, used) -> list[dict]:
                  "in turn")
     produced = ev["loads"] == 0 and ev["reads"]
     text = (f"stage {a['name']} in shared memory ({', '.join(where)}): "
-            + (f"its blocks write every element they read, so the staged copy needs no device "
-               f"read; " if produced else
+            + ("its blocks write every element they read, so the staged copy needs no device "
+               "read; " if produced else
                f"each element is read {per_elem:,.1f} times on average by {blocks} blocks; ")
             + f"{tile_text}; device-memory reads {reads:,} -> {after:,}")
     per_site = []

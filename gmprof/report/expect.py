@@ -23,7 +23,7 @@ import ast
 import math
 import operator
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from gmprof.errors import GmprofError, Location
 
