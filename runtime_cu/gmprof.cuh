@@ -129,7 +129,8 @@ enum { KIND_NONE = 0, KIND_DEVICE = 1, KIND_SHARED = 2 };
 // Launch::flags; flags >> FLAG_WS_ROWS_SHIFT: rows of per-warp statistics (GMPROF_WARPS) a
 // measured block keeps (in Launch::block_rows, at its rank), one per measured site, flushed
 // at block exit (the warp_stats buffer says which site each row is, warp_row below)
-enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2, FLAG_WS_ROWS_SHIFT = 8 };
+enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2, FLAG_DEVICE_DISJOINT = 4,
+       FLAG_WS_ROWS_SHIFT = 8 };
 // The leading words of the block's counter area (before the sites' and objects' counters).
 // Each site's count takes SITE_WORDS 32-bit words (a site_count_t, 8-byte aligned: the area
 // starts 16-byte aligned and the host keeps area_words even).
@@ -784,6 +785,37 @@ GMPROF_OUTLINE int find_device_object(const volatile void *addr) {
   return -1;
 }
 
+// find_device_object at access site SITE: the device object this site found last in the block
+// tried first (as find_shared_object_at does for shared arrays). Where two device objects of
+// the launch overlap (a kernel handed `a` and `a + n`) the scan's first match decides, so the
+// hint is used only where the host found none do (FLAG_DEVICE_DISJOINT): then the object
+// that holds an address is the scan's. The hints are not reset at the block's entry (that
+// would allocate them in every kernel): any byte is checked (a slot in use, a device object,
+// the address inside it) before use. eigenvalues' computeNumSmallerEigenvalsLarge, handed g_d
+// and g_s by two kernels, scanned at each of its loads: 7,800 of MultIntervals' 58,000 stall
+// samples on an H100 with the shared hints; with these, eigenvalues' own time 14.2 -> 13.3 ms
+// (native 4.2), its wall time 1,706-1,731 -> 1,609-1,648 ms (bench/program_variants.sh).
+#define GMPROF_DEVICE_HINTS 32
+#if !defined(GMPROF_CUH_UNMEASURED)
+__shared__ unsigned char __gmprof_device_hints[GMPROF_DEVICE_HINTS];
+#else
+using ::gmprof::__gmprof_device_hints;
+#endif
+
+template <int SITE>
+__device__ __forceinline__ int find_device_object_at(const volatile void *addr) {
+  if (!(L().flags & FLAG_DEVICE_DISJOINT)) return find_device_object(addr);
+  const unsigned long long a = (unsigned long long)addr;
+  const unsigned h = __gmprof_device_hints[(unsigned)SITE % GMPROF_DEVICE_HINTS];
+  if (h < (unsigned)objects_in_use()) {
+    const Object &o = L().obj[h];
+    if (o.kind == KIND_DEVICE && a >= o.base && a - o.base < o.bytes) return (int)h;
+  }
+  const int k = find_device_object(addr);
+  if (k >= 0 && k < 0xff) __gmprof_device_hints[(unsigned)SITE % GMPROF_DEVICE_HINTS] = (unsigned char)k;
+  return k;
+}
+
 // ---------------------------------------------------------------- the access hooks
 //
 // Each returns its pointer argument unchanged, so the rewriter replaces an access E by
@@ -1371,12 +1403,12 @@ GMPROF_OUTLINE void count_elements(int obj, unsigned long long e, unsigned bytes
 // dm's counting after who counts, out of line, for an access through a pointer gmprof could not
 // resolve: into shared_obj, found at run time, or else the device object holding P.
 GMPROF_OUTLINE void count_unresolved(int shared_obj, long long shared_off, const volatile void *p,
-                                     unsigned bytes, unsigned total) {
+                                     unsigned bytes, unsigned total, int device_obj) {
   if (shared_obj >= 0) {
     add_shared_words(shared_obj, shared_off, bytes, total);
     return;
   }
-  const int obj = find_device_object(p);
+  const int obj = device_obj;
   if (obj < 0) { out_of_range(-1); return; }
   const Object &o = L().obj[obj];
   unsigned long long e;
@@ -1483,7 +1515,8 @@ __device__ __forceinline__ T *dm(T *p, I inc = 1u, Sampler *s = nullptr) {
   const unsigned total = who_counts<SITE, MODE>(inc, p);
   if (!total) return p;
   if (OBJ < 0) {
-    count_unresolved(shared_obj, shared_off, p, (unsigned)sizeof(T), total);
+    count_unresolved(shared_obj, shared_off, p, (unsigned)sizeof(T), total,
+                     shared_obj >= 0 ? -1 : find_device_object_at<SITE>(p));
     return p;
   }
   add_device_element<OBJ>(p, total, 1u);
@@ -1683,7 +1716,8 @@ __device__ __forceinline__ T *dm_range_uniform(T *p, unsigned n, long long d) {
     long long off = 0;
     const int shared_obj = find_shared_object_at<SITE>(q, &off);
     if (shared_obj < 0 && !in_global(q)) continue;  // local memory
-    count_unresolved(shared_obj, off, q, (unsigned)sizeof(T), size);
+    count_unresolved(shared_obj, off, q, (unsigned)sizeof(T), size,
+                     shared_obj >= 0 ? -1 : find_device_object_at<SITE>(q));
   }
 #else
   (void)n; (void)d;

@@ -323,6 +323,9 @@ def describe(backend, plan, slots, a: Area, mode, grid3, block3, shared_mem, lau
             o["area_offset"] = ls.area_offset
             o["lr_offset"] = ls.lr_offset
             o["bytes"] = ls.bytes  # the hooks' range check (the last word may be padding)
+    if LY.device_disjoint((ls.base, ls.bytes) for ls in slots.values()
+                          if ls.kind == LY.KIND_DEVICE):
+        launch["flags"] |= LY.FLAG_DEVICE_DISJOINT
     if mode.trace:
         buffers["trace"] = backend.zeros(4 * TRACE_CAPACITY, np.uint64)
         buffers["trace_count"] = backend.zeros(1, np.uint64)

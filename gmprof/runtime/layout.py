@@ -20,6 +20,15 @@ LR_STRIDE = 2 + LR_BINS
 
 KIND_NONE, KIND_DEVICE, KIND_SHARED = 0, 1, 2  # Object.kind
 FLAG_WARP_UNIFORM_OK, FLAG_AREA_SHARED = 1, 2  # Launch.flags
+# Launch.flags: no two device objects of the launch overlap (gmprof.cuh find_device_object_at)
+FLAG_DEVICE_DISJOINT = 4
+
+
+def device_disjoint(ranges) -> bool:
+    """Whether no two of the (base, bytes) ranges (device objects of known size) overlap."""
+    rs = sorted((b, n) for b, n in ranges if n)
+    return all(b1 + n1 <= b2 for (b1, n1), (b2, _) in zip(rs, rs[1:]))
+
 # Launch.flags >> 8: rows of per-warp statistics at the end of the block's area (SM mode), one
 # per measured site, flushed at block exit into the warp_stats buffer after its per-site rows
 # (then each site's u32 row number: gmprof.cuh warp_row)

@@ -83,7 +83,7 @@ namespace {
 // gmprof.cuh's Launch and Object, field for field (gmprof/runtime/layout.py has the same)
 // kSiteWords: a site's execution count is a u64 (gmprof.cuh site_count_t)
 enum { kMaxObjects = 64, kAreaHeader = 2, kSiteWords = 2, kLrStride = 14, kMaxReplicas = 32 };
-enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2 };
+enum { FLAG_WARP_UNIFORM_OK = 1, FLAG_AREA_SHARED = 2, FLAG_DEVICE_DISJOINT = 4 };
 enum { KIND_DEVICE = 1, KIND_SHARED = 2 };
 enum { kClockCapacity = 1 << 16, kLogChunk = 4096, kMergeAfter = 1000 };
 // --gmprof-access-stats: u64 words of a site's per-warp statistics (gmprof.cuh WS_STRIDE)
@@ -600,6 +600,19 @@ Desc *desc_for(State &s, Group &g, const KernelDesc *d, const Config &c, unsigne
     if ((unsigned)o.slot + 1u > L.n_objects) L.n_objects = (unsigned)o.slot + 1u;
     if (describe_object(g, d, i, L.unknown_oor, L.obj[o.slot], j.obj[j.n_objects]))
       ++j.n_objects;
+  }
+  // no two device objects overlap (a group's bases are its key, so this holds for its every
+  // launch): a site's last device object may be tried first (gmprof.cuh find_device_object_at)
+  {
+    std::vector<std::pair<unsigned long long, unsigned long long>> ranges;
+    for (unsigned k = 0; k < L.n_objects && k < (unsigned)kMaxObjects; ++k)
+      if (L.obj[k].kind == KIND_DEVICE && L.obj[k].bytes)
+        ranges.emplace_back(L.obj[k].base, L.obj[k].bytes);
+    std::sort(ranges.begin(), ranges.end());
+    bool disjoint = true;
+    for (size_t k = 1; k < ranges.size(); ++k)
+      if (ranges[k - 1].first + ranges[k - 1].second > ranges[k].first) disjoint = false;
+    if (disjoint) L.flags |= FLAG_DEVICE_DISJOINT;
   }
   (void)d;
   D.dev = nullptr;

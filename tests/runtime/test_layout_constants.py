@@ -56,7 +56,7 @@ def test_enums_are_read():
 CUH = {"GMPROF_MAX_OBJECTS": LY.MAX_OBJECTS, "KIND_NONE": LY.KIND_NONE,
        "KIND_DEVICE": LY.KIND_DEVICE, "KIND_SHARED": LY.KIND_SHARED,
        "FLAG_WARP_UNIFORM_OK": LY.FLAG_WARP_UNIFORM_OK, "FLAG_AREA_SHARED": LY.FLAG_AREA_SHARED,
-       "FLAG_WS_ROWS_SHIFT": LY.FLAG_WS_ROWS_SHIFT,
+       "FLAG_WS_ROWS_SHIFT": LY.FLAG_WS_ROWS_SHIFT, "FLAG_DEVICE_DISJOINT": LY.FLAG_DEVICE_DISJOINT,
        "AREA_HEADER": LY.AREA_HEADER, "SITE_WORDS": LY.SITE_WORDS, "LR_BINS": LY.LR_BINS,
        "LR_STRIDE": LY.LR_STRIDE}
 # the counter families' constants (declared with their storage in passes/tallies.py)
@@ -64,7 +64,8 @@ CUH.update({name: value for t in TALLIES for name, value in t.constants.items()}
 HOST_CPP = {"kMaxObjects": LY.MAX_OBJECTS, "kAreaHeader": LY.AREA_HEADER,
             "kSiteWords": LY.SITE_WORDS, "kLrStride": LY.LR_STRIDE,
             "kMaxReplicas": LY.MAX_AREA_REPLICAS, "FLAG_WARP_UNIFORM_OK": LY.FLAG_WARP_UNIFORM_OK,
-            "FLAG_AREA_SHARED": LY.FLAG_AREA_SHARED, "KIND_DEVICE": LY.KIND_DEVICE,
+            "FLAG_AREA_SHARED": LY.FLAG_AREA_SHARED,
+            "FLAG_DEVICE_DISJOINT": LY.FLAG_DEVICE_DISJOINT, "KIND_DEVICE": LY.KIND_DEVICE,
             "KIND_SHARED": LY.KIND_SHARED, "kClockCapacity": LY.CLOCK_CAPACITY,
             "kWarpStride": WarpRequests.words}
 HOST_H = {"OBJ_PARAM": LY.OBJ_PARAM, "OBJ_GLOBAL": LY.OBJ_GLOBAL, "OBJ_SHARED": LY.OBJ_SHARED,
