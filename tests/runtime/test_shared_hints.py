@@ -1,8 +1,10 @@
-"""Shared arrays reached through a device function's pointer parameter that callers bind to
-different arrays (gmprof.cuh find_shared_object_at: the slot a site found last in the block is
-tried first, the scan only where it misses). The counts are the scan's: a site that alternates
-between two arrays misses its hint at every call and still counts each access to its own array.
-Expected counts by hand; CPU backend, and the GPU where there is one."""
+"""Arrays reached through a device function's pointer parameter that callers bind to different
+arrays (gmprof.cuh find_shared_object_at, find_device_object_at: the object a site found last in
+the block is tried first, the scan only where it misses; for device objects only where none of
+the launch's overlap). The counts are the scan's: a site that alternates between two arrays
+misses its hint at every call and still counts each access to its own array; overlapping device
+pointers count at the first object, as the scan does. Expected counts by hand; CPU backend, and
+the GPU where there is one."""
 from __future__ import annotations
 
 import numpy as np
