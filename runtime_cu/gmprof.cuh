@@ -743,7 +743,7 @@ GMPROF_OUTLINE int scan_shared_objects(unsigned long long a, long long *off) {
 // overlap (all `extern __shared__` declarations are one slot), so the slot that holds an
 // address is the one the scan would find: a hint changes no count, only the time (H100:
 // MultIntervals' stall samples 103,000 -> 58,000; eigenvalues 2.56 s -> 1.80 s, native
-// 0.83-0.92 s; bench/tmpdbg-style builds, session 8 of docs/whole-programs.md). Threads
+// 0.83-0.92 s; bench/program_variants.sh, docs/whole-programs.md "eighth session"). Threads
 // write a site's hint concurrently, each a slot it found: any byte read is one of them, or
 // 0xff (enter), and is checked before use.
 template <int SITE>
