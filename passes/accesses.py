@@ -404,8 +404,16 @@ class FindAccesses(Visitor):
         if not isinstance(root, c_ast.ID):
             return False
         sym = self.names[root]
-        return sym is not None and sym.kind in (LOCAL, PARAM) and sym not in self.by_symbol \
-            and not isinstance(sym.type, c_ast.PtrDecl)
+        if not (sym is not None and sym.kind in (LOCAL, PARAM) and sym not in self.by_symbol
+                and not isinstance(sym.type, c_ast.PtrDecl)):
+            return False
+        # `v.arr[i]` lies in v itself only where arr is an array member; `v.ptr[i]` follows a
+        # pointer v holds (a kernel's by-value struct parameter's device array) and was
+        # counted nowhere, the report silent about it. Where the member is not known to be an
+        # array, the access is counted with its object found at run time (a local array's
+        # address is then passed over there: gmprof.cuh in_global)
+        field = base.field.name if isinstance(base.field, c_ast.ID) else None
+        return field is not None and any(field in names for names in self.array_members.values())
 
     def _member_array_of_pointee(self, base) -> bool:
         """`p->arr` where p is a pointer variable to a struct whose member arr is an array

@@ -2,7 +2,9 @@
 issue 17: dxtc's `st->hi[ch]` with st = &a local struct cost a run-time hook per access): the
 access lies inside *p. Through &local it is the thread's own memory (not counted, no hook);
 into a device array of structs it counts on p's element, as p->field does; a pointer member
-(`p->ptr[k]`) is followed to the memory it points to. Expected counts derived by hand."""
+(`p->ptr[k]`) is followed to the memory it points to, and so is a pointer member of a struct
+held by value (`v.ptr[k]`: once taken for the struct's own bytes and counted nowhere). Expected
+counts derived by hand."""
 from __future__ import annotations
 
 import numpy as np
@@ -39,6 +41,17 @@ __global__ void device_boxes(int *out, const Box *boxes) {
     out[i] = s;
 }
 
+struct View { const int *ptr; int n; };
+
+__global__ void value_member(int *out, const int *in) {
+    View v;
+    v.ptr = in + 2 * threadIdx.x;
+    v.n = 2;
+    int s = 0;
+    for (int k = 0; k < v.n; ++k) s += v.ptr[k];
+    out[threadIdx.x] = s;
+}
+
 __global__ void pointer_member(int *out, const int *in) {
     Ref r;
     r.ptr = in + 2 * threadIdx.x;
@@ -61,6 +74,8 @@ def test_planned():
     assert {sp.strategy for sp in by_text["w->hi[ch]"]} == {"none"}
     # a pointer member is not the struct's memory: r->ptr[k] is found at run time
     assert all(sp.site.object is None for sp in by_text["r->ptr[0]"])
+    # so is a pointer member of a struct held by value
+    assert [sp.site.object for sp in by_text["v.ptr[k]"]] == [None]
 
 
 @pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
@@ -108,4 +123,17 @@ def test_pointer_member_is_followed(prof, mode):
     np.testing.assert_array_equal(out, inp[0:2 * block:2] + inp[1:2 * block:2])
     expect = np.zeros(inp.size)
     expect[:2 * block] = 1  # thread t reads in[2t] and in[2t + 1]
+    np.testing.assert_array_equal(report.array("in").counts, expect)
+
+
+@pytest.mark.parametrize("mode", ["default", "SA", "basic"])
+def test_pointer_member_of_a_struct_held_by_value_is_followed(prof, mode):
+    block = 32
+    inp = np.arange(2 * block + 5, dtype=np.int32)
+    out = np.zeros(block, np.int32)
+    report = prof.launch("value_member", 1, block, [out, inp], mode=Mode.parse(mode))
+    assert report.run.outputs_identical
+    np.testing.assert_array_equal(out, inp[0:2 * block:2] + inp[1:2 * block:2])
+    expect = np.zeros(inp.size)
+    expect[:2 * block] = 1  # thread t reads in[2t] and in[2t + 1] through v.ptr
     np.testing.assert_array_equal(report.array("in").counts, expect)
