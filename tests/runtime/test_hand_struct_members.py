@@ -114,26 +114,15 @@ def test_device_structs_count_on_their_element(prof, mode):
 
 
 @pytest.mark.parametrize("mode", ["default", "SA", "basic"])
-def test_pointer_member_is_followed(prof, mode):
+@pytest.mark.parametrize("kernel", ["pointer_member", "value_member"])
+def test_pointer_member_is_followed(prof, mode, kernel):
+    """r->ptr[k] (through a pointer to a local struct) and v.ptr[k] (a struct held by value)."""
     block = 32
     inp = np.arange(2 * block + 5, dtype=np.int32)
     out = np.zeros(block, np.int32)
-    report = prof.launch("pointer_member", 1, block, [out, inp], mode=Mode.parse(mode))
+    report = prof.launch(kernel, 1, block, [out, inp], mode=Mode.parse(mode))
     assert report.run.outputs_identical
     np.testing.assert_array_equal(out, inp[0:2 * block:2] + inp[1:2 * block:2])
     expect = np.zeros(inp.size)
     expect[:2 * block] = 1  # thread t reads in[2t] and in[2t + 1]
-    np.testing.assert_array_equal(report.array("in").counts, expect)
-
-
-@pytest.mark.parametrize("mode", ["default", "SA", "basic"])
-def test_pointer_member_of_a_struct_held_by_value_is_followed(prof, mode):
-    block = 32
-    inp = np.arange(2 * block + 5, dtype=np.int32)
-    out = np.zeros(block, np.int32)
-    report = prof.launch("value_member", 1, block, [out, inp], mode=Mode.parse(mode))
-    assert report.run.outputs_identical
-    np.testing.assert_array_equal(out, inp[0:2 * block:2] + inp[1:2 * block:2])
-    expect = np.zeros(inp.size)
-    expect[:2 * block] = 1  # thread t reads in[2t] and in[2t + 1] through v.ptr
     np.testing.assert_array_equal(report.array("in").counts, expect)
