@@ -469,7 +469,7 @@ __device__ __forceinline__ void add_word(unsigned *c, unsigned inc) {
 }
 
 // A device element's counter (add_device_element, the common case). Under GMPROF_COUNTER_L2
-// 2 the update carries an L2 evict_last policy: where a program set aside L2 for persisting
+// the update carries an L2 evict_last policy: where a program set aside L2 for persisting
 // accesses (simpleAttributes: its set-aside holds a 12.5 MB array, counted by random
 // per-element updates over 212 MB of counters), its counters compete for the L2 as the
 // program's hot lines do instead of missing to DRAM at every update: on an H100 21.5 s ->
@@ -477,15 +477,15 @@ __device__ __forceinline__ void add_word(unsigned *c, unsigned inc) {
 // where it was measured over the cuda-samples; kernels profiled alone keep the plain atomic.
 // The same 32-bit add either way: only where the counter's line is kept changes.
 #ifndef GMPROF_COUNTER_L2
-#if GMPROF_SM == 2
-#define GMPROF_COUNTER_L2 2
+#if GMPROF_SM == 2  // (decided at the first inclusion: a child's pass keeps it)
+#define GMPROF_COUNTER_L2 1
 #else
 #define GMPROF_COUNTER_L2 0
 #endif
 #endif
 template <class C>
 __device__ __forceinline__ void add_to_element(C *c, unsigned inc) {
-#if GMPROF_COUNTER_L2 == 2 && defined(__CUDA_ARCH__) && !defined(GMPROF_CPU) && \
+#if GMPROF_COUNTER_L2 && defined(__CUDA_ARCH__) && !defined(GMPROF_CPU) && \
     GMPROF_COUNTER_BITS == 32 && GMPROF_ATOMIC && !GMPROF_THRESHOLD && !GMPROF_ENHANCED
   unsigned long long policy;
   asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));

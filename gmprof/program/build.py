@@ -9,6 +9,7 @@ force-included, as the single-kernel CPU backend does.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -98,6 +99,7 @@ def _sources_digest(*parts: str) -> str:
     return h.hexdigest()[:24]
 
 
+@functools.lru_cache(maxsize=None)  # (asked at every link: runtime_objects, gpu_link_flags)
 def _version(cmd: str) -> str:
     try:
         out = subprocess.run([cmd, "--version"], capture_output=True, text=True)

@@ -1331,16 +1331,10 @@ cudaError_t dispatch(const void *kernel, const Config &c, void **args, Invoker t
   State &s = state();
   std::unique_lock<std::mutex> guard(s.lock);
   load_options(s);
-  ++s.seen;
   auto it = s.kernels.find(kernel);
   const Kernel *k = it == s.kernels.end() ? nullptr : &it->second;
   const char *name = k ? k->desc->name : nullptr;
-  bool selected = false;
-  if (name_matches(s.options.kernel, name)) {
-    const long long index = s.matching++;
-    selected = index >= s.options.skip &&
-               (s.options.count < 0 || index < s.options.skip + s.options.count);
-  }
+  const bool selected = launch_selected(s, name);
   if (selected && k && k->desc->instrumented) return profile_launch(s, *k, c, args, typed);
   if (selected && s.registered_exit) ++s.not_instrumented[name ? name : "(a kernel gmprof did not translate)"];
   guard.unlock();
@@ -1426,13 +1420,8 @@ void count_unseen_launch(cudaKernel_t kernel) {
   State &s = state();
   std::lock_guard<std::mutex> guard(s.lock);
   load_options(s);
-  ++s.seen;
   const char *name = unseen_kernel_name(s, kernel);
-  if (!name_matches(s.options.kernel, name)) return;
-  const long long index = s.matching++;
-  const bool selected = index >= s.options.skip &&
-                        (s.options.count < 0 || index < s.options.skip + s.options.count);
-  if (!selected || !s.registered_exit) return;
+  if (!launch_selected(s, name) || !s.registered_exit) return;
   ++s.not_instrumented[name];
   static const char *why =
       "launches made by code gmprof did not translate (`<<<...>>>` in a library's templates in "

@@ -258,13 +258,7 @@ const Kernel *node_selected(State &s, const void *func) {
   auto it = s.kernels.find(func);
   const Kernel *k = it == s.kernels.end() ? nullptr : &it->second;
   const char *name = k ? k->desc->name : nullptr;
-  bool selected = false;
-  ++s.seen;
-  if (name_matches(s.options.kernel, name)) {
-    const long long index = s.matching++;
-    selected = index >= s.options.skip &&
-               (s.options.count < 0 || index < s.options.skip + s.options.count);
-  }
+  const bool selected = launch_selected(s, name);
   const bool instrumented = k && k->desc->instrumented;
   if (selected && !instrumented && s.registered_exit)
     ++s.not_instrumented[name ? name : "(a kernel gmprof did not translate)"];

@@ -450,3 +450,14 @@ bool name_matches(const std::string &filter, const char *name) {
   std::string base = n.substr(0, n.find('<'));
   return filter == n || filter == base;
 }
+
+// A launch of kernel NAME (null: one gmprof does not know), counted among those seen: whether
+// it is selected (GMPROF_KERNEL, GMPROF_SKIP, GMPROF_COUNT); a matching name advances the
+// selection's index. (A launch, a graph's kernel node, a launch gmprof did not rewrite.)
+bool launch_selected(State &s, const char *name) {
+  ++s.seen;
+  if (!name_matches(s.options.kernel, name)) return false;
+  const long long index = s.matching++;
+  return index >= s.options.skip &&
+         (s.options.count < 0 || index < s.options.skip + s.options.count);
+}
